@@ -1,0 +1,30 @@
+# Two commands on a fresh clone: `make demo` (the main job on the bundled example) and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.PHONY: install demo test lint bench clean
+
+$(BIN)/rwgate: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev,mcp]'
+	touch $(BIN)/rwgate
+
+install: $(BIN)/rwgate
+
+demo: install
+	$(BIN)/python examples/demo.py
+
+test: install
+	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python benchmarks/crossref_bench.py
+	$(BIN)/python benchmarks/snapshot_bench.py

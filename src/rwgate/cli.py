@@ -1,0 +1,125 @@
+"""``rwgate``: the command line.
+
+Sub-commands import their front end only when they run, so ``rwgate check`` never loads the MCP
+SDK and ``rwgate data status`` never loads pandoc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rwgate import __version__
+from rwgate.models import STATUSES
+
+EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors exit 2 with one line (argparse's own default is also 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _progress_printer() -> Any:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r  checking [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\r" + " " * (width + 30) + "\r")
+        sys.stderr.flush()
+
+    return show
+
+
+def add_check_options(p: argparse.ArgumentParser) -> None:
+    """Flags shared by every command that judges citations (check, verify, latexmk)."""
+    p.add_argument("--policy", choices=["default", "strict", "permissive"])
+    p.add_argument("--fail-on", action="append", choices=STATUSES, metavar="STATUS")
+    p.add_argument("--offline", action="store_true", default=None, help="no network: cache/snapshot")
+    p.add_argument("--no-cache", action="store_true", default=None)
+    p.add_argument("--cache-dir", type=Path)
+    p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
+    p.add_argument("--crossref-url")
+
+
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Command-line flags as the last configuration layer."""
+    keys = ("policy", "fail_on", "offline", "no_cache", "cache_dir", "snapshot", "crossref_url")
+    return {k: getattr(args, k, None) for k in keys if getattr(args, k, None) is not None}
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from rwgate.config import ConfigError, load_settings  # noqa: PLC0415
+    from rwgate.core import check  # noqa: PLC0415
+    from rwgate.fsutil import write_atomic  # noqa: PLC0415
+    from rwgate.references.gather import gather_inputs  # noqa: PLC0415
+    from rwgate.render.report import render_text  # noqa: PLC0415
+
+    if not args.inputs and not args.doi:
+        print("rwgate check: error: give a manuscript, a bibliography or --doi", file=sys.stderr)
+        return EXIT_USAGE
+    gathered = gather_inputs(args.inputs, args.doi or [])
+    start = args.inputs[0] if args.inputs else None
+    try:
+        overrides = {**gathered.metadata, **flag_overrides(args)}
+        settings = load_settings(start, overrides=overrides)
+    except ConfigError as exc:
+        print(f"rwgate: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    result = check(gathered.references, settings, _progress_printer(), gathered.problems)
+    code = EXIT_USAGE if gathered.unreadable else result.exit_code
+    report = result.report().model_copy(update={"exit_code": code})
+    report_path = args.output if args.format == "json" else None
+    for path in {p for p in (report_path, settings.report) if p is not None}:
+        write_atomic(Path(path), report.to_json() + "\n")
+    if args.format == "json" and report_path is None:
+        sys.stdout.write(report.to_json() + "\n")
+    else:
+        text = render_text(result, sys.stdout.isatty(), args.verbose, settings.template)
+        (sys.stderr if args.format == "json" else sys.stdout).write(text)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rwgate", description="Keep retracted research out of manuscripts.")
+    parser.add_argument("--version", action="version", version=f"rwgate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = sub.add_parser("check", help="check the works a manuscript or bibliography cites")
+    check.add_argument("inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list")
+    check.add_argument("--doi", action="append", help="check this DOI (repeatable)")
+    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("--output", "-o", type=Path, help="write the JSON report here")
+    check.add_argument("--verbose", "-v", action="store_true", help="list clean citations too")
+    add_check_options(check)
+    check.set_defaults(func=_cmd_check)
+    _add_optional_commands(sub)
+    return parser
+
+
+def _add_optional_commands(sub: Any) -> None:
+    """Sub-commands that live in their own modules."""
+    from rwgate.datacmd import add_data_commands  # noqa: PLC0415
+
+    add_data_commands(sub)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("rwgate: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Settings, layered as DESIGN.md says (later wins).
+
+1. built-in defaults; 2. ``[tool.rwgate]`` of the nearest ``pyproject.toml`` or a ``rwgate.toml``,
+searched upward from the document; 3. ``RWGATE_*`` environment; 4. per-document values (pandoc
+``rwgate:`` metadata, command-line flags). Every layer is validated by one Pydantic model so an
+invalid value is reported the same way wherever it came from: one line naming the file and key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rwgate.models import Status
+from rwgate.policy import AllowEntry, Policy, Preset
+
+DEFAULT_CROSSREF_URL = "https://api.crossref.org"
+DEFAULT_OPENALEX_URL = "https://api.openalex.org"
+
+
+class ConfigError(ValueError):
+    """Invalid configuration; the message names where and which key."""
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policy: Preset = "default"
+    fail_on: list[Status] = Field(default_factory=list)
+    annotate: list[Status] = Field(default_factory=list)
+    warn: list[Status] = Field(default_factory=list)
+    ignore: list[Status] = Field(default_factory=list)
+    allow: list[AllowEntry] = Field(default_factory=list)
+    offline: bool = False
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    snapshot: Path | None = None
+    report: Path | None = None
+    crossref_url: str = DEFAULT_CROSSREF_URL
+    openalex_url: str = DEFAULT_OPENALEX_URL
+    mailto: str | None = None
+    template: str | None = None
+    inline: bool = False
+    timeout: float = Field(default=10.0, gt=0)
+    max_total_seconds: float = Field(default=60.0, gt=0)
+    max_snapshot_age_days: int = Field(default=30, ge=0)
+    config_file: str | None = None
+
+    def to_policy(self) -> Policy:
+        """The policy these settings describe (validated: unknown statuses are errors)."""
+        try:
+            return Policy.model_validate(
+                {
+                    "preset": self.policy,
+                    "fail_on": self.fail_on,
+                    "annotate": self.annotate,
+                    "warn": self.warn,
+                    "ignore": self.ignore,
+                    "allow": self.allow,
+                }
+            )
+        except ValidationError as exc:
+            raise ConfigError(_one_line(exc, self.config_file or "configuration")) from None
+
+
+_ENV: dict[str, str] = {
+    "RWGATE_POLICY": "policy",
+    "RWGATE_OFFLINE": "offline",
+    "RWGATE_NO_CACHE": "no_cache",
+    "RWGATE_CACHE_DIR": "cache_dir",
+    "RWGATE_SNAPSHOT": "snapshot",
+    "RWGATE_REPORT": "report",
+    "RWGATE_CROSSREF_URL": "crossref_url",
+    "RWGATE_OPENALEX_URL": "openalex_url",
+    "CROSSREF_MAILTO": "mailto",
+    "RWGATE_TIMEOUT": "timeout",
+}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _one_line(exc: ValidationError, where: str) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{where}: {loc}: {msg}{more}"
+
+
+def _clean_keys(data: Mapping[str, Any]) -> dict[str, Any]:
+    """TOML and YAML users write ``fail-on``; the model says ``fail_on``."""
+    return {str(k).replace("-", "_"): v for k, v in data.items()}
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest ``rwgate.toml`` or ``pyproject.toml`` with ``[tool.rwgate]`` above ``start``."""
+    here = start if start.is_dir() else start.parent
+    for folder in [here.resolve(), *here.resolve().parents]:
+        for name in ("rwgate.toml", "pyproject.toml"):
+            candidate = folder / name
+            if not candidate.is_file():
+                continue
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"{candidate}: cannot read: {exc}") from None
+            if name == "rwgate.toml":
+                return candidate, data.get("tool", {}).get("rwgate", data)
+            section = data.get("tool", {}).get("rwgate")
+            if section is not None:
+                return candidate, section
+    return None
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    for var, key in _ENV.items():
+        value = env.get(var)
+        if value is None:
+            continue
+        if key in ("offline", "no_cache"):
+            low = value.strip().lower()
+            if low not in _TRUE | _FALSE:
+                raise ConfigError(f"environment: {var}={value!r}: expected 1 or 0")
+            layer[key] = low in _TRUE
+        elif value.strip():
+            layer[key] = value.strip()
+    return layer
+
+
+def _validated(data: dict[str, Any], where: str) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_one_line(exc, where)) from None
+
+
+def load_settings(
+    start: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides_name: str = "command line",
+) -> Settings:
+    """Settings for a document at ``start`` (a file or folder; the working directory if None)."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {}
+    found = find_config(start or Path.cwd())
+    if found is not None:
+        path, section = found
+        if not isinstance(section, Mapping):
+            raise ConfigError(f"{path}: [tool.rwgate] must be a table")
+        layer = _clean_keys(section)
+        base = path.parent
+        for key in ("cache_dir", "snapshot", "report"):
+            if isinstance(layer.get(key), str):
+                layer[key] = str(base / layer[key])
+        _validated({**merged, **layer}, str(path))
+        merged.update(layer)
+        merged["config_file"] = str(path)
+    env_layer = _env_layer(env)
+    _validated({**merged, **env_layer}, "environment")
+    merged.update(env_layer)
+    if overrides:
+        layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
+        _validated({**merged, **layer}, overrides_name)
+        merged.update(layer)
+    settings = _validated(merged, "configuration")
+    settings.to_policy()  # surface invalid statuses now, with the file named
+    return settings

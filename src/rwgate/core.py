@@ -1,0 +1,205 @@
+"""References in, verdicts out: the one entry point every front end calls.
+
+``rwgate check``, ``rw-filter``, the LaTeX hooks and the MCP server all end up in :func:`check`, so
+they cannot disagree. The flow is one way: references -> batched look-ups in every source ->
+merged evidence -> status -> policy action -> :class:`Citation`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rwgate import __version__
+from rwgate.config import Settings
+from rwgate.evidence import merge_notices, status_from_notices
+from rwgate.models import (
+    Citation,
+    Lookup,
+    Problem,
+    Reference,
+    Report,
+    SourceInfo,
+    Status,
+    Summary,
+    ToolInfo,
+)
+from rwgate.policy import Policy
+from rwgate.sources import OpenSources, open_sources
+from rwgate.sources.base import Progress
+
+FLAGGED: frozenset[Status] = frozenset(
+    {
+        "retracted",
+        "withdrawn",
+        "removed",
+        "partially_retracted",
+        "expression_of_concern",
+        "corrected",
+        "amended",
+        "reinstated",
+    }
+)
+JUDGED: frozenset[Status] = FLAGGED | {"clean"}
+
+
+@dataclass
+class CheckResult:
+    """Verdicts plus everything a report needs to say how they were reached."""
+
+    citations: list[Citation]
+    policy: Policy
+    sources: list[SourceInfo]
+    warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    generated: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(c.action == "fail" for c in self.citations) else 0
+
+    def summary(self) -> Summary:
+        cs = self.citations
+        return Summary(
+            cited=len(cs),
+            checked=sum(c.status in JUDGED for c in cs),
+            flagged=sum(c.status in FLAGGED for c in cs),
+            failed=sum(c.action == "fail" for c in cs),
+            warned=sum(c.action == "warn" for c in cs),
+            unverified=sum(c.status == "unverified" for c in cs),
+        )
+
+    def report(self) -> Report:
+        """The JSON report ``rwgate.report/1``."""
+        return Report(
+            generated=self.generated,
+            tool=ToolInfo(version=__version__),
+            sources=self.sources,
+            policy=self.policy.describe(),
+            summary=self.summary(),
+            citations=self.citations,
+            warnings=[*self.warnings, *(str(p) for p in self.problems)],
+            exit_code=self.exit_code,
+        )
+
+
+@dataclass
+class _Evidence:
+    status: Status
+    lookups: list[Lookup]
+    reason: str | None = None
+    doi: str | None = None
+
+
+def _snapshot_date(info: SourceInfo | None) -> str:
+    return info.as_of.date().isoformat() if info and info.as_of else "unknown date"
+
+
+def _judge(doi: str, crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None) -> _Evidence:
+    """DESIGN.md's evidence rules for one DOI, given what each source said."""
+    found = [lk for lk in (crossref, snap) if lk is not None and lk.outcome == "found"]
+    if found:
+        notices = merge_notices(n for lk in found for n in lk.notices)
+        reason = None
+        if crossref.outcome == "error":
+            reason = f"Crossref not consulted ({crossref.error}); Retraction Watch snapshot only"
+        notice_for = [d for lk in found for d in lk.notice_for]
+        if not notices and notice_for:
+            reason = "this record is itself a notice about " + ", ".join(dict.fromkeys(notice_for))
+        return _Evidence(status_from_notices(notices), found, reason)
+    if crossref.outcome == "not_found":
+        return _Evidence("unknown_doi", [crossref], "no registry knows this DOI")
+    if snap is not None:
+        # Offline, or Crossref failed: the Retraction Watch database is the registry of record.
+        return _Evidence(
+            "clean",
+            [snap],
+            f"not listed in the Retraction Watch snapshot of {_snapshot_date(snap_info)}"
+            f" (Crossref not consulted: {crossref.error})",
+        )
+    return _Evidence("unverified", [crossref], crossref.error or "no source could be asked")
+
+
+def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]) -> Citation:
+    doi = ev.doi or ref.doi
+    action, allowed, warning = policy.decide(ref.key, doi, ev.status)
+    if warning:
+        warnings.append(warning)
+    notices = merge_notices(n for lk in ev.lookups if lk.outcome == "found" for n in lk.notices)
+    meta = next((lk for lk in ev.lookups if lk.outcome == "found" and lk.title), None)
+    reason = ev.reason
+    if allowed is not None:
+        reason = f"allowed: {allowed.reason}" + (f"; {reason}" if reason else "")
+    return Citation(
+        key=ref.key,
+        doi=doi,
+        status=ev.status,
+        action=action,
+        allowed=allowed is not None,
+        reason=reason,
+        notices=notices,
+        title=(meta.title if meta else None) or ref.title,
+        journal=(meta.journal if meta else None) or ref.journal,
+        year=(meta.year if meta else None) or ref.year,
+        location=ref.location,
+    )
+
+
+def _unlooked(ref: Reference) -> _Evidence | None:
+    """Verdicts that need no source at all."""
+    if ref.missing:
+        return _Evidence("missing_entry", [], "cited key is in no bibliography")
+    if ref.doi is None and ref.raw_doi:
+        return _Evidence("invalid_doi", [], f"malformed DOI {ref.raw_doi!r}")
+    return None
+
+
+def check(
+    references: Sequence[Reference],
+    settings: Settings,
+    progress: Progress | None = None,
+    problems: Sequence[Problem] = (),
+    sources: OpenSources | None = None,
+) -> CheckResult:
+    """Judge every reference with one batched look-up per source."""
+    policy = settings.to_policy()
+    own = sources is None
+    srcs = sources or open_sources(settings)
+    warnings = list(srcs.warnings)
+    try:
+        dois = list(dict.fromkeys(r.doi for r in references if r.doi and not r.missing))
+        crossref = srcs.crossref.query_all(dois, progress) if dois else {}
+        snapshot = srcs.snapshot.query_all(dois) if srcs.snapshot and dois else {}
+        pmids = [r.pmid for r in references if r.pmid and not r.doi and not r.missing]
+        by_pmid: dict[str, Lookup] = {}
+        if pmids and srcs.snapshot is not None and hasattr(srcs.snapshot, "query_pmids"):
+            by_pmid = srcs.snapshot.query_pmids(pmids)
+        infos = srcs.infos()
+    finally:
+        if own:
+            srcs.close()
+    snap_info = next((i for i in infos if i.name == "snapshot"), None)
+    errors = {lk.error for lk in crossref.values() if lk.outcome == "error"}
+    if errors and not settings.offline:
+        warnings.append("Crossref could not be asked for some DOIs: " + "; ".join(sorted(errors)))
+    citations = []
+    for ref in references:
+        ev = _unlooked(ref)
+        if ev is None and ref.doi:
+            ev = _judge(ref.doi, crossref[ref.doi], snapshot.get(ref.doi), snap_info)
+        elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:
+            lk = by_pmid[ref.pmid]
+            if lk.outcome == "found":
+                ev = _Evidence(status_from_notices(lk.notices), [lk], f"matched by PMID {ref.pmid}")
+                ev.doi = lk.doi or None
+        if ev is None:
+            ev = _Evidence("no_doi", [], "entry has no DOI")
+        citations.append(_citation(ref, ev, policy, warnings))
+    return CheckResult(
+        citations=citations,
+        policy=policy,
+        sources=infos,
+        warnings=list(dict.fromkeys(warnings)),
+        problems=list(problems),
+    )

@@ -1,0 +1,97 @@
+"""DOI canonical form.
+
+Every DOI that enters rwgate passes through :func:`normalize`, so the cache, the snapshot, Crossref
+batches and the report all speak of one spelling: lower case, no resolver prefix, no percent
+escapes. DOIs are case-insensitive by definition (ISO 26324), so lower case loses nothing.
+
+SICI DOIs such as ``10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y`` carry ``<``,
+``>``, ``;``, ``#`` and parentheses; they must survive, so the suffix is "any visible character"
+and only unbalanced closing brackets and sentence punctuation are trimmed from the end.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+# Registrant code: "10." + digits, optionally with dotted sub-divisions (10.1000.10/...).
+_DOI_SHAPE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
+# Prefixes people paste in front of a DOI; matched case-insensitively and repeatedly.
+_PREFIXES = re.compile(
+    r"^(?:doi\s*:\s*|info:doi/|urn:doi:|https?://(?:dx\.|www\.)?doi\.org/|(?:dx\.)?doi\.org/)",
+    re.IGNORECASE,
+)
+# A DOI inside running text or a publisher URL (…/doi/full/10.1002/…).
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"'{}]+")
+_TRAILING = ".,;:!?\"'"
+_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+class InvalidDOI(ValueError):
+    """A string that was offered as a DOI but is not one."""
+
+
+def _trim_tail(doi: str) -> str:
+    """Drop sentence punctuation and unbalanced closing brackets from the end."""
+    while doi:
+        last = doi[-1]
+        if last in _TRAILING:
+            doi = doi[:-1]
+        elif last in _PAIRS and doi.count(last) > doi.count(_PAIRS[last]):
+            doi = doi[:-1]
+        else:
+            break
+    return doi
+
+
+def normalize(raw: str) -> str:
+    """Return the canonical (lower-case, bare) DOI for ``raw`` or raise :class:`InvalidDOI`."""
+    text = raw.strip().strip("<>").strip()
+    # Repeated prefixes happen ("doi: https://doi.org/10...."), so peel until none is left.
+    while True:
+        peeled = _PREFIXES.sub("", text, count=1).strip()
+        if peeled == text:
+            break
+        text = peeled
+    if re.search(r"%[0-9A-Fa-f]{2}", text):
+        text = unquote(text)
+    text = _trim_tail(text.strip())
+    if not _DOI_SHAPE.match(text):
+        raise InvalidDOI(f"not a DOI: {raw.strip()!r}")
+    return text.lower()
+
+
+def try_normalize(raw: str | None) -> str | None:
+    """Canonical DOI, or None when ``raw`` is empty or malformed."""
+    if not raw or not raw.strip():
+        return None
+    try:
+        return normalize(raw)
+    except InvalidDOI:
+        return None
+
+
+def find_in_text(text: str | None) -> str | None:
+    """The first DOI found inside a URL or a note, canonical, or None.
+
+    Used for .bib ``url``/``eprint``/``note`` fields, where a DOI sits among other words.
+    """
+    if not text:
+        return None
+    decoded = unquote(text) if "%" in text else text
+    for match in _DOI_IN_TEXT.finditer(decoded):
+        candidate = match.group(0)
+        if "://" in text and "?" in candidate:
+            # In a URL the query string is not part of the DOI.
+            candidate = candidate.split("?", 1)[0]
+        found = try_normalize(candidate)
+        if found:
+            return found
+    return None
+
+
+def url(doi: str) -> str:
+    """The resolver URL of a canonical DOI, with characters unsafe in a URL escaped."""
+    from urllib.parse import quote
+
+    return "https://doi.org/" + quote(doi, safe="/:;()._-")

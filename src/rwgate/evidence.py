@@ -1,0 +1,203 @@
+"""Evidence rules: from upstream notices to one status per work.
+
+Crossref's ``updated-by`` is what decides; ``update-to`` points the other way (from a notice to the
+work it updates) and counts only where a record names its own DOI. The same notice often arrives
+twice (Retraction Watch and the publisher both deposit it, or the CSV snapshot and Crossref both
+list it), so notices are merged before they are counted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rwgate.doi import try_normalize
+from rwgate.models import Lookup, Notice, Status
+
+# Spellings seen upstream (Crossref, Retraction Watch, older tools) -> DESIGN.md types.
+_ALIASES = {
+    "withdrawn": "withdrawal",
+    "retracted": "retraction",
+    "partial_retraction": "partial_retraction",
+    "expression_of_concern": "expression_of_concern",
+    "removed": "removal",
+    "reinstated": "reinstatement",
+    "errata": "erratum",
+}
+_TYPE_STATUS: dict[str, Status] = {
+    "retraction": "retracted",
+    "withdrawal": "withdrawn",
+    "removal": "removed",
+    "partial_retraction": "partially_retracted",
+    "expression_of_concern": "expression_of_concern",
+    "correction": "corrected",
+    "erratum": "corrected",
+    "corrigendum": "corrected",
+    "addendum": "amended",
+    "clarification": "amended",
+    "new_version": "amended",
+    "new_edition": "amended",
+}
+# Most severe first; DESIGN.md's order.
+SEVERITY: tuple[Status, ...] = (
+    "retracted",
+    "withdrawn",
+    "removed",
+    "partially_retracted",
+    "expression_of_concern",
+    "corrected",
+    "amended",
+    "clean",
+)
+# Notices a reinstatement lifts. DESIGN.md names retraction, withdrawal and expression of concern;
+# removal and partial retraction are the same kind of "do not rely on this" and are lifted too.
+_LIFTABLE = {"retracted", "withdrawn", "removed", "partially_retracted", "expression_of_concern"}
+FLAG_LABELS: dict[Status, str] = {
+    "retracted": "Retracted",
+    "withdrawn": "Withdrawn",
+    "removed": "Removed",
+    "partially_retracted": "Partially retracted",
+    "expression_of_concern": "Expression of concern",
+    "corrected": "Corrected",
+    "amended": "Amended",
+    "reinstated": "Reinstated",
+}
+
+
+def normalize_type(raw: str) -> str:
+    """Lower-case snake case, known aliases folded; unknown types are kept (in that spelling)."""
+    text = "_".join(raw.strip().lower().replace("-", " ").split())
+    return _ALIASES.get(text, text)
+
+
+def status_of_type(notice_type: str) -> Status | None:
+    """The work status a notice type implies; ``None`` for reinstatement.
+
+    Unknown types still count: they make a work at least ``amended`` so that the notice is seen.
+    """
+    if notice_type == "reinstatement":
+        return None
+    return _TYPE_STATUS.get(notice_type, "amended")
+
+
+def _severity(status: Status | None) -> int:
+    return SEVERITY.index(status) if status in SEVERITY else len(SEVERITY)
+
+
+def _same_notice(a: Notice, b: Notice) -> bool:
+    if a.record_id and b.record_id:
+        return a.record_id == b.record_id
+    if a.doi and b.doi:
+        return a.doi == b.doi and status_of_type(a.type) == status_of_type(b.type)
+    return a.type == b.type and a.date == b.date
+
+
+def _absorb(into: Notice, other: Notice) -> Notice:
+    """One notice from two assertions: every source kept, the more severe type wins."""
+    more_severe = _severity(status_of_type(other.type)) < _severity(status_of_type(into.type))
+    return into.model_copy(
+        update={
+            "type": other.type if more_severe else into.type,
+            "doi": into.doi or other.doi,
+            "date": into.date or other.date,
+            "source": list(dict.fromkeys([*into.source, *other.source])),
+            "label": into.label or other.label,
+            "record_id": into.record_id or other.record_id,
+            "reasons": list(dict.fromkeys([*into.reasons, *other.reasons])),
+        }
+    )
+
+
+def _date_key(notice: Notice) -> tuple[dt.date, str]:
+    return (notice.date or dt.date.min, notice.type)
+
+
+def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
+    """De-duplicate notices asserted by several sources and put them in date order."""
+    merged: list[Notice] = []
+    for notice in notices:
+        for i, seen in enumerate(merged):
+            if _same_notice(seen, notice):
+                merged[i] = _absorb(seen, notice)
+                break
+        else:
+            merged.append(notice)
+    return sorted(merged, key=_date_key)
+
+
+def status_from_notices(notices: list[Notice]) -> Status:
+    """The most severe notice still in force (DESIGN.md), with reinstatement lifting earlier ones."""
+    ordered = sorted(notices, key=_date_key)
+    in_force: list[Notice] = []
+    for notice in ordered:
+        if notice.type == "reinstatement" and notice.date is not None:
+            when = notice.date
+            in_force = [
+                n
+                for n in in_force
+                if not (status_of_type(n.type) in _LIFTABLE and n.date and n.date <= when)
+            ]
+        in_force.append(notice)
+    if in_force and in_force[-1].type == "reinstatement":
+        return "reinstated"
+    statuses = [status_of_type(n.type) for n in in_force]
+    return min((s for s in statuses if s), key=_severity, default="clean")
+
+
+# --- Crossref records -------------------------------------------------------------------------
+
+
+def crossref_date(value: Mapping[str, Any] | None) -> dt.date | None:
+    """A Crossref date object (``date-parts``) as a date; missing month/day become 1."""
+    if not value:
+        return None
+    parts = (value.get("date-parts") or [[None]])[0]
+    if not parts or parts[0] is None:
+        return None
+    year, month, day = (list(parts) + [1, 1])[:3]
+    try:
+        return dt.date(int(year), int(month or 1), int(day or 1))
+    except (TypeError, ValueError):
+        return None
+
+
+def _crossref_notice(entry: Mapping[str, Any]) -> Notice:
+    return Notice(
+        type=normalize_type(str(entry.get("type") or "unknown")),
+        doi=try_normalize(entry.get("DOI")),
+        date=crossref_date(entry.get("updated")),
+        source=[f"crossref:{entry.get('source') or 'publisher'}"],
+        label=entry.get("label"),
+        record_id=str(entry["record-id"]) if entry.get("record-id") else None,
+    )
+
+
+def _first(value: Any) -> str | None:
+    if isinstance(value, list):
+        return str(value[0]) if value else None
+    return str(value) if value else None
+
+
+def lookup_from_crossref(message: Mapping[str, Any], source: str = "crossref") -> Lookup:
+    """Read one Crossref work record (the ``message`` of ``/works/{doi}`` or a list item)."""
+    own = try_normalize(message.get("DOI")) or ""
+    notices = [_crossref_notice(e) for e in message.get("updated-by") or []]
+    notice_for: list[str] = []
+    for entry in message.get("update-to") or []:
+        target = try_normalize(entry.get("DOI"))
+        if target == own:
+            notices.append(_crossref_notice(entry))
+        elif target and target not in notice_for:
+            notice_for.append(target)
+    issued = crossref_date(message.get("issued")) or crossref_date(message.get("published"))
+    return Lookup(
+        doi=own,
+        outcome="found",
+        source=source,
+        notices=merge_notices(notices),
+        title=_first(message.get("title")),
+        journal=_first(message.get("container-title")),
+        year=issued.year if issued else None,
+        notice_for=notice_for,
+    )

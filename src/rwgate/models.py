@@ -1,0 +1,203 @@
+"""Pydantic models of the contract in DESIGN.md.
+
+These are the only shapes that cross a boundary: readers produce :class:`Reference`, integrity
+sources produce :class:`Lookup`, the core produces :class:`Citation` and :class:`Report`, and every
+front end (CLI, pandoc filter, LaTeX hooks, MCP) renders those. Keeping them in one small module
+is what lets the four front ends agree field for field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REPORT_SCHEMA = "rwgate.report/1"
+
+Status = Literal[
+    "retracted",
+    "withdrawn",
+    "removed",
+    "partially_retracted",
+    "expression_of_concern",
+    "corrected",
+    "amended",
+    "reinstated",
+    "clean",
+    "unknown_doi",
+    "invalid_doi",
+    "no_doi",
+    "missing_entry",
+    "unverified",
+]
+STATUSES: tuple[Status, ...] = (
+    "retracted",
+    "withdrawn",
+    "removed",
+    "partially_retracted",
+    "expression_of_concern",
+    "corrected",
+    "amended",
+    "reinstated",
+    "clean",
+    "unknown_doi",
+    "invalid_doi",
+    "no_doi",
+    "missing_entry",
+    "unverified",
+)
+Action = Literal["fail", "annotate", "warn", "ignore"]
+ACTIONS: tuple[Action, ...] = ("fail", "annotate", "warn", "ignore")
+
+
+class Location(BaseModel):
+    """Where a reference was written: the user's own file and line, for error messages."""
+
+    file: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+class Reference(BaseModel):
+    """One cited work as a citation source describes it, before any look-up."""
+
+    key: str
+    doi: str | None = None
+    raw_doi: str | None = Field(default=None, description="the DOI as written, when malformed")
+    pmid: str | None = None
+    title: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    location: Location | None = None
+    missing: bool = Field(default=False, description="cited key found in no bibliography")
+    doi_origin: str | None = Field(default=None, description="field the DOI was found in")
+
+
+class Notice(BaseModel):
+    """An editorial notice (retraction, correction, ...) attached to a work."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    type: str
+    doi: str | None = None
+    date: dt.date | None = None
+    source: list[str] = Field(default_factory=list)
+    label: str | None = None
+    record_id: str | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+
+Outcome = Literal["found", "not_found", "error"]
+
+
+class Lookup(BaseModel):
+    """What one integrity source said about one DOI.
+
+    ``error`` is never cached and never becomes ``clean``; ``not_found`` means the source answered
+    and does not know the DOI.
+    """
+
+    doi: str
+    outcome: Outcome
+    source: str
+    notices: list[Notice] = Field(default_factory=list)
+    title: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    notice_for: list[str] = Field(
+        default_factory=list, description="works this record is itself a notice for (update-to)"
+    )
+    error: str | None = None
+    as_of: dt.datetime | None = None
+
+
+class SourceInfo(BaseModel):
+    """An integrity source named in a report, with how fresh its data was."""
+
+    name: str
+    url: str | None = None
+    path: str | None = None
+    as_of: dt.datetime | None = None
+    note: str | None = None
+
+
+class Citation(BaseModel):
+    """The verdict for one cited work: the object every front end shows and MCP returns."""
+
+    key: str
+    doi: str | None = None
+    status: Status
+    action: Action
+    allowed: bool = False
+    reason: str | None = None
+    notices: list[Notice] = Field(default_factory=list)
+    title: str | None = None
+    journal: str | None = None
+    year: int | None = None
+    location: Location | None = None
+
+
+class Summary(BaseModel):
+    cited: int = 0
+    checked: int = 0
+    flagged: int = 0
+    failed: int = 0
+    warned: int = 0
+    unverified: int = 0
+
+
+class ToolInfo(BaseModel):
+    name: str = "rwgate"
+    version: str
+
+
+class Report(BaseModel):
+    """The JSON report ``rwgate.report/1``."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(default=REPORT_SCHEMA, alias="schema")
+    generated: dt.datetime
+    tool: ToolInfo
+    sources: list[SourceInfo]
+    policy: dict[str, object]
+    summary: Summary
+    citations: list[Citation]
+    warnings: list[str] = Field(default_factory=list)
+    exit_code: int
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2, exclude_none=True)
+
+
+class Problem(BaseModel):
+    """Something wrong with the user's input, reported with its place; the rest still runs."""
+
+    message: str
+    location: Location | None = None
+    severity: Literal["error", "warning"] = "warning"
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+class BibResult(BaseModel):
+    """What a bibliography reader found: the entries it could read and the problems it met."""
+
+    references: list[Reference] = Field(default_factory=list)
+    problems: list[Problem] = Field(default_factory=list)
+
+
+class CitedDocument(BaseModel):
+    """A manuscript reduced to what rwgate needs: which keys it cites and where its entries are."""
+
+    path: str
+    keys: list[str] = Field(default_factory=list, description="cited keys, first-citation order")
+    cite_all: bool = Field(default=False, description="nocite @* or \\nocite{*}")
+    bibliographies: list[str] = Field(default_factory=list, description="resolved file paths")
+    inline_references: list[dict[str, Any]] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict, description="the rwgate: block, if any")
+    problems: list[Problem] = Field(default_factory=list)

@@ -1,0 +1,157 @@
+"""Policy: what each status does to a build (fail, annotate, warn, ignore).
+
+The same :class:`Policy` object decides for the CLI, the pandoc filter, the LaTeX hooks and MCP, so
+a build and an agent can never disagree about a citation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from rwgate.doi import InvalidDOI, normalize
+from rwgate.models import Action, Status
+
+Preset = Literal["default", "strict", "permissive"]
+
+_GROUPS: dict[str, tuple[Status, ...]] = {
+    "gone": ("retracted", "withdrawn", "removed"),
+    "concern": ("partially_retracted", "expression_of_concern"),
+    "changed": ("corrected", "amended", "reinstated"),
+    "unchecked": ("unverified", "invalid_doi"),
+    "unfound": ("unknown_doi", "no_doi", "missing_entry"),
+}
+_TABLE: dict[Preset, dict[str, Action]] = {
+    "default": {
+        "gone": "annotate",
+        "concern": "annotate",
+        "changed": "ignore",
+        "unchecked": "warn",
+        "unfound": "warn",
+    },
+    "strict": {
+        "gone": "fail",
+        "concern": "annotate",
+        "changed": "annotate",
+        "unchecked": "fail",
+        "unfound": "warn",
+    },
+    "permissive": {
+        "gone": "annotate",
+        "concern": "ignore",
+        "changed": "ignore",
+        "unchecked": "ignore",
+        "unfound": "ignore",
+    },
+}
+
+
+def preset_actions(preset: Preset) -> dict[Status, Action]:
+    """DESIGN.md's policy table for one preset; ``clean`` is always ignored."""
+    actions: dict[Status, Action] = {"clean": "ignore"}
+    for group, statuses in _GROUPS.items():
+        for status in statuses:
+            actions[status] = _TABLE[preset][group]
+    return actions
+
+
+class AllowEntry(BaseModel):
+    """An intentional citation of a flagged work (e.g. a paper that discusses the retraction)."""
+
+    key: str | None = None
+    doi: str | None = None
+    reason: str = Field(min_length=1)
+    until: dt.date | None = None
+
+    @field_validator("doi")
+    @classmethod
+    def _canonical_doi(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalize(value)
+        except InvalidDOI as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _needs_target(self) -> AllowEntry:
+        if not self.key and not self.doi:
+            raise ValueError("an allow entry needs a key or a doi")
+        return self
+
+    def matches(self, key: str, doi: str | None) -> bool:
+        return (self.key is not None and self.key == key) or (
+            self.doi is not None and doi is not None and self.doi == doi
+        )
+
+
+class Policy(BaseModel):
+    """A preset plus per-status overrides and the allow-list."""
+
+    preset: Preset = "default"
+    fail_on: list[Status] = Field(default_factory=list)
+    annotate: list[Status] = Field(default_factory=list)
+    warn: list[Status] = Field(default_factory=list)
+    ignore: list[Status] = Field(default_factory=list)
+    allow: list[AllowEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _no_status_twice(self) -> Policy:
+        seen: dict[str, str] = {}
+        for name in ("fail_on", "annotate", "warn", "ignore"):
+            for status in getattr(self, name):
+                if status in seen and seen[status] != name:
+                    raise ValueError(f"status {status!r} is in both {seen[status]} and {name}")
+                seen[status] = name
+        return self
+
+    def actions(self) -> dict[Status, Action]:
+        table = preset_actions(self.preset)
+        overrides: dict[str, Action] = {
+            "fail_on": "fail",
+            "annotate": "annotate",
+            "warn": "warn",
+            "ignore": "ignore",
+        }
+        for name, action in overrides.items():
+            for status in getattr(self, name):
+                table[status] = action
+        return table
+
+    def action(self, status: Status) -> Action:
+        return self.actions()[status]
+
+    def allowance(
+        self, key: str, doi: str | None, today: dt.date | None = None
+    ) -> tuple[AllowEntry | None, str | None]:
+        """The allow entry that covers this citation, and a warning when one has expired."""
+        today = today or dt.date.today()
+        for entry in self.allow:
+            if not entry.matches(key, doi):
+                continue
+            if entry.until is not None and entry.until < today:
+                return None, (
+                    f"{key}: allow-list entry expired on {entry.until.isoformat()} ({entry.reason})"
+                )
+            return entry, None
+        return None, None
+
+    def decide(
+        self, key: str, doi: str | None, status: Status, today: dt.date | None = None
+    ) -> tuple[Action, AllowEntry | None, str | None]:
+        """Action for one citation: an allowed work never fails and is still annotated."""
+        action = self.action(status)
+        entry, warning = self.allowance(key, doi, today)
+        if entry is not None and action == "fail":
+            action = "annotate"
+        return action, entry, warning
+
+    def describe(self) -> dict[str, object]:
+        """The policy as the JSON report shows it."""
+        return {
+            "preset": self.preset,
+            "actions": dict(self.actions()),
+            "allow": [e.model_dump(mode="json", exclude_none=True) for e in self.allow],
+        }

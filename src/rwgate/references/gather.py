@@ -1,0 +1,72 @@
+"""What the user pointed rwgate at, turned into references.
+
+A manuscript (.md, .tex, ...) contributes the works it cites; a bibliography given alone
+contributes all its entries; ``--doi`` values are references of their own. The same function serves
+``rwgate check`` and the MCP tools, so both see a document the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rwgate.doi import try_normalize
+from rwgate.models import Location, Problem, Reference
+from rwgate.references import ReaderError, load_bibliography
+
+MANUSCRIPT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".rst", ".org", ".tex", ".ltx"}
+
+
+@dataclass
+class Gathered:
+    references: list[Reference] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def doi_reference(raw: str, where: str = "--doi") -> Reference:
+    """A reference for a DOI typed on the command line or passed to a tool."""
+    doi = try_normalize(raw)
+    return Reference(
+        key=doi or raw.strip(),
+        doi=doi,
+        raw_doi=None if doi else raw.strip(),
+        location=Location(file=where),
+    )
+
+
+def _read_manuscript(path: Path, out: Gathered) -> None:
+    from rwgate.references.join import cited_references  # noqa: PLC0415
+    from rwgate.references.manuscript import read_manuscript  # noqa: PLC0415
+
+    doc = read_manuscript(path)
+    if not out.metadata:
+        out.metadata = dict(doc.metadata)
+    result = cited_references(doc)
+    out.references.extend(result.references)
+    out.problems.extend(result.problems)
+
+
+def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
+    """References from every input; a missing or unreadable file is recorded, the rest still read."""
+    out = Gathered()
+    for path in paths:
+        if not path.is_file():
+            out.unreadable.append(str(path))
+            out.problems.append(Problem(message=f"{path}: no such file", severity="error"))
+            continue
+        try:
+            if path.suffix.lower() in MANUSCRIPT_SUFFIXES:
+                _read_manuscript(path, out)
+            else:
+                result = load_bibliography(path)
+                out.references.extend(result.references)
+                out.problems.extend(result.problems)
+        except (ReaderError, OSError, ValueError) as exc:
+            out.unreadable.append(str(path))
+            out.problems.append(Problem(message=str(exc), severity="error"))
+    out.references.extend(doi_reference(d) for d in dois)
+    return out

@@ -1,0 +1,58 @@
+"""From a manuscript's cited keys and its bibliographies to the references that are judged.
+
+Only cited works are judged: an entry nobody cites is not the author's problem. A cited key that no
+bibliography holds becomes a ``missing`` reference (status ``missing_entry``) rather than vanishing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rwgate.models import BibResult, CitedDocument, Problem, Reference
+from rwgate.references import ReaderError, load_bibliography
+from rwgate.references.csl import references_from_csl_items
+
+
+def _entries(doc: CitedDocument) -> BibResult:
+    """Every entry of every bibliography of ``doc``; the first of a key wins, like pandoc."""
+    out = BibResult(problems=list(doc.problems))
+    seen: dict[str, Reference] = {}
+    results: list[BibResult] = []
+    for path in doc.bibliographies:
+        try:
+            results.append(load_bibliography(Path(path)))
+        except ReaderError as exc:
+            out.problems.append(Problem(message=str(exc), severity="error"))
+    if doc.inline_references:
+        results.append(references_from_csl_items(doc.inline_references, doc.path))
+    for result in results:
+        out.problems.extend(result.problems)
+        for ref in result.references:
+            if ref.key in seen:
+                first = seen[ref.key].location
+                out.problems.append(
+                    Problem(
+                        message=f"duplicate key {ref.key!r} (first at {first}); the first is used",
+                        location=ref.location,
+                    )
+                )
+                continue
+            seen[ref.key] = ref
+            out.references.append(ref)
+    return out
+
+
+def cited_references(doc: CitedDocument) -> BibResult:
+    """The references ``doc`` cites, in first-citation order (all entries with ``@*``)."""
+    entries = _entries(doc)
+    by_key = {ref.key: ref for ref in entries.references}
+    chosen: list[Reference] = []
+    for key in dict.fromkeys(doc.keys):
+        if key == "*":
+            continue
+        ref = by_key.get(key)
+        chosen.append(ref if ref is not None else Reference(key=key, missing=True))
+    if doc.cite_all:
+        cited = set(doc.keys)
+        chosen.extend(ref for ref in entries.references if ref.key not in cited)
+    return BibResult(references=chosen, problems=entries.problems)

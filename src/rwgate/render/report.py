@@ -1,0 +1,96 @@
+"""Human and JSON renderings of a check.
+
+The human report is for a person at a terminal or reading CI logs: what was checked, what is flagged
+and why (notice DOIs and dates), where each entry was written (file:line), and how fresh the data
+was. Every string from outside (titles, DOIs, keys) is stripped of control characters first, so a
+hostile title cannot move the cursor or recolour the terminal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from rwgate.core import FLAGGED, CheckResult
+from rwgate.models import Citation, SourceInfo
+from rwgate.render.annotate import annotate
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
+_TAGS = {"fail": "FAIL", "annotate": "FLAG", "warn": "WARN", "ignore": "ok"}
+
+
+def term_safe(text: object) -> str:
+    """A string from outside, made harmless for a terminal (no escapes, no bidi overrides)."""
+    return _CONTROL.sub("?", str(text)).replace("\n", " ")
+
+
+def _paint(text: str, code: str, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+
+def _age(when: dt.datetime | None) -> str:
+    if when is None:
+        return "age unknown"
+    stamp = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+    days = (dt.datetime.now(dt.UTC) - stamp).days
+    return f"as of {stamp.date().isoformat()}, {days} day{'s' if days != 1 else ''} old"
+
+
+def describe_source(info: SourceInfo) -> str:
+    where = info.url or info.path or ""
+    note = f"; {info.note}" if info.note else ""
+    return f"{info.name} {term_safe(where)} ({_age(info.as_of)}{note})"
+
+
+def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str]:
+    tag = _paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
+    head = f"  {tag}  {term_safe(c.key)}: {c.status}"
+    if c.status in FLAGGED:
+        head += f" - {term_safe(annotate(c, template).text)}"
+    if c.allowed:
+        head += " [allowed]"
+    lines = [head]
+    bits = [term_safe(c.title)] if c.title else []
+    if c.journal or c.year:
+        bits.append(term_safe(" ".join(str(b) for b in (c.journal, c.year and f"({c.year})") if b)))
+    if c.doi:
+        bits.append(f"doi:{term_safe(c.doi)}")
+    if c.location:
+        bits.append(term_safe(c.location))
+    if bits:
+        lines.append("        " + " | ".join(bits))
+    for n in c.notices:
+        when = n.date.isoformat() if n.date else "undated"
+        rid = f" RW#{term_safe(n.record_id)}" if n.record_id else ""
+        ndoi = f" doi:{term_safe(n.doi)}" if n.doi else ""
+        lines.append(f"        {when} {term_safe(n.type)}{ndoi}{rid} [{', '.join(n.source)}]")
+    if c.reason:
+        lines.append(f"        {term_safe(c.reason)}")
+    return lines
+
+
+def render_text(
+    result: CheckResult, colour: bool = False, verbose: bool = False, template: str | None = None
+) -> str:
+    """The human report. Clean, ignored citations are listed only with ``verbose``."""
+    out = ["rwgate: sources:"]
+    out += [f"  {describe_source(s)}" for s in result.sources]
+    shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
+    if shown:
+        out.append("rwgate: citations:")
+    for c in shown:
+        out.extend(_citation_lines(c, colour, template))
+    for w in result.warnings:
+        out.append(f"rwgate: warning: {term_safe(w)}")
+    for p in result.problems:
+        out.append(f"rwgate: {p.severity}: {term_safe(p)}")
+    s = result.summary()
+    out.append(
+        f"rwgate: {s.cited} cited, {s.checked} checked, {s.flagged} flagged, "
+        f"{s.failed} failed, {s.warned} warned, {s.unverified} unverified "
+        f"(policy {result.policy.preset})"
+    )
+    verdict = "FAILED" if result.exit_code else "passed"
+    out.append(_paint(f"rwgate: gate {verdict}", "31;1" if result.exit_code else "32", colour))
+    return "\n".join(out) + "\n"

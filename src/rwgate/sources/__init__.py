@@ -1,0 +1,78 @@
+"""Integrity sources, opened as the settings ask.
+
+The Crossref source sits behind the cache and is created only on a cache miss (so the HTTP client
+is imported only then); the Retraction Watch snapshot is used when its file exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from rwgate.config import Settings
+from rwgate.models import SourceInfo
+from rwgate.sources.base import IntegritySource
+from rwgate.sources.cache import Cache, CachedSource
+
+
+def default_cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir("rwgate"))
+
+
+@dataclass
+class OpenSources:
+    """The sources one check uses. ``crossref`` is None only when nothing online may be asked."""
+
+    crossref: CachedSource
+    snapshot: IntegritySource | None
+    cache: Cache
+    warnings: list[str] = field(default_factory=list)
+
+    def infos(self) -> list[SourceInfo]:
+        infos = [self.crossref.info()]
+        if self.snapshot is not None:
+            infos.append(self.snapshot.info())
+        return infos
+
+    def close(self) -> None:
+        self.cache.close()
+
+
+def _crossref_factory(settings: Settings) -> IntegritySource:
+    from rwgate.sources.crossref import CrossrefSource  # noqa: PLC0415 - imports httpx lazily
+
+    return CrossrefSource(
+        base_url=settings.crossref_url,
+        mailto=settings.mailto,
+        timeout=settings.timeout,
+        max_total_seconds=settings.max_total_seconds,
+    )
+
+
+def open_snapshot(settings: Settings) -> IntegritySource | None:
+    """The snapshot named by the settings (or the default path), if there is one."""
+    from rwgate.sources.snapshot import Snapshot, default_snapshot_path  # noqa: PLC0415
+
+    path = settings.snapshot or default_snapshot_path()
+    if not Path(path).is_file():
+        return None
+    return Snapshot(Path(path))
+
+
+def open_sources(settings: Settings) -> OpenSources:
+    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    factory = None if settings.offline else (lambda: _crossref_factory(settings))
+    crossref = CachedSource(
+        "crossref", cache, factory, SourceInfo(name="crossref", url=settings.crossref_url)
+    )
+    warnings: list[str] = []
+    if cache.warning:
+        warnings.append(cache.warning)
+    snapshot = None
+    try:
+        snapshot = open_snapshot(settings)
+    except Exception as exc:  # a broken snapshot must not stop the check
+        warnings.append(f"snapshot not usable: {exc}")
+    return OpenSources(crossref=crossref, snapshot=snapshot, cache=cache, warnings=warnings)

@@ -1,0 +1,149 @@
+"""The look-up cache, and the source wrapper that consults it before the network.
+
+diskcache is SQLite underneath, so several builds (latexmk running bibtex, a pandoc filter and an
+MCP server at once) can share one cache safely. A cache that cannot be opened or written degrades
+to no cache with one warning: a slow build is better than a broken one. Errors are never stored, so
+a failed look-up is retried next time instead of being remembered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rwgate.models import Lookup, SourceInfo
+from rwgate.sources.base import IntegritySource, Progress
+
+# DESIGN.md's per-kind time-to-live, in seconds.
+TTL_WORK = 24 * 3600
+TTL_SEARCH = 6 * 3600
+TTL_FEED = 3600
+
+
+class CacheWarning(UserWarning):
+    """The cache could not be used; rwgate goes on without it."""
+
+
+class Cache:
+    """A thin, failure-tolerant face over ``diskcache.Cache``."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        self._db: Any = None
+        self.warning: str | None = None
+        if directory is None:
+            return
+        try:
+            import diskcache  # noqa: PLC0415 - only when a cache is wanted
+
+            directory.mkdir(parents=True, exist_ok=True)
+            self._db = diskcache.Cache(str(directory), timeout=2)
+        except Exception as exc:  # any failure to open means: work without a cache
+            self._disable(f"cache disabled ({directory}): {exc}")
+
+    def _disable(self, message: str) -> None:
+        if self.warning is None:
+            self.warning = message
+            warnings.warn(message, CacheWarning, stacklevel=3)
+        if self._db is not None:
+            try:
+                self._db.close()
+            except Exception:
+                pass
+        self._db = None
+
+    @property
+    def enabled(self) -> bool:
+        return self._db is not None
+
+    def get(self, key: str) -> Any:
+        if self._db is None:
+            return None
+        try:
+            return self._db.get(key)
+        except Exception as exc:
+            self._disable(f"cache disabled ({self.directory}): {exc}")
+            return None
+
+    def set(self, key: str, value: Any, ttl: float) -> None:
+        if self._db is None:
+            return
+        try:
+            self._db.set(key, value, expire=ttl)
+        except Exception as exc:
+            self._disable(f"cache disabled ({self.directory}): {exc}")
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+class CachedSource:
+    """Answers from the cache, and asks the real source (created only then) for the rest.
+
+    The real source is built by ``factory`` on the first miss, so a fully cached check never
+    imports the HTTP client. With ``offline`` there is no real source: misses are errors
+    ("offline"), which the core turns into ``unverified`` (or snapshot verdicts).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        cache: Cache,
+        factory: Callable[[], IntegritySource] | None,
+        info: SourceInfo,
+        ttl: float = TTL_WORK,
+    ) -> None:
+        self.name = name
+        self.cache = cache
+        self.factory = factory
+        self.ttl = ttl
+        self._info = info
+        self.inner: IntegritySource | None = None
+        self.hits = 0
+
+    def _key(self, doi: str) -> str:
+        return f"{self.name}:work:{doi}"
+
+    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
+        results: dict[str, Lookup] = {}
+        misses: list[str] = []
+        for doi in dict.fromkeys(dois):
+            raw = self.cache.get(self._key(doi))
+            if raw is not None:
+                try:
+                    results[doi] = Lookup.model_validate(raw)
+                    self.hits += 1
+                    continue
+                except ValueError:
+                    pass  # an entry from an older layout: ask again
+            misses.append(doi)
+        if misses and self.factory is None:
+            for doi in misses:
+                results[doi] = Lookup(
+                    doi=doi, outcome="error", source=self.name, error="offline and not in cache"
+                )
+        elif misses:
+            if self.inner is None:
+                self.inner = self.factory()  # type: ignore[misc]
+            fresh = self.inner.query_all(misses, progress)
+            now = dt.datetime.now(dt.UTC)
+            for doi, lookup in fresh.items():
+                if lookup.outcome != "error":
+                    lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
+                    self.cache.set(self._key(doi), lookup.model_dump(mode="json"), self.ttl)
+                results[doi] = lookup
+        return results
+
+    def info(self) -> SourceInfo:
+        info = self.inner.info() if self.inner is not None else self._info
+        notes = [n for n in (info.note, self.cache.warning) if n]
+        if self.hits:
+            notes.append(f"{self.hits} answered from cache")
+        if self.factory is None:
+            notes.append("offline: cache only")
+        return info.model_copy(update={"note": "; ".join(notes) or None})

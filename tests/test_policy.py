@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from pydantic import ValidationError
+
+from rwgate.policy import AllowEntry, Policy, preset_actions
+
+
+@pytest.mark.parametrize(
+    ("preset", "status", "action"),
+    [
+        ("default", "retracted", "annotate"),
+        ("strict", "retracted", "fail"),
+        ("permissive", "retracted", "annotate"),
+        ("default", "expression_of_concern", "annotate"),
+        ("permissive", "expression_of_concern", "ignore"),
+        ("default", "corrected", "ignore"),
+        ("strict", "reinstated", "annotate"),
+        ("default", "unverified", "warn"),
+        ("strict", "invalid_doi", "fail"),
+        ("permissive", "unverified", "ignore"),
+        ("strict", "missing_entry", "warn"),
+        ("default", "clean", "ignore"),
+    ],
+)
+def test_design_table(preset: str, status: str, action: str) -> None:
+    assert preset_actions(preset)[status] == action  # type: ignore[arg-type]
+
+
+def test_overrides() -> None:
+    p = Policy(preset="default", fail_on=["expression_of_concern"], ignore=["unknown_doi"])
+    assert p.action("expression_of_concern") == "fail"
+    assert p.action("unknown_doi") == "ignore"
+    with pytest.raises(ValidationError):
+        Policy(fail_on=["retracted"], ignore=["retracted"])
+    with pytest.raises(ValidationError):
+        Policy(fail_on=["retractd"])  # type: ignore[list-item]
+
+
+def test_allow_list_never_fails_and_expires() -> None:
+    p = Policy(
+        preset="strict",
+        allow=[
+            AllowEntry(key="wakefield", reason="discussed in section 2"),
+            AllowEntry(doi="https://doi.org/10.1126/SCIENCE.1256151", reason="x", until="2020-01-01"),
+        ],
+    )
+    action, entry, warning = p.decide("wakefield", None, "retracted")
+    assert (action, entry is not None, warning) == ("annotate", True, None)
+    action, entry, warning = p.decide("lacour", "10.1126/science.1256151", "retracted",
+                                      today=dt.date(2026, 1, 1))
+    assert action == "fail" and entry is None and "expired on 2020-01-01" in warning
+    with pytest.raises(ValidationError):
+        AllowEntry(reason="no target")
