@@ -43,7 +43,7 @@ def test_pyproject_without_section_is_skipped(tmp_path: Path) -> None:
     [
         ('[tool.rwgate]\npolicy = "stric"\n', "pyproject.toml: policy:"),
         ('[tool.rwgate]\nfail_on = ["retractd"]\n', "fail_on.0"),
-        ('[tool.rwgate]\nfrobnicate = 1\n', "frobnicate: unknown key"),
+        ("[tool.rwgate]\nfrobnicate = 1\n", "frobnicate: unknown key"),
         ('[tool.rwgate]\n[[tool.rwgate.allow]]\nreason = "r"\n', "allow.0"),
         ("[tool.rwgate\n", "cannot read"),
     ],

@@ -24,9 +24,7 @@ def record(name: str) -> dict:
 
 
 def n(type_: str, date: str | None, doi: str | None = None, **kw) -> Notice:
-    return Notice(
-        type=type_, doi=doi, date=dt.date.fromisoformat(date) if date else None, **kw
-    )
+    return Notice(type=type_, doi=doi, date=dt.date.fromisoformat(date) if date else None, **kw)
 
 
 def test_wakefield_two_notices_in_date_order() -> None:
@@ -48,9 +46,9 @@ def test_retraction_notice_is_not_a_retracted_work() -> None:
 
 
 def test_lacour_retracted_and_cochrane_withdrawn() -> None:
-    assert status_from_notices(lookup_from_crossref(record("lacour-2014-science.json")).notices) == (
-        "retracted"
-    )
+    assert status_from_notices(
+        lookup_from_crossref(record("lacour-2014-science.json")).notices
+    ) == ("retracted")
     cochrane = lookup_from_crossref(record("withdrawal-cochrane.json"))
     assert status_from_notices(cochrane.notices) == "withdrawn"
     assert cochrane.notices[0].source == ["crossref:publisher"]
@@ -68,9 +66,14 @@ def test_update_to_counts_only_for_own_doi() -> None:
     lk = lookup_from_crossref(retraction_notice)
     # Its update-to entries point at another work: it is not itself retracted by them.
     assert lk.notices == [] and "10.1016/s0140-6736(20)31180-6" in lk.notice_for
-    own = dict(retraction_notice, **{"update-to": [
-        dict(retraction_notice["update-to"][0], DOI="10.1016/S0140-6736(20)31174-0")
-    ]})
+    own = dict(
+        retraction_notice,
+        **{
+            "update-to": [
+                dict(retraction_notice["update-to"][0], DOI="10.1016/S0140-6736(20)31174-0")
+            ]
+        },
+    )
     assert status_from_notices(lookup_from_crossref(own).notices) == "retracted"
 
 
@@ -80,7 +83,11 @@ def test_same_notice_from_two_sources_is_one_notice() -> None:
     c = n("correction", "2020-05-30", "10.1/x", source=["retraction-watch-csv"], record_id="1")
     merged = merge_notices([a, b, c])
     assert len(merged) == 1
-    assert merged[0].source == ["crossref:retraction-watch", "crossref:publisher", "retraction-watch-csv"]
+    assert merged[0].source == [
+        "crossref:retraction-watch",
+        "crossref:publisher",
+        "retraction-watch-csv",
+    ]
     assert merged[0].record_id == "1"
 
 
@@ -105,13 +112,20 @@ def test_unknown_type_kept_and_seen() -> None:
         ([n("retraction", "2002-01-01"), n("reinstatement", "2003-01-01")], "reinstated"),
         ([n("reinstatement", "2023-02-21")], "reinstated"),
         (
-            [n("retraction", "2002-01-01"), n("reinstatement", "2003-01-01"),
-             n("retraction", "2005-01-01")],
+            [
+                n("retraction", "2002-01-01"),
+                n("reinstatement", "2003-01-01"),
+                n("retraction", "2005-01-01"),
+            ],
             "retracted",
         ),
         (
-            [n("correction", "2001-01-01"), n("correction", "2002-01-01"),
-             n("correction", "2003-01-01"), n("expression_of_concern", "2004-01-01")],
+            [
+                n("correction", "2001-01-01"),
+                n("correction", "2002-01-01"),
+                n("correction", "2003-01-01"),
+                n("expression_of_concern", "2004-01-01"),
+            ],
             "expression_of_concern",
         ),
         ([n("expression_of_concern", "2001-01-01"), n("withdrawal", "2002-01-01")], "withdrawn"),

@@ -44,13 +44,16 @@ def test_allow_list_never_fails_and_expires() -> None:
         preset="strict",
         allow=[
             AllowEntry(key="wakefield", reason="discussed in section 2"),
-            AllowEntry(doi="https://doi.org/10.1126/SCIENCE.1256151", reason="x", until="2020-01-01"),
+            AllowEntry(
+                doi="https://doi.org/10.1126/SCIENCE.1256151", reason="x", until="2020-01-01"
+            ),
         ],
     )
     action, entry, warning = p.decide("wakefield", None, "retracted")
     assert (action, entry is not None, warning) == ("annotate", True, None)
-    action, entry, warning = p.decide("lacour", "10.1126/science.1256151", "retracted",
-                                      today=dt.date(2026, 1, 1))
+    action, entry, warning = p.decide(
+        "lacour", "10.1126/science.1256151", "retracted", today=dt.date(2026, 1, 1)
+    )
     assert action == "fail" and entry is None and "expired on 2020-01-01" in warning
     with pytest.raises(ValidationError):
         AllowEntry(reason="no target")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rwgate.models import Status
 from rwgate.policy import AllowEntry, Policy, Preset
@@ -50,6 +50,14 @@ class Settings(BaseModel):
     max_total_seconds: float = Field(default=60.0, gt=0)
     max_snapshot_age_days: int = Field(default=30, ge=0)
     config_file: str | None = None
+
+    @field_validator("mailto")
+    @classmethod
+    def _plain_address(cls, value: str | None) -> str | None:
+        """It goes into a User-Agent header: no line breaks, no header syntax."""
+        if value is not None and (set(value) & set("\r\n;()") or "@" not in value):
+            raise ValueError("expected a plain e-mail address")
+        return value
 
     def to_policy(self) -> Policy:
         """The policy these settings describe (validated: unknown statuses are errors)."""

@@ -18,9 +18,13 @@ from urllib.parse import unquote
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
 # Prefixes people paste in front of a DOI; matched case-insensitively and repeatedly.
 _PREFIXES = re.compile(
-    r"^(?:doi\s*:\s*|info:doi/|urn:doi:|https?://(?:dx\.|www\.)?doi\.org/|(?:dx\.)?doi\.org/)",
+    r"^(?:doi\s*:\s*|doi\s+|info:doi/|urn:doi:|https?://(?:dx\.|www\.)?doi\.org/"
+    r"|(?:dx\.)?doi\.org/|https?://hdl\.handle\.net/)",
     re.IGNORECASE,
 )
+# Invisible characters that copy-paste from PDFs and web pages leaves inside DOIs.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A DOI inside running text or a publisher URL (…/doi/full/10.1002/…).
 _DOI_IN_TEXT = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"'{}]+")
 _TRAILING = ".,;:!?\"'"
@@ -35,9 +39,8 @@ def _trim_tail(doi: str) -> str:
     """Drop sentence punctuation and unbalanced closing brackets from the end."""
     while doi:
         last = doi[-1]
-        if last in _TRAILING:
-            doi = doi[:-1]
-        elif last in _PAIRS and doi.count(last) > doi.count(_PAIRS[last]):
+        unbalanced = last in _PAIRS and doi.count(last) > doi.count(_PAIRS[last])
+        if last in _TRAILING or unbalanced:
             doi = doi[:-1]
         else:
             break
@@ -46,15 +49,23 @@ def _trim_tail(doi: str) -> str:
 
 def normalize(raw: str) -> str:
     """Return the canonical (lower-case, bare) DOI for ``raw`` or raise :class:`InvalidDOI`."""
-    text = raw.strip().strip("<>").strip()
-    # Repeated prefixes happen ("doi: https://doi.org/10...."), so peel until none is left.
+    text = _INVISIBLE.sub("", raw).strip()
+    # Repeated prefixes and wrappers happen ("doi: <https://doi.org/10....>"), so peel until
+    # nothing changes. Angle brackets go only as a pair: SICI DOIs contain a lone "<...>".
     while True:
         peeled = _PREFIXES.sub("", text, count=1).strip()
+        if peeled.startswith("<") and peeled.endswith(">"):
+            peeled = peeled[1:-1].strip()
         if peeled == text:
             break
         text = peeled
-    if re.search(r"%[0-9A-Fa-f]{2}", text):
-        text = unquote(text)
+    # Decode to a fixed point so the canonical form holds no escape at all (doubly encoded
+    # URLs exist), which is what makes normalize idempotent.
+    while _ESCAPE.search(text):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
     text = _trim_tail(text.strip())
     if not _DOI_SHAPE.match(text):
         raise InvalidDOI(f"not a DOI: {raw.strip()!r}")
@@ -80,7 +91,8 @@ def find_in_text(text: str | None) -> str | None:
         return None
     decoded = unquote(text) if "%" in text else text
     for match in _DOI_IN_TEXT.finditer(decoded):
-        candidate = match.group(0)
+        # An HTML closing tag ends a DOI pasted from a web page ("10.1038/x</a>").
+        candidate = match.group(0).split("</", 1)[0]
         if "://" in text and "?" in candidate:
             # In a URL the query string is not part of the DOI.
             candidate = candidate.split("?", 1)[0]

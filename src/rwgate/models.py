@@ -200,4 +200,7 @@ class CitedDocument(BaseModel):
     bibliographies: list[str] = Field(default_factory=list, description="resolved file paths")
     inline_references: list[dict[str, Any]] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict, description="the rwgate: block, if any")
+    key_locations: dict[str, Location] = Field(
+        default_factory=dict, description="where each key is first cited, when known"
+    )
     problems: list[Problem] = Field(default_factory=list)

@@ -39,8 +39,8 @@ def doi_reference(raw: str, where: str = "--doi") -> Reference:
 
 
 def _read_manuscript(path: Path, out: Gathered) -> None:
-    from rwgate.references.join import cited_references  # noqa: PLC0415
-    from rwgate.references.manuscript import read_manuscript  # noqa: PLC0415
+    from rwgate.references.join import cited_references
+    from rwgate.references.manuscript import read_manuscript
 
     doc = read_manuscript(path)
     if not out.metadata:
@@ -51,7 +51,7 @@ def _read_manuscript(path: Path, out: Gathered) -> None:
 
 
 def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
-    """References from every input; a missing or unreadable file is recorded, the rest still read."""
+    """References from every input; an unreadable file is recorded and the rest still read."""
     out = Gathered()
     for path in paths:
         if not path.is_file():

@@ -51,7 +51,9 @@ def cited_references(doc: CitedDocument) -> BibResult:
         if key == "*":
             continue
         ref = by_key.get(key)
-        chosen.append(ref if ref is not None else Reference(key=key, missing=True))
+        if ref is None:
+            ref = Reference(key=key, missing=True, location=doc.key_locations.get(key))
+        chosen.append(ref)
     if doc.cite_all:
         cited = set(doc.keys)
         chosen.extend(ref for ref in entries.references if ref.key not in cited)

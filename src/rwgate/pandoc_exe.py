@@ -1,0 +1,124 @@
+"""Finding and running pandoc.
+
+rwgate reads Markdown through pandoc itself, so that the keys it checks are exactly the keys
+pandoc's citeproc will see (footnotes, tables, ``nocite`` and every other corner of pandoc's syntax
+included). A ``pandoc`` on PATH wins, because that is the one the user builds with; otherwise the
+binary that the ``pypandoc-binary`` wheel ships is used, found on disk so that no heavy import is
+needed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+PANDOC_TIMEOUT = 120.0
+
+# Input formats pandoc reads from text files, by file extension. Anything else is read as Markdown,
+# which is what pandoc does for an unknown extension.
+FORMATS_BY_EXTENSION: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mkd": "markdown",
+    ".mdown": "markdown",
+    ".txt": "markdown",
+    ".qmd": "markdown",
+    ".rmd": "markdown",
+    ".rst": "rst",
+    ".org": "org",
+    ".textile": "textile",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
+    ".dj": "djot",
+    ".djot": "djot",
+    ".typ": "typst",
+    ".html": "html",
+    ".htm": "html",
+    ".ipynb": "ipynb",
+    ".tex": "latex",
+    ".ltx": "latex",
+    ".muse": "muse",
+    ".t2t": "t2t",
+    ".wiki": "mediawiki",
+}
+
+
+class PandocError(RuntimeError):
+    """pandoc could not read a document; the message is one line and names the file."""
+
+
+class PandocNotFound(PandocError):
+    """No pandoc executable is available."""
+
+
+def _bundled_pandoc() -> str | None:
+    """The pandoc inside the pypandoc-binary wheel, located without importing pypandoc."""
+    spec = importlib.util.find_spec("pypandoc")
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or []:
+        for name in ("pandoc", "pandoc.exe"):
+            candidate = Path(location) / "files" / name
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    try:
+        import pypandoc
+
+        found = pypandoc.get_pandoc_path()
+    except (ImportError, OSError, RuntimeError):
+        return None
+    return str(found) if found else None
+
+
+def pandoc_path() -> str:
+    """The pandoc to run: the one on PATH, else the one pypandoc-binary ships."""
+    on_path = shutil.which("pandoc")
+    if on_path:
+        return on_path
+    bundled = _bundled_pandoc()
+    if bundled:
+        return bundled
+    raise PandocNotFound(
+        "pandoc not found: install pandoc (https://pandoc.org/installing.html) "
+        "or `pip install pypandoc-binary`"
+    )
+
+
+def input_format(path: Path) -> str:
+    """The pandoc reader for a file, chosen by extension as pandoc would."""
+    return FORMATS_BY_EXTENSION.get(path.suffix.lower(), "markdown")
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " ".join(lines[:2]) if lines else "no message"
+
+
+def run_pandoc_json(path: Path | str, input_fmt: str | None = None) -> dict[str, Any]:
+    """The pandoc JSON AST of a document (what a filter would receive on stdin)."""
+    path = Path(path)
+    fmt = input_fmt or input_format(path)
+    cmd = [pandoc_path(), f"--from={fmt}", "--to=json", str(path)]
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, timeout=PANDOC_TIMEOUT, check=False, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PandocError(f"{path}: pandoc timed out after {PANDOC_TIMEOUT:.0f}s") from exc
+    except OSError as exc:
+        raise PandocError(f"{path}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
+    if proc.returncode != 0:
+        message = _first_line(proc.stderr.decode("utf-8", "replace"))
+        raise PandocError(f"{path}: pandoc failed: {message}")
+    try:
+        ast = json.loads(proc.stdout)
+    except ValueError as exc:
+        raise PandocError(f"{path}: pandoc returned output that is not JSON") from exc
+    if not isinstance(ast, dict) or "blocks" not in ast:
+        raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
+    return ast

@@ -1,0 +1,103 @@
+"""Citation sources -> references.
+
+Each reader turns one kind of bibliography into :class:`~rwgate.models.Reference` objects that
+remember where they were written, so a verdict can point the user at ``refs.bib:42``. Readers
+report what they cannot read as :class:`~rwgate.models.Problem` and keep going; only a file that
+cannot be opened, or is not JSON/YAML at all, raises :class:`ReaderError` (one line, naming it).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rwgate.models import BibResult, Location, Problem
+
+BIBTEX_SUFFIXES = frozenset({".bib", ".biblatex", ".bibtex"})
+CSL_JSON_SUFFIXES = frozenset({".json", ".csljson"})
+CSL_YAML_SUFFIXES = frozenset({".yaml", ".yml", ".md", ".markdown"})
+_BIB_BLOCK = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
+_CSL_YAML = re.compile(r"^(?:references\s*:|-\s+id\s*:)", re.MULTILINE)
+
+
+class ReaderError(Exception):
+    """A bibliography that cannot be read at all; the message is one line naming the file."""
+
+
+def read_text(path: Path) -> tuple[str, list[Problem]]:
+    """The text of a user file, decoded as UTF-8 or, failing that, as Latin-1 with a warning.
+
+    Old .bib files exported by Windows tools are often Latin-1/CP1252; refusing them would stop a
+    build over an accent, and Latin-1 decodes every byte, so the DOIs (ASCII) always survive.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ReaderError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReaderError(f"{path}: is a directory, not a bibliography file") from None
+    except OSError as exc:
+        raise ReaderError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        problem = Problem(
+            message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); read as Latin-1",
+            location=Location(file=str(path), line=line),
+            severity="warning",
+        )
+        return data.decode("latin-1"), [problem]
+
+
+def load_bibliography(path: Path) -> BibResult:
+    """Read any supported bibliography, choosing the reader by the file's extension.
+
+    Unknown extensions are read as DOI lists: a plain list is the least structured input, and its
+    reader turns every line into a reference (malformed ones become ``invalid_doi``), so a
+    wrong guess is visible rather than silent.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ReaderError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix in BIBTEX_SUFFIXES:
+        from rwgate.references.bibtex import read_bib
+
+        return read_bib(path)
+    if suffix in CSL_JSON_SUFFIXES:
+        from rwgate.references.csl import read_csl_json
+
+        return read_csl_json(path)
+    if suffix in CSL_YAML_SUFFIXES:
+        from rwgate.references.csl import read_csl_yaml
+
+        return read_csl_yaml(path)
+    from rwgate.references.doilist import read_doi_list
+
+    return read_doi_list(path)
+
+
+def parse_bibliography(text: str, file: str = "<text>") -> BibResult:
+    """A bibliography given as text (an MCP tool argument, stdin), its format guessed from content.
+
+    CSL JSON starts with ``[``/``{``, BibTeX has a line starting ``@type{``, CSL YAML has
+    ``references:``, ``- id:`` or front matter; anything else is read as a DOI list.
+    """
+    from rwgate.references.bibtex import parse_bib
+    from rwgate.references.csl import parse_csl_json, parse_csl_yaml
+    from rwgate.references.doilist import parse_doi_list
+
+    text = text.lstrip("\ufeff")
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("%")]
+    body = "\n".join(lines).strip()
+    if body.startswith(("[", "{")):
+        return parse_csl_json(text, file)
+    if _BIB_BLOCK.search(body):
+        return parse_bib(text, file)
+    if body.startswith("---") or _CSL_YAML.search(body):
+        return parse_csl_yaml(text, file)
+    return parse_doi_list(text, file)
+
+
+__all__ = ["ReaderError", "load_bibliography", "parse_bibliography", "read_text"]

@@ -1,0 +1,287 @@
+"""BibTeX / BibLaTeX files -> references.
+
+Only bibtexparser's splitter is used: it tolerates broken blocks and reports them with their
+line, which is what lets one typo in a 500-entry file cost one entry rather than the whole check.
+String macros, ``#`` concatenation and LaTeX decoding are done here, because the DOI fields must
+not go through a LaTeX decoder (``%`` starts a TeX comment, ``\\_`` is an underscore) while
+titles must.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from bibtexparser.model import (
+    DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
+    Entry,
+    ParsingFailedBlock,
+    String,
+)
+from bibtexparser.splitter import Splitter
+from pylatexenc.latex2text import LatexNodes2Text
+
+from rwgate import doi as doimod
+from rwgate.models import BibResult, Location, Problem, Reference
+from rwgate.references import read_text
+
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTHS = {name[:3]: name for name in _MONTH_NAMES.split(" ")}
+_DECODER = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
+_URL_MACRO = re.compile(r"\\(?:url|doi|nolinkurl|path|texttt)\s*\{([^{}]*)\}")
+_TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?")
+_TEX_ESCAPE = re.compile(r"\\([&%#$_{}])")
+_FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
+_BLOCK_HEAD = re.compile(r"^\s*@\s*(\w+)\s*[{(]\s*([^,\s{}()=]*)")
+_TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
+
+
+def read_bib(path: Path) -> BibResult:
+    """Read a .bib file; see :func:`parse_bib`. Raises ReaderError if the file cannot be read."""
+    text, problems = read_text(Path(path))
+    result = parse_bib(text, str(path))
+    result.problems[:0] = problems
+    return result
+
+
+def parse_bib(text: str, file: str) -> BibResult:
+    """References in BibTeX source ``text``; ``file`` names it in locations and problems."""
+    try:
+        with _quiet_bibtexparser():
+            blocks = Splitter(text).split().blocks
+    except Exception as exc:  # the splitter raises on its own internal errors only
+        problem = Problem(
+            message=f"BibTeX parser failed: {exc}", location=Location(file=file), severity="error"
+        )
+        return BibResult(problems=[problem])
+
+    macros = _collect_macros(blocks)
+    result = BibResult()
+    first_line: dict[str, int] = {}
+    for block in blocks:
+        entry = _entry_of(block, file, result.problems)
+        if entry is None:
+            continue
+        line = (entry.start_line or 0) + 1
+        if not entry.key:
+            result.problems.append(
+                _problem(file, line, f"@{entry.entry_type} entry has no key; skipped", "error")
+            )
+            continue
+        if entry.key in first_line:
+            message = (
+                f"duplicate key '{entry.key}' (first at line {first_line[entry.key]}, again at "
+                f"line {line}); the first entry is used"
+            )
+            result.problems.append(_problem(file, line, message, "warning"))
+            continue
+        first_line[entry.key] = line
+        result.references.append(_reference(entry, macros, file, line))
+    return result
+
+
+def _entry_of(block: object, file: str, problems: list[Problem]) -> Entry | None:
+    """The entry a block stands for, reporting blocks the splitter could not read."""
+    if isinstance(block, Entry):
+        return block
+    if isinstance(block, DuplicateFieldKeyBlock):
+        entry = block.ignore_error_block
+        if isinstance(entry, Entry):
+            line = (entry.start_line or 0) + 1
+            names = ", ".join(sorted(block.duplicate_keys))
+            message = f"entry '{entry.key}' repeats field(s) {names}; the first value is used"
+            problems.append(_problem(file, line, message, "warning"))
+            return entry
+        return None
+    if isinstance(block, DuplicateBlockKeyBlock):
+        duplicate = block.ignore_error_block
+        # Duplicate @string macros are not entries; BibTeX lets the later one win.
+        return duplicate if isinstance(duplicate, Entry) else None
+    if isinstance(block, ParsingFailedBlock):
+        problems.append(_failed_block_problem(block, file))
+    return None
+
+
+def _failed_block_problem(block: ParsingFailedBlock, file: str) -> Problem:
+    line = (block.start_line or 0) + 1
+    raw = block.raw or ""
+    head = _BLOCK_HEAD.match(raw)
+    what = f"@{head.group(1).lower()} entry '{head.group(2)}'" if head else "block"
+    if head and not head.group(2):
+        what = f"@{head.group(1).lower()} block"
+    reason = getattr(block.error, "abort_reason", None) or str(block.error)
+    reason = " ".join(str(reason).split()).rstrip(". ")
+    message = f"cannot parse {what}: {reason}; skipped"
+    return _problem(file, line, message, "error")
+
+
+def _problem(file: str, line: int, message: str, severity: str) -> Problem:
+    return Problem(
+        message=message,
+        location=Location(file=file, line=line),
+        severity="error" if severity == "error" else "warning",
+    )
+
+
+@contextmanager
+def _quiet_bibtexparser() -> Iterator[None]:
+    """Silence the splitter's log lines: its findings come back as Problems, not as stderr noise."""
+    log = logging.getLogger("bibtexparser.splitter")
+    before = log.disabled
+    log.disabled = True
+    try:
+        yield
+    finally:
+        log.disabled = before
+
+
+def _collect_macros(blocks: Sequence[object]) -> dict[str, str]:
+    """@string macros by lower-case name, including BibTeX's predefined month names."""
+    macros = dict(_MONTHS)
+    for block in blocks:
+        if isinstance(block, DuplicateBlockKeyBlock):
+            block = block.ignore_error_block
+        if isinstance(block, String):
+            macros[block.key.lower()] = _evaluate(block.value, macros)
+    return macros
+
+
+def _evaluate(raw: str, macros: dict[str, str]) -> str:
+    """The value of a BibTeX field expression: ``{..}``, ``".."``, numbers, macros, ``#``."""
+    return "".join(_evaluate_part(part, macros) for part in _split_concatenation(raw))
+
+
+def _split_concatenation(raw: str) -> list[str]:
+    parts: list[str] = []
+    depth, quoted, start = 0, False, 0
+    for i, char in enumerate(raw):
+        escaped = i > 0 and raw[i - 1] == "\\"
+        if char == "{" and not escaped:
+            depth += 1
+        elif char == "}" and not escaped:
+            depth = max(depth - 1, 0)
+        elif char == '"' and depth == 0:
+            quoted = not quoted
+        elif char == "#" and depth == 0 and not quoted:
+            parts.append(raw[start:i])
+            start = i + 1
+    parts.append(raw[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _evaluate_part(part: str, macros: dict[str, str]) -> str:
+    if len(part) >= 2 and (
+        (part[0] == "{" and part[-1] == "}") or (part[0] == '"' and part[-1] == '"')
+    ):
+        return part[1:-1]
+    if part.isdigit():
+        return part
+    # An undefined macro is kept as written, as BibTeX would (after its warning).
+    return macros.get(part.lower(), part)
+
+
+def _fields(entry: Entry, macros: dict[str, str]) -> dict[str, str]:
+    """Evaluated fields by lower-case name; the first of repeated fields wins, as in BibTeX."""
+    fields: dict[str, str] = {}
+    for field in entry.fields:
+        name = field.key.strip().lower()
+        if name not in fields and isinstance(field.value, str):
+            fields[name] = _evaluate(field.value, macros)
+    return fields
+
+
+def _reference(entry: Entry, macros: dict[str, str], file: str, line: int) -> Reference:
+    fields = _fields(entry, macros)
+    doi, raw_doi, origin = _find_doi(fields)
+    return Reference(
+        key=entry.key,
+        doi=doi,
+        raw_doi=raw_doi,
+        doi_origin=origin,
+        pmid=_find_pmid(fields),
+        title=_text(fields.get("title")),
+        journal=_text(
+            fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")
+        ),
+        year=_find_year(fields),
+        location=Location(file=file, line=line),
+    )
+
+
+def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | None]:
+    """(canonical DOI, DOI as written if malformed, field it came from).
+
+    A malformed ``doi`` field is final: falling through to ``url`` would hide the user's typo
+    behind a guess, and the core reports it as ``invalid_doi`` instead.
+    """
+    written = _identifier(fields.get("doi", ""))
+    if written:
+        found = doimod.try_normalize(written)
+        return (found, None, "doi") if found else (None, written, "doi")
+    found = doimod.find_in_text(_identifier(fields.get("url", "")))
+    if found:
+        return found, None, "url"
+    eprint = _identifier(fields.get("eprint", ""))
+    if eprint:
+        kind = (fields.get("eprinttype") or fields.get("archiveprefix") or "").strip().lower()
+        found = doimod.try_normalize(eprint)
+        if found:
+            return found, None, "eprint"
+        if kind == "doi":
+            return None, eprint, "eprint"
+    for name in _TEXT_DOI_FIELDS:
+        found = doimod.find_in_text(_identifier(fields.get(name, "")))
+        if found:
+            return found, None, name
+    return None, None, None
+
+
+def _find_pmid(fields: dict[str, str]) -> str | None:
+    candidates = [fields.get("pmid", "")]
+    kind = (fields.get("eprinttype") or fields.get("archiveprefix") or "").strip().lower()
+    if kind in {"pubmed", "pmid"}:
+        candidates.append(fields.get("eprint", ""))
+    for candidate in candidates:
+        match = _PMID.match(_identifier(candidate))
+        if match:
+            return match.group(1)
+    return None
+
+
+def _find_year(fields: dict[str, str]) -> int | None:
+    for name in ("year", "date"):
+        match = _FIRST_YEAR.search(_identifier(fields.get(name, "")))
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _identifier(value: str) -> str:
+    """An identifier (DOI, URL, PMID) with its TeX escapes and wrappers undone, not TeX-decoded."""
+    text = _HREF.sub(r"\1", value)
+    text = _URL_MACRO.sub(r"\1", text)
+    text = _TILDE.sub("~", text)
+    text = text.replace("\\textunderscore", "_")
+    text = _TEX_ESCAPE.sub(r"\1", text)
+    return text.replace("{", "").replace("}", "").strip()
+
+
+def _text(value: str | None) -> str | None:
+    """Human text (title, journal) decoded from LaTeX to Unicode, on one line."""
+    if not value or not value.strip():
+        return None
+    escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
+    try:
+        decoded = _DECODER.latex_to_text(escaped)
+    except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
+        decoded = value.replace("{", "").replace("}", "")
+    return " ".join(decoded.split()) or None

@@ -1,0 +1,46 @@
+"""Plain DOI lists (one per line) -> references.
+
+The simplest input for CI and for agents: paste DOIs, get verdicts. The key is the DOI as the
+user wrote it, so the report points back at exactly what they typed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rwgate import doi as doimod
+from rwgate.models import BibResult, Location, Reference
+from rwgate.references import read_text
+
+# A comment after the DOI needs whitespace before the '#': SICI DOIs may contain '#'.
+_TRAILING_COMMENT = re.compile(r"\s+#.*$")
+
+
+def read_doi_list(path: Path) -> BibResult:
+    """One DOI per line; blank lines and ``#`` comments are skipped. Raises ReaderError."""
+    path = Path(path)
+    text, problems = read_text(path)
+    result = parse_doi_list(text, str(path))
+    result.problems[:0] = problems
+    return result
+
+
+def parse_doi_list(text: str, file: str) -> BibResult:
+    """References for the DOIs in ``text``; malformed lines keep their text in ``raw_doi``."""
+    result = BibResult()
+    for number, line in enumerate(text.splitlines(), start=1):
+        written = _TRAILING_COMMENT.sub("", line).strip()
+        if not written or written.startswith("#"):
+            continue
+        found = doimod.try_normalize(written)
+        result.references.append(
+            Reference(
+                key=written,
+                doi=found,
+                raw_doi=None if found else written,
+                doi_origin="line",
+                location=Location(file=file, line=number),
+            )
+        )
+    return result

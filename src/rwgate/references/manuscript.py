@@ -1,0 +1,114 @@
+"""Manuscripts in, :class:`~rwgate.models.CitedDocument` out.
+
+A manuscript is reduced to the keys it cites and the bibliography files it names; the core joins
+those with the bibliography readers. Markdown (and every other text format pandoc reads) goes
+through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX goes through
+:mod:`rwgate.references.latexaux`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rwgate.models import CitedDocument, Location, Problem
+from rwgate.pandoc_exe import PandocError, run_pandoc_json
+from rwgate.references import pandoc_ast
+from rwgate.references.latexaux import LatexError, read_latex
+
+LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
+
+
+class ManuscriptError(ValueError):
+    """The manuscript itself could not be read; the message is one line naming the file."""
+
+
+def resolve_bibliography(
+    name: str, document: Path, resource_path: list[Path] | None = None
+) -> Path | None:
+    """Find a bibliography the way pandoc does: absolute, else document dir, cwd, resource path."""
+    written = Path(name).expanduser()
+    if written.is_absolute():
+        return written.resolve() if written.is_file() else None
+    bases = [document.parent, Path.cwd(), *(resource_path or [])]
+    for base in bases:
+        candidate = base / written
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _line_of(document: Path, needle: str) -> int | None:
+    """The first line of the source that mentions ``needle``, to point the user at it."""
+    try:
+        text = document.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
+
+
+def document_from_ast(
+    ast: dict[str, Any], document: Path, resource_path: list[Path] | None = None
+) -> CitedDocument:
+    """Reduce a pandoc AST to a CitedDocument; shared by ``rwgate check`` and the pandoc filter."""
+    problems: list[Problem] = []
+    bibliographies: list[str] = []
+    for name in pandoc_ast.bibliography_paths(ast):
+        found = resolve_bibliography(name, document, resource_path)
+        if found is None:
+            problems.append(
+                Problem(
+                    message=f"bibliography file not found: {name}",
+                    location=Location(file=str(document), line=_line_of(document, name)),
+                    severity="error",
+                )
+            )
+        elif str(found) not in bibliographies:
+            bibliographies.append(str(found))
+    meta = ast.get("meta")
+    raw_rwgate = meta.get("rwgate") if isinstance(meta, dict) else None
+    if raw_rwgate is not None and not (
+        isinstance(raw_rwgate, dict) and raw_rwgate.get("t") == "MetaMap"
+    ):
+        problems.append(
+            Problem(
+                message="metadata field 'rwgate' must be a map (e.g. rwgate: {policy: strict})",
+                location=Location(file=str(document), line=_line_of(document, "rwgate:")),
+                severity="error",
+            )
+        )
+    return CitedDocument(
+        path=str(document),
+        keys=pandoc_ast.cited_keys(ast),
+        cite_all=pandoc_ast.cites_all(ast),
+        bibliographies=bibliographies,
+        inline_references=pandoc_ast.inline_references(ast),
+        metadata=pandoc_ast.rwgate_metadata(ast),
+        problems=problems,
+    )
+
+
+def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
+    """Read a Markdown (or other pandoc-readable text) manuscript through pandoc."""
+    path = Path(path)
+    if not path.is_file():
+        raise ManuscriptError(f"{path}: no such file")
+    try:
+        ast = run_pandoc_json(path)
+    except PandocError as exc:
+        raise ManuscriptError(str(exc)) from exc
+    return document_from_ast(ast, path, resource_path)
+
+
+def read_manuscript(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
+    """Read any manuscript: LaTeX by its extension, everything else through pandoc."""
+    path = Path(path)
+    if path.suffix.lower() in LATEX_SUFFIXES:
+        try:
+            return read_latex(path)
+        except LatexError as exc:
+            raise ManuscriptError(str(exc)) from exc
+    return read_markdown(path, resource_path)

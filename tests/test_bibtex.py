@@ -1,0 +1,264 @@
+"""The .bib reader: DOI recovery, line numbers, broken and duplicate entries, encodings."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rwgate.doi import try_normalize
+from rwgate.references import ReaderError, load_bibliography
+from rwgate.references.bibtex import parse_bib, read_bib
+
+FIXTURES = Path(__file__).parent / "fixtures" / "bib"
+SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"
+
+
+def line_of(path: Path, needle: str) -> int:
+    """1-based line of the first line containing ``needle``, read independently of the reader."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+@pytest.fixture(scope="module")
+def refs() -> dict[str, object]:
+    result = read_bib(FIXTURES / "refs.bib")
+    assert result.problems == []
+    return {ref.key: ref for ref in result.references}
+
+
+def test_reads_every_entry_in_file_order_and_skips_comments() -> None:
+    result = read_bib(FIXTURES / "refs.bib")
+    keys = [ref.key for ref in result.references]
+    assert keys == [
+        "wakefield1998",
+        "lacour2014",
+        "mcnutt2015",
+        "njei2011",
+        "kucsko2013",
+        "watson1953",
+        "sici1998",
+        "typo2014",
+    ]
+    assert "commented" not in keys
+
+
+def test_line_numbers_point_at_the_entry_start(refs: dict) -> None:
+    path = FIXTURES / "refs.bib"
+    for key, ref in refs.items():
+        assert ref.location.file == str(path)
+        assert ref.location.line == line_of(path, "{" + key + ","), key
+
+
+@pytest.mark.parametrize(
+    ("key", "doi", "origin"),
+    [
+        ("wakefield1998", "10.1016/s0140-6736(97)11096-0", "doi"),
+        ("lacour2014", "10.1126/science.1256151", "url"),
+        ("mcnutt2015", "10.1126/science.aac6638", "note"),
+        ("njei2011", "10.1002/14651858.cd009522", "eprint"),
+        ("kucsko2013", "10.1038/nature12373", "doi"),
+        ("watson1953", "10.1038/171737a0", "doi"),
+        ("sici1998", SICI.lower(), "doi"),
+    ],
+)
+def test_doi_found_in_each_field(refs: dict, key: str, doi: str, origin: str) -> None:
+    assert refs[key].doi == doi
+    assert refs[key].doi_origin == origin
+    assert refs[key].raw_doi is None
+
+
+def test_malformed_doi_field_is_kept_and_never_replaced_by_url(refs: dict) -> None:
+    typo = refs["typo2014"]
+    assert typo.doi is None
+    assert typo.raw_doi == "10.1126science.1256151"
+    assert typo.doi_origin == "doi"
+
+
+def test_macros_latex_and_dates(refs: dict) -> None:
+    wakefield = refs["wakefield1998"]
+    assert wakefield.journal == "The Lancet"  # @string macro
+    assert wakefield.title is not None
+    assert wakefield.title.startswith("RETRACTED: Ileal-lymphoid-nodular hyperplasia")
+    assert "{" not in wakefield.title and "\n" not in wakefield.title
+    assert wakefield.year == 1998
+    assert refs["lacour2014"].journal == "Science"  # journaltitle
+    assert refs["lacour2014"].year == 2014  # from date
+    assert refs["njei2011"].title.endswith("chronic hepatitis B")
+
+
+def test_latex_decoding_of_title_and_journal() -> None:
+    text = r"""@article{k,
+  title = {Na{\"\i}ve {M}{\"u}ller \& Caf\'e: 50\% of {DNA}},
+  journal = "Revista M{\'e}dica" # " " # {de {\c{C}}ordoba},
+  year = {in press, 2021a}
+}"""
+    (ref,) = parse_bib(text, "t.bib").references
+    assert ref.title == "Naïve Müller & Café: 50% of DNA"
+    assert ref.journal == "Revista Médica de Çordoba"
+    assert ref.year == 2021
+
+
+def test_booktitle_is_the_journal_of_proceedings() -> None:
+    text = "@inproceedings{p, booktitle = {Proc. of {ACL}}, year = 2020}"
+    (ref,) = parse_bib(text, "t.bib").references
+    assert ref.journal == "Proc. of ACL"
+
+
+def test_tex_escaped_doi_and_url_wrappers() -> None:
+    text = r"""@misc{a, doi = {10.1000/abc\_def}}
+@misc{b, url = {\url{https://onlinelibrary.wiley.com/doi/full/10.1002/14651858.CD009522}}}
+@misc{c, howpublished = {\href{https://doi.org/10.1038/171737a0}{Nature}}}
+@misc{d, addendum = {See DOI 10.1038/nature12373}}
+@misc{e, eprint = {2101.00001}, archiveprefix = {arXiv}}
+@misc{f, eprint = {not a doi}, eprinttype = {doi}}
+"""
+    refs = {r.key: r for r in parse_bib(text, "t.bib").references}
+    assert refs["a"].doi == "10.1000/abc_def"
+    assert (refs["b"].doi, refs["b"].doi_origin) == ("10.1002/14651858.cd009522", "url")
+    assert (refs["c"].doi, refs["c"].doi_origin) == ("10.1038/171737a0", "howpublished")
+    assert (refs["d"].doi, refs["d"].doi_origin) == ("10.1038/nature12373", "addendum")
+    assert (refs["e"].doi, refs["e"].raw_doi) == (None, None)
+    assert (refs["f"].doi, refs["f"].raw_doi, refs["f"].doi_origin) == (None, "not a doi", "eprint")
+
+
+def test_empty_doi_field_falls_through_to_url() -> None:
+    text = "@misc{a, doi = {}, url = {https://doi.org/10.1038/nature12373}}"
+    (ref,) = parse_bib(text, "t.bib").references
+    assert (ref.doi, ref.raw_doi, ref.doi_origin) == ("10.1038/nature12373", None, "url")
+
+
+def test_pmid_from_field_or_pubmed_eprint() -> None:
+    text = """@article{a, pmid = {PMID: 13054692}}
+@article{b, eprint = {13054692}, eprinttype = {pubmed}}
+@article{c, eprint = {13054692}, eprinttype = {arxiv}}
+"""
+    refs = {r.key: r for r in parse_bib(text, "t.bib").references}
+    assert refs["a"].pmid == "13054692"
+    assert refs["b"].pmid == "13054692"
+    assert refs["c"].pmid is None
+
+
+def test_half_broken_file_reports_the_broken_entry_and_reads_the_rest() -> None:
+    path = FIXTURES / "half-broken.bib"
+    result = read_bib(path)
+    assert [r.key for r in result.references] == ["wakefield1998", "kucsko2013"]
+    assert [r.doi for r in result.references] == [
+        "10.1016/s0140-6736(97)11096-0",
+        "10.1038/nature12373",
+    ]
+    assert result.references[1].location.line == line_of(path, "@article{kucsko2013")
+    (problem,) = result.problems
+    assert problem.severity == "error"
+    assert problem.location.line == line_of(path, "@article{lacour2014")
+    assert "lacour2014" in problem.message
+    assert "\n" not in str(problem)
+
+
+def test_entry_without_comma_after_key_is_reported_not_fatal() -> None:
+    text = (
+        "@misc{first, doi = {10.1038/171737a0}}\n"
+        "@misc{nocomma title = {x}}\n"
+        "@misc{last, doi={10.1038/nature12373}}\n"
+    )
+    result = parse_bib(text, "t.bib")
+    assert [r.key for r in result.references] == ["first", "last"]
+    assert [r.location.line for r in result.references] == [1, 3]
+    assert [(p.location.line, "nocomma" in p.message) for p in result.problems] == [(2, True)]
+
+
+def test_duplicate_keys_keep_the_first_and_name_both_lines() -> None:
+    path = FIXTURES / "duplicates.bib"
+    result = read_bib(path)
+    assert [r.key for r in result.references] == ["lacour2014", "watson1953"]
+    assert result.references[0].doi == "10.1126/science.1256151"
+    (problem,) = result.problems
+    first = line_of(path, "@article{lacour2014")
+    second = line_of(path, "Editorial retraction") - 1
+    assert problem.location.line == second
+    assert f"line {first}" in problem.message and f"line {second}" in problem.message
+
+
+def test_repeated_field_uses_the_first_value() -> None:
+    text = "@misc{a, doi = {10.1038/171737a0}, doi = {10.1126/science.1256151}}"
+    result = parse_bib(text, "t.bib")
+    assert result.references[0].doi == "10.1038/171737a0"
+    assert len(result.problems) == 1 and "doi" in result.problems[0].message
+
+
+def test_latin1_file_is_read_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "old.bib"
+    path.write_bytes(
+        b"% export\n@article{watson1953,\n  title = {Mol\xe9cule},\n  doi = {10.1038/171737a0}\n}\n"
+    )
+    result = read_bib(path)
+    (ref,) = result.references
+    assert ref.title == "Molécule"
+    assert ref.doi == "10.1038/171737a0"
+    assert ref.location.line == 2
+    (problem,) = result.problems
+    assert problem.severity == "warning"
+    assert "UTF-8" in problem.message and problem.location.line == 3
+
+
+def test_utf8_with_bom_is_plain_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bom.bib"
+    path.write_bytes("\ufeff@article{a, title = {Müller}, doi = {10.1038/171737a0}}".encode())
+    result = read_bib(path)
+    assert result.problems == []
+    assert result.references[0].title == "Müller"
+    assert result.references[0].key == "a"
+
+
+def test_missing_file_raises_reader_error_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.bib"
+    with pytest.raises(ReaderError, match=r"nope\.bib"):
+        read_bib(missing)
+    with pytest.raises(ReaderError, match=r"nope\.bib"):
+        load_bibliography(missing)
+    with pytest.raises(ReaderError, match="directory"):
+        read_bib(tmp_path)
+
+
+def test_empty_file_has_no_references() -> None:
+    assert parse_bib("", "e.bib").references == []
+    assert parse_bib("% only a comment\n", "e.bib").problems == []
+
+
+# --- generated files: N entries in, exactly those N references out ---------------------------
+
+_KEY = st.text(string.ascii_letters + string.digits + "_:-", min_size=1, max_size=12)
+_TITLE = st.text(string.ascii_letters + string.digits + " ,.", min_size=1, max_size=40).filter(
+    lambda t: t.strip() != ""
+)
+_SUFFIX = st.text(string.ascii_letters + string.digits + "./-_()<>;:", min_size=1, max_size=20)
+_DOI = st.builds(
+    lambda reg, suffix: f"10.{reg}/{suffix}", st.integers(1000, 99999), _SUFFIX
+).filter(lambda d: try_normalize(d) == d.lower())  # already canonical up to case
+_ENTRY = st.tuples(_TITLE, _DOI, st.integers(0, 3), st.sampled_from(["doi", "url", "note"]))
+
+
+def _render(key: str, title: str, doi: str, padding: int, where: str) -> str:
+    value = {"doi": doi, "url": f"https://doi.org/{doi}", "note": f"Available at doi:{doi}"}[where]
+    return (
+        "\n" * padding + f"@article{{{key},\n  title = {{{title}}},\n  {where} = {{{value}}}\n}}\n"
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_KEY, _ENTRY, min_size=1, max_size=8))
+def test_generated_bib_round_trips(entries: dict[str, tuple[str, str, int, str]]) -> None:
+    text, expected = "", []
+    for key, (title, doi, padding, where) in entries.items():
+        line = text.count("\n") + 1 + padding
+        text += _render(key, title, doi, padding, where)
+        expected.append((key, doi.lower(), line, " ".join(title.split())))
+    result = parse_bib(text, "gen.bib")
+    assert result.problems == []
+    got = [(r.key, r.doi, r.location.line, r.title) for r in result.references]
+    assert got == expected
