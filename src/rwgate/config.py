@@ -87,6 +87,7 @@ _ENV: dict[str, str] = {
     "RWGATE_OPENALEX_URL": "openalex_url",
     "CROSSREF_MAILTO": "mailto",
     "RWGATE_TIMEOUT": "timeout",
+    "RWGATE_MAX_SECONDS": "max_total_seconds",
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}

@@ -17,6 +17,7 @@ from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.models import (
     Citation,
     Lookup,
+    Notice,
     Problem,
     Reference,
     Report,
@@ -86,9 +87,12 @@ class CheckResult:
 
 @dataclass
 class _Evidence:
+    """What the sources said about one reference, before policy."""
+
     status: Status
-    lookups: list[Lookup]
+    lookups: list[Lookup] = field(default_factory=list)
     reason: str | None = None
+    notices: list[Notice] = field(default_factory=list)
     doi: str | None = None
 
 
@@ -96,7 +100,9 @@ def _snapshot_date(info: SourceInfo | None) -> str:
     return info.as_of.date().isoformat() if info and info.as_of else "unknown date"
 
 
-def _judge(doi: str, crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None) -> _Evidence:
+def _judge(
+    doi: str, crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None
+) -> _Evidence:
     """DESIGN.md's evidence rules for one DOI, given what each source said."""
     found = [lk for lk in (crossref, snap) if lk is not None and lk.outcome == "found"]
     if found:
@@ -107,7 +113,7 @@ def _judge(doi: str, crossref: Lookup, snap: Lookup | None, snap_info: SourceInf
         notice_for = [d for lk in found for d in lk.notice_for]
         if not notices and notice_for:
             reason = "this record is itself a notice about " + ", ".join(dict.fromkeys(notice_for))
-        return _Evidence(status_from_notices(notices), found, reason)
+        return _Evidence(status_from_notices(notices), found, reason, notices)
     if crossref.outcome == "not_found":
         return _Evidence("unknown_doi", [crossref], "no registry knows this DOI")
     if snap is not None:
@@ -126,7 +132,6 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
     action, allowed, warning = policy.decide(ref.key, doi, ev.status)
     if warning:
         warnings.append(warning)
-    notices = merge_notices(n for lk in ev.lookups if lk.outcome == "found" for n in lk.notices)
     meta = next((lk for lk in ev.lookups if lk.outcome == "found" and lk.title), None)
     reason = ev.reason
     if allowed is not None:
@@ -138,7 +143,7 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
         action=action,
         allowed=allowed is not None,
         reason=reason,
-        notices=notices,
+        notices=ev.notices,
         title=(meta.title if meta else None) or ref.title,
         journal=(meta.journal if meta else None) or ref.journal,
         year=(meta.year if meta else None) or ref.year,
@@ -149,9 +154,9 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
 def _unlooked(ref: Reference) -> _Evidence | None:
     """Verdicts that need no source at all."""
     if ref.missing:
-        return _Evidence("missing_entry", [], "cited key is in no bibliography")
+        return _Evidence("missing_entry", reason="cited key is in no bibliography")
     if ref.doi is None and ref.raw_doi:
-        return _Evidence("invalid_doi", [], f"malformed DOI {ref.raw_doi!r}")
+        return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
     return None
 
 
@@ -180,7 +185,7 @@ def check(
         if own:
             srcs.close()
     snap_info = next((i for i in infos if i.name == "snapshot"), None)
-    errors = {lk.error for lk in crossref.values() if lk.outcome == "error"}
+    errors = {lk.error or "error" for lk in crossref.values() if lk.outcome == "error"}
     if errors and not settings.offline:
         warnings.append("Crossref could not be asked for some DOIs: " + "; ".join(sorted(errors)))
     citations = []
@@ -191,10 +196,11 @@ def check(
         elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:
             lk = by_pmid[ref.pmid]
             if lk.outcome == "found":
-                ev = _Evidence(status_from_notices(lk.notices), [lk], f"matched by PMID {ref.pmid}")
-                ev.doi = lk.doi or None
+                status = status_from_notices(lk.notices)
+                reason = f"matched by PMID {ref.pmid}"
+                ev = _Evidence(status, [lk], reason, lk.notices, doi=lk.doi or None)
         if ev is None:
-            ev = _Evidence("no_doi", [], "entry has no DOI")
+            ev = _Evidence("no_doi", reason="entry has no DOI")
         citations.append(_citation(ref, ev, policy, warnings))
     return CheckResult(
         citations=citations,

@@ -127,7 +127,7 @@ def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
 
 
 def status_from_notices(notices: list[Notice]) -> Status:
-    """The most severe notice still in force (DESIGN.md), with reinstatement lifting earlier ones."""
+    """The most severe notice still in force; a reinstatement lifts the ones before it."""
     ordered = sorted(notices, key=_date_key)
     in_force: list[Notice] = []
     for notice in ordered:
@@ -155,7 +155,7 @@ def crossref_date(value: Mapping[str, Any] | None) -> dt.date | None:
     parts = (value.get("date-parts") or [[None]])[0]
     if not parts or parts[0] is None:
         return None
-    year, month, day = (list(parts) + [1, 1])[:3]
+    year, month, day = ([*list(parts), 1, 1])[:3]
     try:
         return dt.date(int(year), int(month or 1), int(day or 1))
     except (TypeError, ValueError):

@@ -34,7 +34,7 @@ class Annotation:
 
 
 def deciding_notice(citation: Citation) -> Notice | None:
-    """The newest notice whose type gives the work its status (the retraction of a retracted work)."""
+    """The newest notice whose type gives the work its status (a retracted work: its retraction)."""
     matching = [n for n in citation.notices if status_of_type(n.type) == citation.status]
     if citation.status == "reinstated":
         matching = [n for n in citation.notices if n.type == "reinstatement"]

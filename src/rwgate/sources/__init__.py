@@ -41,7 +41,7 @@ class OpenSources:
 
 
 def _crossref_factory(settings: Settings) -> IntegritySource:
-    from rwgate.sources.crossref import CrossrefSource  # noqa: PLC0415 - imports httpx lazily
+    from rwgate.sources.crossref import CrossrefSource
 
     return CrossrefSource(
         base_url=settings.crossref_url,
@@ -53,7 +53,7 @@ def _crossref_factory(settings: Settings) -> IntegritySource:
 
 def open_snapshot(settings: Settings) -> IntegritySource | None:
     """The snapshot named by the settings (or the default path), if there is one."""
-    from rwgate.sources.snapshot import Snapshot, default_snapshot_path  # noqa: PLC0415
+    from rwgate.sources.snapshot import Snapshot, default_snapshot_path
 
     path = settings.snapshot or default_snapshot_path()
     if not Path(path).is_file():

@@ -19,9 +19,7 @@ Progress = Callable[[int, int], None]
 class IntegritySource(Protocol):
     name: str
 
-    def query_all(
-        self, dois: Sequence[str], progress: Progress | None = None
-    ) -> dict[str, Lookup]:
+    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
         """One :class:`Lookup` per canonical DOI in ``dois`` (every DOI gets an answer)."""
         ...
 

@@ -8,6 +8,7 @@ a failed look-up is retried next time instead of being remembered.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import warnings
 from collections.abc import Callable, Sequence
@@ -37,7 +38,7 @@ class Cache:
         if directory is None:
             return
         try:
-            import diskcache  # noqa: PLC0415 - only when a cache is wanted
+            import diskcache
 
             directory.mkdir(parents=True, exist_ok=True)
             self._db = diskcache.Cache(str(directory), timeout=2)
@@ -49,10 +50,8 @@ class Cache:
             self.warning = message
             warnings.warn(message, CacheWarning, stacklevel=3)
         if self._db is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._db.close()
-            except Exception:
-                pass
         self._db = None
 
     @property

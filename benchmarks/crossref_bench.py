@@ -1,0 +1,70 @@
+"""Benchmark: check 300 DOIs against the loopback fake Crossref answering with 100 ms latency.
+
+Prints requests made and wall time, cold cache and warm cache, beside the one-request-per-DOI floor
+(300 x 100 ms = 30 s). Targets (issue 2): at most one request per 100 DOIs, cold < 3 s,
+warm < 0.3 s.
+Run: .venv/bin/python benchmarks/crossref_bench.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fakes.crossref import FakeCrossref, synthetic_record
+from rwgate.config import load_settings
+from rwgate.core import check
+from rwgate.references.gather import doi_reference
+
+N = 300
+LATENCY = 0.1
+
+
+def notice(i: int) -> list[dict]:
+    if i % 10:
+        return []
+    return [
+        {
+            "DOI": f"10.5555/notice.{i}",
+            "type": "retraction",
+            "label": "Retraction",
+            "source": "retraction-watch",
+            "updated": {"date-parts": [[2021, 1, 1]]},
+            "record-id": str(90000 + i),
+        }
+    ]
+
+
+def one_run(fake: FakeCrossref, cache_dir: Path, dois: list[str]) -> tuple[float, int, int]:
+    settings = load_settings(
+        cache_dir, overrides={"crossref_url": fake.url, "cache_dir": cache_dir}, env={}
+    )
+    refs = [doi_reference(d) for d in dois]
+    before = len(fake.requests)
+    start = time.perf_counter()
+    result = check(refs, settings)
+    elapsed = time.perf_counter() - start
+    flagged = sum(c.status == "retracted" for c in result.citations)
+    return elapsed, len(fake.requests) - before, flagged
+
+
+def main() -> None:
+    dois = [f"10.5555/bench.{i:04d}" for i in range(N)]
+    with FakeCrossref(latency=LATENCY) as fake, tempfile.TemporaryDirectory() as tmp:
+        for i, doi in enumerate(dois):
+            fake.add_record(synthetic_record(doi, updated_by=notice(i)))
+        cold = one_run(fake, Path(tmp), dois)
+        warm = one_run(fake, Path(tmp), dois)
+    floor = N * LATENCY
+    print(f"{N} DOIs, fake Crossref latency {LATENCY * 1000:.0f} ms per request")
+    print(f"one-request-per-DOI floor: {N} requests, {floor:.1f} s")
+    for name, (secs, reqs, flagged) in (("cold cache", cold), ("warm cache", warm)):
+        print(f"{name}: {reqs} requests, {secs:.3f} s wall, {flagged} retracted found")
+
+
+if __name__ == "__main__":
+    main()

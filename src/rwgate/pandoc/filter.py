@@ -1,0 +1,197 @@
+"""``rw-filter``: the pandoc JSON filter that annotates flagged references or stops the build.
+
+pandoc runs it as ``rw-filter FORMAT`` with the document's JSON AST on stdin and expects the
+(possibly changed) AST on stdout; a non-zero exit makes pandoc stop and write nothing, which is how
+the gate works. The filter is only an adapter: it reads the cited keys and bibliographies from the
+AST exactly as ``rwgate check`` does (:func:`rwgate.references.manuscript.document_from_ast`), asks
+the core for every verdict in one batched call, and renders the result as AST elements.
+
+pandoc tells a JSON filter neither the input file nor ``--resource-path``, so bibliography paths
+and the configuration file are looked up from the working directory (plus
+``RWGATE_RESOURCE_PATH``). Startup time matters because the filter runs on every build: heavy
+modules are imported only on the path that needs them, and a document with nothing to annotate is
+passed through byte for byte without being parsed into panflute objects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rwgate.pandoc.log import say
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.core import CheckResult
+    from rwgate.models import Citation, CitedDocument, Reference
+    from rwgate.render.annotate import Annotation
+
+DOCUMENT = Path("(pandoc input)")
+RESOURCE_PATH_ENV = "RWGATE_RESOURCE_PATH"
+
+
+class FilterError(Exception):
+    """Bad input or configuration: reported as one ``rw-filter: ERROR:`` line, exit status 2."""
+
+
+def _parse(source: bytes) -> dict[str, Any]:
+    try:
+        ast = json.loads(source)
+    except ValueError as exc:
+        raise FilterError(f"stdin is not a pandoc JSON document ({exc})") from None
+    if not isinstance(ast, dict) or "blocks" not in ast or "pandoc-api-version" not in ast:
+        raise FilterError("stdin is not a pandoc JSON document (run me as `pandoc --filter`)")
+    return ast
+
+
+def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Settings:
+    """Defaults < rwgate.toml/pyproject.toml upward from the working directory < env < metadata."""
+    from rwgate.config import ConfigError, load_settings
+    from rwgate.references.pandoc_ast import rwgate_metadata
+
+    raw = ast.get("meta", {}).get("rwgate")
+    if raw is not None and not (isinstance(raw, dict) and raw.get("t") == "MetaMap"):
+        raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
+    try:
+        return load_settings(
+            Path.cwd(), rwgate_metadata(ast), env=env, overrides_name="metadata rwgate"
+        )
+    except ConfigError as exc:
+        raise FilterError(str(exc)) from None
+
+
+def _resource_path(env: Mapping[str, str]) -> list[Path]:
+    value = env.get(RESOURCE_PATH_ENV, "")
+    return [Path(part) for part in value.split(os.pathsep) if part.strip()]
+
+
+def judge(cited: CitedDocument, settings: Settings) -> tuple[CheckResult, dict[str, Reference]]:
+    """The verdict for every cited work, with one batched core call (as ``rwgate check``)."""
+    from rwgate.core import check
+    from rwgate.references.join import cited_references
+
+    bib = cited_references(cited)
+    result = check(bib.references, settings, problems=bib.problems)
+    return result, {ref.key: ref for ref in bib.references}
+
+
+def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[tuple[str, str]]:
+    """Each ``bibliography`` name as written, with the file it resolves to ("" if none)."""
+    from rwgate.references.manuscript import resolve_bibliography
+    from rwgate.references.pandoc_ast import bibliography_paths
+
+    out = []
+    for name in bibliography_paths(ast):
+        found = resolve_bibliography(name, DOCUMENT, resource_path)
+        out.append((name, str(found) if found is not None else ""))
+    return out
+
+
+def describe(citation: Citation) -> str:
+    """``KEY: status, notice type YEAR, notice doi:...`` for the stderr lines."""
+    from rwgate.render.annotate import deciding_notice
+
+    parts: list[str] = [citation.status]
+    notice = deciding_notice(citation)
+    if notice is not None:
+        when = f" {notice.date.year}" if notice.date else ""
+        parts.append(f"{notice.type}{when}")
+        if notice.doi:
+            parts.append(f"notice doi:{notice.doi}")
+    if citation.allowed:
+        parts.append("allowed")
+    text = f"{citation.key}: {', '.join(parts)}"
+    if citation.reason and notice is None:
+        text += f" ({citation.reason})"
+    return text
+
+
+def report_messages(result: CheckResult) -> None:
+    """Warnings for problems, source trouble and every citation the policy warns about."""
+    for problem in result.problems:
+        say("WARNING", str(problem))
+    for warning in result.warnings:
+        say("WARNING", warning)
+    for citation in result.citations:
+        if citation.action == "warn":
+            say("WARNING", describe(citation))
+        elif citation.action == "annotate":
+            say("WARNING", describe(citation) + " (annotated)")
+
+
+def write_report(result: CheckResult, path: Path) -> None:
+    from rwgate.fsutil import write_atomic
+
+    try:
+        write_atomic(path, result.report().to_json() + "\n")
+    except OSError as exc:
+        raise FilterError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+
+
+def annotations_for(citations: Sequence[Citation], template: str | None) -> dict[str, Annotation]:
+    """Key -> annotation for every flagged work the policy annotates (allowed ones included)."""
+    from rwgate.core import FLAGGED
+    from rwgate.render.annotate import TemplateProblem, annotate
+
+    out: dict[str, Annotation] = {}
+    for citation in citations:
+        if citation.status in FLAGGED and citation.action in ("annotate", "fail"):
+            try:
+                out[citation.key] = annotate(citation, template)
+            except TemplateProblem as exc:
+                raise FilterError(str(exc)) from None
+    return out
+
+
+def process(source: bytes, fmt: str, env: Mapping[str, str]) -> tuple[int, bytes | None]:
+    """Filter one document: (exit status, output AST or None when the gate stops the build)."""
+    from rwgate.references.manuscript import document_from_ast
+
+    ast = _parse(source)
+    settings = load_filter_settings(ast, env)
+    resource_path = _resource_path(env)
+    cited = document_from_ast(ast, DOCUMENT, resource_path)
+    if not cited.keys and not cited.cite_all and settings.report is None:
+        return 0, source
+    result, refs = judge(cited, settings)
+    report_messages(result)
+    if settings.report is not None:
+        write_report(result, settings.report)
+    if result.exit_code != 0:
+        for citation in result.citations:
+            if citation.action == "fail":
+                say("ERROR", describe(citation))
+        return result.exit_code, None
+    annotations = annotations_for(result.citations, settings.template)
+    if not annotations:
+        return 0, source
+    from rwgate.pandoc.render import render
+
+    files = bibliography_files(ast, resource_path)
+    return 0, render(source, fmt, annotations, refs, files, inline=settings.inline)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rw-filter`` console script (and of ``filters/rw-filter.py``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    fmt = args[0] if args else "html"
+    try:
+        status, output = process(sys.stdin.buffer.read(), fmt, os.environ)
+    except FilterError as exc:
+        say("ERROR", str(exc))
+        return 2
+    except Exception as exc:  # never a traceback in the middle of a pandoc build
+        say("ERROR", f"internal error ({type(exc).__name__}): {exc}")
+        return 3
+    if output is not None:
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
