@@ -6,6 +6,9 @@ api.crossref.org exchanges (sckott/habanero cassettes): ``filter=doi:A,doi:B`` O
 case-insensitively and silently leaves unknown ones out; ``/works/{doi}`` answers 404 ``text/plain``
 ``Resource not found.``; bad ``rows`` or an unknown filter give a 400 ``validation-failure`` JSON
 body; every answer carries ``x-rate-limit-*``, ``x-concurrency-limit`` and ``x-api-pool``.
+The list route also searches (``query*``, the update and date filters, ``sort``/``order``,
+``rows``/``offset``: see :mod:`fakes.crossref_works`), and ``/works/{doi}/transform/
+application/x-bibtex`` answers the record as BibTeX in Crossref's layout.
 
 Faults are injected with :meth:`FakeCrossref.fail_next`; every request is recorded in
 :attr:`FakeCrossref.requests`, and :attr:`FakeCrossref.peak_in_flight` measures concurrency.
@@ -25,9 +28,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from fakes import crossref_works as works
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "crossref"
 FAULT_KINDS = ("429", "503", "400", "malformed", "slow", "drop")
-_FILTERS = ("doi", "updates")
+BIBTEX_SUFFIX = "/transform/application/x-bibtex"
 _NOT_FOUND = b"Resource not found."
 
 
@@ -99,9 +104,15 @@ def synthetic_record(
 class FakeCrossref:
     """Context manager running the fake on ``127.0.0.1``; :attr:`url` is its base URL."""
 
-    def __init__(self, fixtures: Path = FIXTURES, latency: float = 0.0) -> None:
+    def __init__(
+        self, fixtures: Path = FIXTURES, latency: float = 0.0, notices: bool = False
+    ) -> None:
+        """``notices`` adds notice records mirrored from the works' ``updated-by`` (see
+        :func:`fakes.crossref_works.mirror_notices`); off by default so a notice DOI the fixtures
+        lack stays unknown, as the integrity tests expect."""
         self._fixtures = fixtures
-        self.records: dict[str, dict[str, Any]] = load_fixture_records(fixtures)
+        self._notices = notices
+        self.records: dict[str, dict[str, Any]] = self._load()
         self.latency = latency
         self.slow_seconds = 3.0
         self.limits = {
@@ -116,6 +127,12 @@ class FakeCrossref:
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        records = load_fixture_records(self._fixtures)
+        if self._notices:
+            records.update(works.mirror_notices(records))
+        return records
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -182,7 +199,7 @@ class FakeCrossref:
             self.latency = 0.0
             self.peak_in_flight = self.in_flight
             if records:
-                self.records = load_fixture_records(self._fixtures)
+                self.records = self._load()
 
     def requests_to(self, path_prefix: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.startswith(path_prefix)]
@@ -204,22 +221,9 @@ class FakeCrossref:
         with self._lock:
             return self.records.get(doi.lower())
 
-    def _search(self, filters: list[tuple[str, str]]) -> list[dict[str, Any]]:
-        """Values of one filter are ORed, different filters ANDed (Crossref's rule)."""
-        wanted: dict[str, set[str]] = {}
-        for name, value in filters:
-            wanted.setdefault(name, set()).add(value.lower())
+    def _all(self) -> list[dict[str, Any]]:
         with self._lock:
-            records = list(self.records.values())
-        hits = []
-        for record in records:
-            if "doi" in wanted and str(record.get("DOI", "")).lower() not in wanted["doi"]:
-                continue
-            targets = {str(u.get("DOI", "")).lower() for u in record.get("update-to") or []}
-            if "updates" in wanted and not targets & wanted["updates"]:
-                continue
-            hits.append(record)
-        return hits
+            return list(self.records.values())
 
 
 def _validation_failure(kind: str, value: str, message: str) -> dict[str, Any]:
@@ -228,6 +232,11 @@ def _validation_failure(kind: str, value: str, message: str) -> dict[str, Any]:
         "message-type": "validation-failure",
         "message": [{"type": kind, "value": value, "message": message}],
     }
+
+
+def _terms(request: RecordedRequest) -> str | None:
+    texts = [" ".join(v) for n, v in request.query.items() if n.startswith("query")]
+    return " ".join(texts) or None
 
 
 def _select(record: dict[str, Any], select: list[str]) -> dict[str, Any]:
@@ -269,6 +278,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _route(self, request: RecordedRequest) -> None:
         if request.path in ("/works", "/works/"):
             self._works_list(request)
+        elif request.path.startswith("/works/") and request.path.endswith(BIBTEX_SUFFIX):
+            self._bibtex(request)
         elif request.path.startswith("/works/"):
             self._work(request)
         else:
@@ -293,6 +304,13 @@ class _Handler(BaseHTTPRequestHandler):
         }
         return self._json(200, body, request)
 
+    def _bibtex(self, request: RecordedRequest) -> None:
+        record = self.fake._lookup(request.path[len("/works/") : -len(BIBTEX_SUFFIX)])
+        if record is None:
+            return self._send(404, _NOT_FOUND, "text/plain", request)
+        data = works.bibtex(record).encode("utf-8")
+        return self._send(200, data, "application/x-bibtex", request)
+
     def _works_list(self, request: RecordedRequest) -> None:
         rows_text = request.query.get("rows", ["20"])[-1]
         if not rows_text.isdigit() or int(rows_text) > 1000:
@@ -303,29 +321,26 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(
                 400, _validation_failure("integer-not-valid", rows_text, text), request
             )
-        filters: list[tuple[str, str]] = []
-        for spec in ",".join(request.query.get("filter", [])).split(","):
-            if not spec:
-                continue
-            name, _, value = spec.partition(":")
-            if name not in _FILTERS:
-                text = (
-                    f"Filter '{name}' specified but there is no such filter for this route. "
-                    f"Valid filters for this route are: {', '.join(_FILTERS)}"
-                )
-                return self._json(
-                    400, _validation_failure("filter-not-available", name, text), request
-                )
-            filters.append((name, value))
-        hits = self.fake._search(filters)
+        offset_text = request.query.get("offset", ["0"])[-1]
+        if not offset_text.isdigit() or int(offset_text) > 10000:
+            text = f"Integer specified as {offset_text} but must be 0..10000. "
+            return self._json(
+                400, _validation_failure("integer-not-valid", offset_text, text), request
+            )
+        try:
+            hits = self._hits(request)
+        except works.BadRequest as bad:
+            body = _validation_failure(bad.kind, bad.value, bad.message)
+            return self._json(400, body, request)
+        start = int(offset_text)
         select = [s for s in ",".join(request.query.get("select", [])).split(",") if s]
-        items = [_select(r, select) for r in hits[: int(rows_text)]]
+        items = [_select(r, select) for r in hits[start : start + int(rows_text)]]
         message = {
             "facets": {},
             "total-results": len(hits),
             "items": items,
             "items-per-page": int(rows_text),
-            "query": {"start-index": 0, "search-terms": None},
+            "query": {"start-index": start, "search-terms": _terms(request)},
         }
         body = {
             "status": "ok",
@@ -334,6 +349,25 @@ class _Handler(BaseHTTPRequestHandler):
             "message": message,
         }
         return self._json(200, body, request)
+
+    def _hits(self, request: RecordedRequest) -> list[dict[str, Any]]:
+        """Filtered, queried and sorted records (raises :class:`works.BadRequest`)."""
+        q = request.query
+        unknown = [n for n in q if n.startswith("query") and n not in works.QUERY_FIELDS]
+        if unknown:
+            text = f"Field query {unknown[0]} specified but there is no such field query"
+            raise works.BadRequest("unknown-field-query", unknown[0], text)
+        sort, order = q.get("sort", [None])[-1], q.get("order", [None])[-1]
+        works.check_sort(sort, order)
+        queries = {n: " ".join(v) for n, v in q.items() if n in works.QUERY_FIELDS}
+        scored = works.select_records(
+            self.fake._all(), works.parse_filters(q.get("filter", [])), queries
+        )
+        if sort is None and queries:
+            sort = "relevance"
+        if sort is not None:
+            scored.sort(key=works.sort_key(sort), reverse=(order or "desc") == "desc")
+        return [record for _, record in scored]
 
     def _fault(self, request: RecordedRequest, kind: str, retry_after: float | str | None) -> None:
         extra = {"Retry-After": str(retry_after)} if retry_after is not None else {}

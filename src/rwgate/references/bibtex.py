@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from bibtexparser.model import (
@@ -275,10 +276,22 @@ def _identifier(value: str) -> str:
     return text.replace("{", "").replace("}", "").strip()
 
 
+_PLAIN = re.compile(r"^[^\\{}$~%`'-]*$")
+
+
 def _text(value: str | None) -> str | None:
     """Human text (title, journal) decoded from LaTeX to Unicode, on one line."""
     if not value or not value.strip():
         return None
+    if _PLAIN.match(value):
+        # Nothing for the LaTeX decoder to do; it costs ~0.6 ms a field, which a
+        # 1,000-entry bibliography in a pandoc build would feel.
+        return " ".join(value.split())
+    return _decoded(value)
+
+
+@lru_cache(maxsize=4096)
+def _decoded(value: str) -> str | None:
     escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
     try:
         decoded = _DECODER.latex_to_text(escaped)

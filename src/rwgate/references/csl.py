@@ -11,9 +11,11 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
+
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
@@ -55,6 +57,8 @@ def parse_csl_json(text: str, file: str) -> BibResult:
 
 def parse_csl_yaml(text: str, file: str) -> BibResult:
     """CSL YAML given as text; raises ReaderError (``file:line:col: ...``) when it is not YAML."""
+    import yaml  # only YAML bibliographies pay for it (the pandoc filter's start-up counts)
+
     source = _front_matter(text)
     if source is None:
         return BibResult(problems=[_no_references(file)])
@@ -212,6 +216,8 @@ def _json_item_lines(text: str, items: list[Any]) -> list[int | None]:
 
 
 def _yaml_item_lines(root: yaml.Node | None, count: int) -> list[int | None]:
+    import yaml
+
     sequence = root
     if isinstance(root, yaml.MappingNode):
         sequence = None

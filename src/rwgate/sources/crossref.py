@@ -37,7 +37,7 @@ PROJECT_URL = "https://github.com/rwgate/rwgate"
 _MAX_THREADS = 8
 _BACKOFF_CAP = 30.0
 _MIN_TIMEOUT = 0.05
-_Kind = Literal["list", "work"]
+_Kind = Literal["list", "work", "text"]
 
 
 def user_agent(mailto: str | None) -> str:
@@ -69,6 +69,10 @@ class _Reply:
     status: int = 0
     data: Any = None
     error: str | None = None
+
+
+Reply = _Reply
+"""The public name of one finished GET, for callers of :meth:`CrossrefSource.request`."""
 
 
 _Result = tuple[dict[str, Lookup], list[str]]
@@ -215,6 +219,21 @@ class CrossrefSource:
 
     # --- HTTP with retries --------------------------------------------------------------------
 
+    def open_client(self) -> httpx.Client:
+        """An HTTP client for :meth:`request` (the caller closes it)."""
+        return self._open_client()
+
+    def request(
+        self, client: httpx.Client, url: str, params: Mapping[str, str], kind: _Kind
+    ) -> Reply:
+        """One GET on the same retry, ``Retry-After`` and rate-limit path as :meth:`query_all`.
+
+        ``kind`` says what a readable answer is: a work list, one work (404 = not found) or
+        plain text (``transform`` answers; 404 = not found). Never raises for HTTP trouble.
+        """
+        run = _Run(client, time.monotonic() + self.max_total_seconds, threading.Event())
+        return self._get(run, url, dict(params), kind)
+
     def _open_client(self) -> httpx.Client:
         import httpx  # here and only here: see the module docstring
 
@@ -323,6 +342,8 @@ def _crossref_message(response: httpx.Response) -> str:
 
 def _interpret(response: httpx.Response, kind: _Kind) -> tuple[_Reply, _Failure | None]:
     status = response.status_code
+    if status == 200 and kind == "text":
+        return _Reply(status=200, data=response.text), None
     if status == 200:
         try:
             data = response.json()
@@ -331,7 +352,7 @@ def _interpret(response: httpx.Response, kind: _Kind) -> tuple[_Reply, _Failure 
         if not _well_formed(data, kind):
             return _Reply(), _Failure("malformed response (no message)", retry=True)
         return _Reply(status=200, data=data), None
-    if status == 404 and kind == "work" and response.text.strip().startswith("Resource not found"):
+    if status == 404 and kind != "list" and response.text.strip().startswith("Resource not found"):
         return _Reply(status=404), None
     if status == 429 or status >= 500:
         wait_for = retry_after_seconds(response.headers.get("retry-after"))

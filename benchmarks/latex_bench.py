@@ -1,0 +1,79 @@
+"""Added time of rw-latexmk over plain latexmk, with a warm cache (issue 5).
+
+Builds tests/fixtures/latex/natbib.tex (BibTeX) and biblatex-numeric.tex (biber) in a temporary
+folder against the loopback fake Crossref: a full build with plain latexmk, the same with
+rw-latexmk (cache warmed first), and a no-change rebuild of each. Prints the medians in seconds.
+
+    .venv/bin/python benchmarks/latex_bench.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fakes.crossref import FakeCrossref  # noqa: E402
+
+BIN = Path(sys.executable).parent
+DOCS = ("natbib.tex", "biblatex-numeric.tex")
+
+
+def _run(cmd: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def _clean(folder: Path) -> None:
+    for path in folder.iterdir():
+        if path.suffix not in (".tex", ".bib", ".md"):
+            path.unlink()
+
+
+def _median(repeat: int, prepare: Callable[[], None], cmd: list[str], cwd: Path) -> float:
+    times = []
+    for _ in range(repeat):
+        prepare()
+        times.append(_run(cmd, cwd))
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, FakeCrossref() as fake:
+        folder = Path(tmp) / "doc"
+        shutil.copytree(ROOT / "tests" / "fixtures" / "latex", folder)
+        os.environ.update(RWGATE_CROSSREF_URL=fake.url, RWGATE_CACHE_DIR=str(Path(tmp) / "cache"))
+        os.environ["NO_PROXY"] = "127.0.0.1"
+        plain = ["latexmk", "-pdf", "-interaction=nonstopmode"]
+        gated = [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode"]
+        print(f"{'document':24} {'latexmk':>9} {'rw-latexmk':>11} {'added':>7}   no-change rebuild")
+        for doc in DOCS:
+            _run([*gated, doc], folder)  # warm the cache
+            full_plain = _median(args.repeat, lambda: _clean(folder), [*plain, doc], folder)
+            full_gated = _median(args.repeat, lambda: _clean(folder), [*gated, doc], folder)
+            _run([*plain, doc], folder)
+            again_plain = _median(args.repeat, lambda: None, [*plain, doc], folder)
+            _run([*gated, doc], folder)
+            again_gated = _median(args.repeat, lambda: None, [*gated, doc], folder)
+            print(
+                f"{doc:24} {full_plain:9.2f} {full_gated:11.2f} {full_gated - full_plain:+7.2f}"
+                f"   {again_plain:.2f} -> {again_gated:.2f} ({again_gated - again_plain:+.2f})"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""``rwgate data import|update|status``: managing the local Retraction Watch snapshot.
+
+These commands are the only place a user touches the snapshot file directly, so they say plainly
+what happened: rows imported, rows skipped (with file and line), files that could not be read,
+whether a download was unchanged, and how old the data is. Exit codes follow the CLI: 0 done,
+2 bad input or no network (the other files of an import still land).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rwgate.sources.rwdownload import (
+    DEFAULT_URL,
+    DownloadError,
+    TerminalProgress,
+    discard_part,
+    download,
+)
+from rwgate.sources.snapshot import (
+    ImportResult,
+    ImportSource,
+    ProvenanceEntry,
+    Snapshot,
+    SnapshotError,
+    SnapshotStatus,
+    default_snapshot_path,
+    import_files,
+    snapshot_status,
+)
+
+DEFAULT_MAX_AGE_DAYS = 30
+
+
+def _err(message: str) -> None:
+    print(f"rwgate: error: {message}", file=sys.stderr)
+
+
+def snapshot_path(args: argparse.Namespace) -> Path:
+    """``--snapshot`` when given (here or on the main parser), else the default location."""
+    given = getattr(args, "snapshot", None)
+    return Path(given).expanduser() if given else default_snapshot_path()
+
+
+def _print_import(result: ImportResult) -> None:
+    for item in result.sources:
+        if item.unchanged:
+            print(f"unchanged: {item.source} (already imported, sha256 {(item.sha256 or '')[:12]})")
+            continue
+        export = f", data as of {item.export_date}" if item.export_date else ""
+        skipped = f", {item.skipped} skipped" if item.skipped else ""
+        print(f"imported {item.rows} record(s) from {item.source}{skipped}{export}")
+    for problem in result.skipped:
+        print(f"skipped: {problem}")
+    for problem in result.failed:
+        _err(str(problem))
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import CSV files and Crossref JSON bodies; 2 when any file could not be read."""
+    path = snapshot_path(args)
+    try:
+        result = import_files(path, [Path(f) for f in args.files])
+    except SnapshotError as exc:
+        _err(str(exc))
+        return 2
+    _print_import(result)
+    print(f"snapshot: {path} ({result.rows} record(s) imported now)")
+    return 2 if result.failed else 0
+
+
+def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
+    if not path.exists():
+        return None
+    try:
+        with Snapshot(path) as snap:
+            entries = [p for p in snap.provenance() if p.source == url]
+    except SnapshotError:
+        return None
+    return entries[-1] if entries else None
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    """Download the current CSV (conditionally, resumably) and import it."""
+    path = snapshot_path(args)
+    url: str = args.url or DEFAULT_URL
+    last = _last_download(path, url)
+    progress = TerminalProgress()
+    try:
+        got = download(
+            url,
+            path.parent,
+            etag=last.etag if last else None,
+            last_modified=last.last_modified if last else None,
+            progress=progress,
+        )
+    except DownloadError as exc:
+        progress.finish()
+        _err(str(exc))
+        return 2
+    progress.finish()
+    if got.path is None:
+        when = f" (last import {last.imported_at:%Y-%m-%d})" if last else ""
+        print(f"not modified: {url}{when}; snapshot unchanged")
+        return 0
+    if got.resumed_from:
+        print(f"resumed download at byte {got.resumed_from}")
+    source = ImportSource(got.path, url=url, etag=got.etag, last_modified=got.last_modified)
+    try:
+        result = import_files(path, [source])
+    except SnapshotError as exc:
+        _err(str(exc))
+        return 2
+    _print_import(result)
+    if not result.failed:
+        discard_part(url, path.parent)
+    print(f"snapshot: {path}")
+    return 2 if result.failed else 0
+
+
+def _status_lines(status: SnapshotStatus) -> list[str]:
+    lines = [
+        f"snapshot: {status.path}",
+        f"schema: {status.schema_version}",
+        f"notices: {status.notices} (works with notices: {status.works})",
+        f"newest notice: {status.newest_notice or 'none'}",
+    ]
+    if status.as_of is not None:
+        lines.append(f"data as of: {status.as_of} ({status.age_days} days old)")
+    if status.updated is not None:
+        lines.append(f"last import: {status.updated:%Y-%m-%d %H:%M} UTC")
+    lines.append("sources:")
+    for entry in status.provenance:
+        lines.append(
+            f"  - {entry.source}: {entry.kind}, {entry.rows} record(s), "
+            f"{entry.skipped} skipped, data as of {entry.export_date or 'unknown'}, "
+            f"imported {entry.imported_at:%Y-%m-%d %H:%M}, sha256 {entry.sha256[:12]}"
+        )
+    return lines
+
+
+def status_warnings(status: SnapshotStatus, max_age_days: int) -> list[str]:
+    """The age warning (shared by the text and JSON output, and by the MCP status tool)."""
+    if status.exists and status.age_days is not None and status.age_days > max_age_days:
+        return [
+            f"snapshot data is {status.age_days} days old (more than {max_age_days}); "
+            "run `rwgate data update`"
+        ]
+    return []
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Where the snapshot is, what it holds, how old it is; exit 0 also when there is none."""
+    path = snapshot_path(args)
+    max_age = getattr(args, "max_age_days", None)
+    max_age = DEFAULT_MAX_AGE_DAYS if max_age is None else max_age
+    try:
+        status = snapshot_status(path, now=dt.datetime.now(dt.UTC))
+    except SnapshotError as exc:
+        _err(str(exc))
+        return 2
+    warnings = status_warnings(status, max_age)
+    if getattr(args, "json", False):
+        data: dict[str, Any] = status.model_dump(mode="json")
+        data["max_age_days"] = max_age
+        data["warnings"] = warnings
+        print(json.dumps(data, indent=2))
+        return 0
+    if not status.exists:
+        print(f"no snapshot at {path}; run `rwgate data import FILE` or `rwgate data update`")
+        return 0
+    print("\n".join(_status_lines(status)))
+    for warning in warnings:
+        print(f"WARNING: {warning}")
+    return 0
+
+
+def _snapshot_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a --snapshot given to the main parser from being reset by this sub-parser.
+    parser.add_argument(
+        "--snapshot",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="snapshot file (default: $RWGATE_SNAPSHOT or the user data directory)",
+    )
+
+
+def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``data import|update|status`` on the main parser's sub-parsers."""
+    data = subparsers.add_parser(
+        "data", help="manage the local Retraction Watch snapshot", description=__doc__
+    )
+    commands = data.add_subparsers(dest="data_command", metavar="COMMAND", required=True)
+
+    imp = commands.add_parser("import", help="import Retraction Watch CSV / Crossref JSON files")
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    _snapshot_option(imp)
+    imp.set_defaults(func=cmd_import)
+
+    upd = commands.add_parser("update", help="download the current Retraction Watch CSV")
+    upd.add_argument("--url", default=None, help=f"CSV to download (default: {DEFAULT_URL})")
+    _snapshot_option(upd)
+    upd.set_defaults(func=cmd_update)
+
+    stat = commands.add_parser("status", help="where the snapshot is, its provenance and age")
+    stat.add_argument("--json", action="store_true", help="machine-readable output")
+    stat.add_argument(
+        "--max-age-days",
+        type=int,
+        default=None,
+        help=f"warn when the data is older than this (default {DEFAULT_MAX_AGE_DAYS})",
+    )
+    _snapshot_option(stat)
+    stat.set_defaults(func=cmd_status)
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m rwgate.datacmd``: the data commands on their own (tests, scripts)."""
+    parser = argparse.ArgumentParser(prog="rwgate")
+    add_data_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""One bibliography run's integrity step: judge what the tool read, annotate what it wrote.
+
+Kept apart from :mod:`rwgate.latex.hooks` (argument handling) so the hooks can run the real tool
+before the integrity core is even imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from rwgate.config import Settings
+from rwgate.fsutil import write_atomic
+from rwgate.references.latexaux import LatexError
+from rwgate.render.annotate import TemplateProblem
+from rwgate.render.report import render_text, term_safe
+
+from .bbl import annotate_bbl
+from .hooks import ENV_GATE, HookError
+from .verdict import cited_from_aux, cited_from_bcf, judge, latex_notes, write_state
+
+
+def search_dirs(tex: Path | None, source: Path) -> list[Path]:
+    """Where bibliography names are resolved: the document's folder, then where the tool runs."""
+    dirs = [tex.resolve().parent] if tex else []
+    for folder in (Path.cwd(), source.resolve().parent):
+        if folder not in dirs:
+            dirs.append(folder)
+    return dirs
+
+
+def annotate_build(
+    tool: str, source: Path, bbl: Path, settings: Settings, tex: Path | None
+) -> bool:
+    """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``; True when the gate fails."""
+    search = search_dirs(tex, source)
+    try:
+        doc = cited_from_aux(source, search) if tool == "bibtex" else cited_from_bcf(source, search)
+    except LatexError as exc:
+        raise HookError(str(exc)) from None
+    result = judge(doc, settings)
+    try:
+        notes = latex_notes(result, settings.template)
+    except TemplateProblem as exc:
+        raise HookError(str(exc)) from None
+    if not bbl.is_file():
+        raise HookError(f"{bbl}: {tool} wrote no .bbl file")
+    try:
+        done = annotate_bbl(bbl, notes)
+    except OSError as exc:
+        raise HookError(f"{bbl}: cannot rewrite: {exc.strerror or exc}") from None
+    write_state(bbl, result, notes)
+    if settings.report is not None:
+        write_atomic(Path(settings.report), result.report().to_json() + "\n")
+    if os.environ.get(ENV_GATE) == "0":
+        for key in done:
+            print(f"rwgate {tool}: annotated {term_safe(key)} in {bbl}", file=sys.stderr)
+    else:
+        sys.stderr.write(render_text(result, False, False, settings.template))
+    return result.exit_code != 0

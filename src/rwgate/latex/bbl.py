@@ -1,0 +1,163 @@
+"""Annotations written into the ``.bbl`` that BibTeX or biber just produced.
+
+Editing the ``.bbl`` (rather than the user's ``.bib`` or ``.bst``) works with every bibliography
+style: BibTeX styles all write ``\\bibitem[label]{KEY}`` blocks, and biber (or biblatex's BibTeX
+backend) writes ``\\entry{KEY}...\\endentry`` blocks whose fields biblatex prints through the
+style's own ``addendum`` slot. The ``.bbl`` is a build product, regenerated on every
+bibliography run, so these functions always start from the tool's fresh output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from rwgate.fsutil import write_atomic
+
+MARK = "% rwgate"
+_BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
+_END_BIB = re.compile(r"\\end\{thebibliography\}")
+_ADDENDUM = r"\field{addendum}{"
+
+
+def _balanced(text: str, start: int, open_: str, close: str) -> int:
+    """Index just after the group opened at ``text[start]``; braces nest inside ``[...]`` too."""
+    depth = 0
+    braces = 0
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{" and open_ != "{":
+            braces += 1
+        elif char == "}" and open_ != "{":
+            braces -= 1
+        elif char == open_ and braces == 0:
+            depth += 1
+        elif char == close and braces == 0:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _bibitem_key(text: str, pos: int) -> tuple[str, int] | None:
+    """The key of the ``\\bibitem`` whose name ends at ``pos``, and where its body starts."""
+    i = pos
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i < len(text) and text[i] == "[":
+        i = _balanced(text, i, "[", "]")
+        if i < 0:
+            return None
+        while i < len(text) and text[i].isspace():
+            i += 1
+    if i >= len(text) or text[i] != "{":
+        return None
+    end = _balanced(text, i, "{", "}")
+    if end < 0:
+        return None
+    return text[i + 1 : end - 1].strip(), end
+
+
+def _lookup(notes: Mapping[str, str], key: str) -> str | None:
+    """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we."""
+    if key in notes:
+        return notes[key]
+    folded = {k.casefold(): v for k, v in notes.items()}
+    return folded.get(key.casefold())
+
+
+def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Append ``\\newblock \\textbf{NOTE}`` to each ``\\bibitem`` block whose key has a note."""
+    items = list(_BIBITEM.finditer(text))
+    if not items:
+        return text, []
+    end_match = _END_BIB.search(text, items[-1].end())
+    limit = end_match.start() if end_match else len(text)
+    out: list[str] = [text[: items[0].start()]]
+    done: list[str] = []
+    for index, match in enumerate(items):
+        stop = items[index + 1].start() if index + 1 < len(items) else limit
+        block = text[match.start() : stop]
+        parsed = _bibitem_key(text, match.end())
+        note = _lookup(notes, parsed[0]) if parsed else None
+        if parsed and note is not None and MARK not in block:
+            block = f"{block.rstrip()}\n\\newblock \\textbf{{{note}}}{MARK}\n\n"
+            done.append(parsed[0])
+        out.append(block)
+    out.append(text[limit:])
+    return "".join(out), done
+
+
+def _entry_key(line: str) -> str | None:
+    stripped = line.lstrip()
+    if not stripped.startswith("\\entry{"):
+        return None
+    start = len(line) - len(stripped) + len("\\entry")
+    end = _balanced(line, start, "{", "}")
+    return line[start + 1 : end - 1] if end > 0 else None
+
+
+def _with_addendum(lines: list[str], indent: str, note: str) -> list[str]:
+    """The entry's lines with ``note`` added to its ``addendum`` (kept, if it has one)."""
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(_ADDENDUM) and stripped.endswith("}"):
+            old = stripped[len(_ADDENDUM) : -1]
+            lines[i] = f"{indent}{_ADDENDUM}{old}\\adddot\\space\\textbf{{{note}}}}}\n"
+            return lines
+    return [*lines, f"{indent}{_ADDENDUM}\\textbf{{{note}}}}}\n"]
+
+
+def annotate_biblatex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Give each ``\\entry{KEY}`` with a note an ``addendum`` (appended to an existing one)."""
+    out: list[str] = []
+    done: list[str] = []
+    entry: list[str] | None = None
+    note: str | None = None
+    key = ""
+    in_verb = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if in_verb:
+            in_verb = stripped != "\\endverb"
+        elif stripped.startswith("\\verb{") or stripped.startswith("\\lverb{"):
+            in_verb = True
+        elif (found := _entry_key(line)) is not None:
+            key, note = found, _lookup(notes, found)
+            entry = []
+        elif stripped == "\\endentry" and entry is not None:
+            indent = line[: len(line) - len(line.lstrip())] + "  "
+            if note is not None:
+                entry = _with_addendum(entry, indent, note)
+                done.append(key)
+            out.extend(entry)
+            entry = None
+        target = entry if entry is not None and not stripped.startswith("\\entry{") else out
+        target.append(line)
+    if entry is not None:
+        out.extend(entry)
+    return "".join(out), done
+
+
+def is_biblatex(text: str) -> bool:
+    """A biblatex ``.bbl`` (biber, or biblatex's BibTeX backend) rather than a thebibliography."""
+    return "biblatex auxiliary file" in text[:400] or "\\endentry" in text
+
+
+def annotate_bbl(path: Path, notes: Mapping[str, str]) -> list[str]:
+    """Annotate the ``.bbl`` at ``path`` in place (atomically); the keys that got a note."""
+    raw = path.read_bytes()
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if not notes:
+        return []
+    annotate = annotate_biblatex if is_biblatex(text) else annotate_bibtex
+    new, done = annotate(text, notes)
+    if new != text:
+        write_atomic(path, new.encode("utf-8", errors="surrogateescape"))
+    return done

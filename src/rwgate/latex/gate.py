@@ -1,0 +1,125 @@
+"""After latexmk: where the build products are, what the document cites, and the verdict.
+
+latexmk only knows its own file dependencies, so it cannot see that a cited work was retracted
+yesterday or that the policy changed: the ``.bbl`` would keep its old annotations and latexmk would
+say "All targets are up-to-date". The gate recomputes the verdict from the files LaTeX wrote and
+compares its fingerprint with the one the hook stored next to the ``.bbl``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rwgate.config import Settings
+from rwgate.core import CheckResult
+from rwgate.models import Citation, CitedDocument
+from rwgate.references.latexaux import parse_aux, read_latex
+from rwgate.render.annotate import annotate
+from rwgate.render.report import term_safe
+
+from .verdict import (
+    cited_from_aux,
+    cited_from_bcf,
+    fingerprint,
+    judge,
+    latex_notes,
+    read_fingerprint,
+    state_path,
+)
+
+OUTPUT_SUFFIXES = (".pdf", ".ps", ".dvi", ".xdv")
+REJECTED = ".rejected"
+
+
+@dataclass(frozen=True)
+class Build:
+    """Where latexmk put one document's products."""
+
+    tex: Path
+    out_dir: Path
+    aux_dir: Path
+    job: str
+
+    @property
+    def bbl(self) -> Path:
+        return self.aux_dir / f"{self.job}.bbl"
+
+    def outputs(self) -> list[Path]:
+        return [self.out_dir / f"{self.job}{suffix}" for suffix in OUTPUT_SUFFIXES]
+
+
+def build_from_latexmk(tex: Path, cwd: Path, report: str) -> Build:
+    """Interpret what latexmk reported (``out_dir``, ``aux_dir``, ``do_cd``, ``jobname``)."""
+    lines = [*report.split("\n"), "", "", "", ""]
+    out_dir, aux_dir, do_cd, jobname = (line.strip() for line in lines[:4])
+    base = tex.parent if do_cd == "1" else cwd
+    out = base / out_dir if out_dir else base
+    aux = base / aux_dir if aux_dir else out
+    job = jobname.replace("%A", tex.stem) if jobname else tex.stem
+    return Build(tex=tex, out_dir=out, aux_dir=aux, job=job)
+
+
+def cited_document(build: Build, cwd: Path) -> CitedDocument:
+    """What the bibliography tool reads: .bcf for biber, .aux for BibTeX, else the source."""
+    aux = build.aux_dir / f"{build.job}.aux"
+    bcf = build.aux_dir / f"{build.job}.bcf"
+    search = [build.tex.resolve().parent, cwd.resolve(), build.aux_dir.resolve()]
+    if aux.is_file():
+        if parse_aux(aux).biblatex and bcf.is_file():
+            return cited_from_bcf(bcf, search)
+        return cited_from_aux(aux, search)
+    return read_latex(build.tex, build.aux_dir)
+
+
+@dataclass
+class Verdict:
+    result: CheckResult
+    fingerprint: str
+
+    def stale(self, build: Build) -> bool:
+        """The .bbl exists but was annotated for another verdict (or never annotated)."""
+        return build.bbl.is_file() and read_fingerprint(build.bbl) != self.fingerprint
+
+
+def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
+    result = judge(cited_document(build, cwd), settings)
+    return Verdict(result, fingerprint(latex_notes(result, settings.template)))
+
+
+def invalidate(build: Build) -> None:
+    """Make latexmk rerun the bibliography tool: its .bbl is gone (a build product, not user's)."""
+    build.bbl.unlink(missing_ok=True)
+    state_path(build.bbl).unlink(missing_ok=True)
+
+
+def reject_outputs(build: Build) -> list[Path]:
+    """Rename the typeset outputs to ``NAME.pdf.rejected``; the renamed paths."""
+    moved = []
+    for path in build.outputs():
+        if path.is_file():
+            target = path.with_name(path.name + REJECTED)
+            os.replace(path, target)
+            moved.append(target)
+    return moved
+
+
+def clear_rejected(build: Build) -> None:
+    """A passing build leaves no stale ``.rejected`` output from an earlier failure."""
+    for path in build.outputs():
+        path.with_name(path.name + REJECTED).unlink(missing_ok=True)
+
+
+def offending_line(citation: Citation, template: str | None) -> str:
+    """Key, status, notice, year and .bib file:line of a citation that fails the gate."""
+    bits = [f"{term_safe(citation.key)}: {citation.status}"]
+    with contextlib.suppress(ValueError):
+        bits.append(term_safe(annotate(citation, template).text))
+    if citation.year:
+        bits.append(f"published {citation.year}")
+    if citation.doi:
+        bits.append(f"doi:{term_safe(citation.doi)}")
+    bits.append(term_safe(citation.location) if citation.location else "no .bib location")
+    return "  " + "; ".join(bits)

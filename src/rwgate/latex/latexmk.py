@@ -1,0 +1,232 @@
+"""``rw-latexmk [rwgate options] [latexmk options] FILE.tex``: latexmk with the integrity gate.
+
+latexmk runs with its ``$bibtex``/``$biber`` commands pointed at the rwgate hooks through ``-e``
+code (no rc file needed). The hook command travels in an environment variable and latexmk's
+``internal`` command form calls it with Perl's list ``system``, so no shell string is ever built
+from a path or an argument. After latexmk the verdict is recomputed; when it differs from the one
+the ``.bbl`` was annotated for, the ``.bbl`` is removed and latexmk runs again. When the policy
+fails, each offending citation is reported, the output is renamed ``NAME.pdf.rejected`` (so no
+``NAME.pdf`` is left) and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.cli import flag_overrides
+from rwgate.config import ConfigError, load_settings
+from rwgate.fsutil import write_atomic
+from rwgate.references.latexaux import LatexError
+from rwgate.render.annotate import TemplateProblem
+from rwgate.render.report import render_text
+
+from .gate import (
+    build_from_latexmk,
+    clear_rejected,
+    invalidate,
+    offending_line,
+    reject_outputs,
+    verdict,
+)
+from .hooks import ENV_GATE, ENV_OVERRIDES, ENV_TEX, HookError, own_options, split_hook_args
+
+PROG = "rw-latexmk"
+ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
+ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
+ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its directories
+EXIT_GATE, EXIT_USAGE = 1, 2
+
+# Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
+PERL_CODE = (
+    "sub rwgate_hook { my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), @_);"
+    " system { $cmd[0] } @cmd; return $?; }",
+    "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
+    "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
+    "if ($ENV{RWGATE_LATEX_DIRS}) { open(my $rwfh, '>', $ENV{RWGATE_LATEX_DIRS})"
+    " or die \"rwgate: $!\\n\"; print $rwfh join(\"\\n\", $out_dir // '', $aux_dir // '',"
+    " ($do_cd ? 1 : 0), $jobname // ''), \"\\n\"; close($rwfh); }",
+)
+_VALUED = frozenset(["-e", "-r", "-MF", "-bm", "-bi", "-bs", "-dF", "-pF"])
+_NO_GATE = frozenset(
+    ["-c", "-C", "-CA", "-v", "-version", "-commands", "-showextraoptions", "-rules", "-pvc"]
+)
+_HELP = frozenset(("-h", "-help"))
+USAGE = f"""usage: {PROG} [rwgate options] [latexmk options] FILE.tex ...
+
+latexmk with the rwgate integrity gate: flagged works are annotated in the typeset bibliography;
+when the policy fails, each offending citation is listed, NAME.pdf is renamed NAME.pdf.rejected
+and the exit code is 1. Every other option is passed to latexmk (see latexmk -help).
+
+rwgate options: --policy {{default,strict,permissive}}, --fail-on STATUS, --offline, --no-cache,
+  --cache-dir DIR, --snapshot FILE, --crossref-url URL
+"""
+
+
+@dataclass
+class Invocation:
+    own: list[str] = field(default_factory=list)
+    latexmk: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    gate: bool = True
+    help: bool = False
+
+
+def _single_dash(arg: str) -> str:
+    return arg[1:] if arg.startswith("--") else arg
+
+
+def split_args(argv: list[str], own_names: dict[str, bool]) -> Invocation:
+    """rwgate's options (anywhere), latexmk's options, and the documents to build."""
+    inv = Invocation()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name = arg.split("=", 1)[0]
+        if name in own_names:
+            width = 2 if own_names[name] and "=" not in arg else 1
+            inv.own.extend(argv[i : i + width])
+            i += width
+            continue
+        short = _single_dash(arg)
+        inv.help = inv.help or short in _HELP
+        inv.gate = inv.gate and short not in _NO_GATE
+        if short in _VALUED:
+            inv.latexmk.extend(argv[i : i + 2])
+            i += 2
+            continue
+        if arg.startswith("-"):
+            inv.latexmk.append(arg)
+        else:
+            inv.files.append(arg)
+        i += 1
+    return inv
+
+
+def _tex_path(name: str) -> Path:
+    path = Path(name)
+    if not path.is_file() and path.with_name(path.name + ".tex").is_file():
+        path = path.with_name(path.name + ".tex")
+    return path
+
+
+def _hook_command() -> str:
+    return "\n".join([sys.executable, "-m", "rwgate"])
+
+
+def _latexmk_cmd(latexmk_args: list[str], files: list[str]) -> list[str]:
+    exe = os.environ.get(ENV_LATEXMK) or "latexmk"
+    code = [part for piece in PERL_CODE for part in ("-e", piece)]
+    return [exe, *latexmk_args, *code, *files]
+
+
+def _run_latexmk(cmd: list[str], env: dict[str, str]) -> int:
+    try:
+        return subprocess.call(cmd, env=env)
+    except OSError as exc:
+        print(f"{PROG}: error: cannot run {cmd[0]}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _environment(tex: Path, overrides: dict[str, object], dirs: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env[ENV_HOOK] = _hook_command()
+    env[ENV_TEX] = str(tex.resolve())
+    env[ENV_OVERRIDES] = json.dumps(overrides, default=str)
+    env[ENV_GATE] = "0"
+    env[ENV_DIRS] = str(dirs)
+    return env
+
+
+def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
+    """Build one document under the gate; its exit code."""
+    settings = load_settings(tex, overrides=overrides)
+    cwd = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
+        dirs = Path(tmp) / "dirs"
+        env = _environment(tex, overrides, dirs)
+        cmd = _latexmk_cmd(inv.latexmk, [str(tex)])
+        code = _run_latexmk(cmd, env)
+        if not dirs.is_file():
+            return code or EXIT_USAGE  # latexmk stopped before reading its options
+        build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
+        current = verdict(build, settings, cwd)
+        if code == 0 and current.stale(build):
+            print(
+                f"{PROG}: the integrity verdict changed since {build.bbl} was written;"
+                " rerunning the bibliography",
+                file=sys.stderr,
+            )
+            invalidate(build)
+            code = _run_latexmk(cmd, env)
+            current = verdict(build, settings, cwd)
+    result = current.result
+    sys.stderr.write(render_text(result, sys.stderr.isatty(), False, settings.template))
+    if settings.report is not None:
+        write_atomic(Path(settings.report), result.report().to_json() + "\n")
+    if result.exit_code == 0:
+        clear_rejected(build)
+        return code
+    failing = [c for c in result.citations if c.action == "fail"]
+    print(
+        f"{PROG}: gate FAILED for {tex}: {len(failing)} citation(s) fail policy"
+        f" {result.policy.preset}:",
+        file=sys.stderr,
+    )
+    for citation in failing:
+        print(offending_line(citation, settings.template), file=sys.stderr)
+    for path in reject_outputs(build):
+        original = path.with_name(path.name.removesuffix(".rejected"))
+        print(f"{PROG}: output kept as {path}; no {original} is left", file=sys.stderr)
+    return EXIT_GATE
+
+
+def _gate_all(files: list[Path], inv: Invocation, overrides: dict[str, object]) -> int:
+    """Build each document in turn; 1 if any gate failed, else the first latexmk failure."""
+    worst = 0
+    for tex in files:
+        if not tex.is_file():
+            print(f"{PROG}: error: {tex}: no such file", file=sys.stderr)
+            return EXIT_USAGE
+        code = build_one(tex, inv, overrides)
+        if code == EXIT_GATE or worst == 0:
+            worst = code
+    return worst
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = {k: v for k, v in own_options().items() if k.startswith("--") and k != "--tex"}
+    inv = split_args(argv, names)
+    if inv.help:
+        sys.stdout.write(USAGE)
+        return 0
+    try:
+        opts, _ = split_hook_args([*inv.own, "--"])
+    except HookError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    overrides = flag_overrides(opts)
+    files = [_tex_path(name) for name in inv.files]
+    if not inv.gate:
+        with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
+            tex = files[0] if files else Path.cwd()
+            env = _environment(tex, overrides, Path(tmp) / "dirs")
+            return _run_latexmk(_latexmk_cmd(inv.latexmk, inv.files), env)
+    if not files:
+        print(f"{PROG}: error: give the .tex file to build (see {PROG} -help)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _gate_all(files, inv, overrides)
+    except (ConfigError, LatexError, TemplateProblem, HookError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""Annotation text as LaTeX that typesets literally, whatever upstream put in it.
+
+Notice DOIs and titles come from Crossref and Retraction Watch, so a hostile record could carry
+``\\input{/etc/passwd}``, ``\\write18{...}``, an unbalanced brace or a ``%`` that comments out the
+rest of a ``.bbl`` line. Every character TeX treats specially is replaced by a command that prints
+it, so the result is plain text in any font encoding and inside any macro argument (biblatex stores
+the addendum in ``\\field{addendum}{...}``). Only a DOI made of the characters every DOI registrar
+recommends goes through ``\\url``/``\\href``; any other DOI is typeset as escaped ``\\texttt`` text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rwgate.render.annotate import Annotation
+
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "%": r"\%",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_SPECIAL_RE = re.compile(r"[\\{}$&#^_~%<>|]")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# Crossref's recommended DOI characters (plus ':' of SICI-free older DOIs): safe in \url and
+# \href arguments even inside another macro's argument, and in \texttt.
+_URL_SAFE_DOI = re.compile(r"^10\.[0-9A-Za-z.\-/();:]+$")
+
+
+def escape_text(text: str) -> str:
+    """Plain text as LaTeX: special characters printed, control characters and newlines spaced."""
+    flat = _CONTROL_RE.sub(" ", text)
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], flat)
+
+
+def doi_markup(doi: str) -> str:
+    """A DOI as a link where the document has one (hyperref ``\\href``, url ``\\url``)."""
+    if _URL_SAFE_DOI.match(doi):
+        return (
+            rf"{{\ifdefined\href\href{{https://doi.org/{doi}}}{{\nolinkurl{{{doi}}}}}"
+            rf"\else\ifdefined\url\url{{{doi}}}\else\texttt{{{doi}}}\fi\fi}}"
+        )
+    return rf"\texttt{{{escape_text(doi)}}}"
+
+
+def annotation_latex(annotation: Annotation) -> str:
+    """The annotation text as LaTeX, its notice DOI (where the text shows it) as a link."""
+    doi = annotation.notice_doi
+    text = annotation.text
+    if not doi or doi not in text:
+        return escape_text(text)
+    before, _, after = text.partition(doi)
+    return escape_text(before) + doi_markup(doi) + escape_text(after)

@@ -1,0 +1,132 @@
+"""The verdict of one LaTeX build, and the fingerprint that says whether its ``.bbl`` is current.
+
+The bibliography hooks and ``rw-latexmk`` both read the cited keys from the files LaTeX wrote (the
+``.aux`` for BibTeX, the ``.bcf`` for biber) through the functions here, so they judge the same
+references and compute the same fingerprint. The fingerprint covers exactly what the hooks write
+into the ``.bbl`` (each annotated key and its LaTeX text): when it differs from the one stored
+next to the ``.bbl``, the typeset bibliography is stale even if latexmk thinks every file is up
+to date.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from rwgate.config import Settings
+from rwgate.core import FLAGGED, CheckResult, check
+from rwgate.fsutil import write_atomic
+from rwgate.models import Citation, CitedDocument, Location, Problem
+from rwgate.references.join import cited_references
+from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bib_name
+from rwgate.render.annotate import annotate
+
+from .texescape import annotation_latex
+
+STATE_SCHEMA = "rwgate.latex/1"
+STATE_SUFFIX = ".rwgate.json"
+
+
+def should_annotate(citation: Citation) -> bool:
+    """Flagged works the policy annotates or fails (an allowed work is annotated, never failed)."""
+    return citation.status in FLAGGED and citation.action in ("annotate", "fail")
+
+
+def latex_notes(result: CheckResult, template: str | None = None) -> dict[str, str]:
+    """The LaTeX annotation of every citation that gets one, by key."""
+    return {
+        c.key: annotation_latex(annotate(c, template))
+        for c in result.citations
+        if should_annotate(c)
+    }
+
+
+def fingerprint(notes: Mapping[str, str]) -> str:
+    data = json.dumps(sorted(notes.items()), ensure_ascii=False).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def state_path(bbl: Path) -> Path:
+    """``NAME.rwgate.json`` next to ``NAME.bbl``."""
+    return bbl.with_name(bbl.stem + STATE_SUFFIX)
+
+
+def write_state(bbl: Path, result: CheckResult, notes: Mapping[str, str]) -> None:
+    """Record what the ``.bbl`` now says (and the verdicts behind it) next to it."""
+    state = {
+        "schema": STATE_SCHEMA,
+        "bbl": bbl.name,
+        "fingerprint": fingerprint(notes),
+        "annotated": sorted(notes),
+        "citations": [
+            c.model_dump(mode="json", include={"key", "doi", "status", "action", "allowed"})
+            for c in result.citations
+        ],
+    }
+    write_atomic(state_path(bbl), json.dumps(state, indent=1) + "\n")
+
+
+def read_fingerprint(bbl: Path) -> str | None:
+    """The fingerprint the hook stored for ``bbl``; None when absent or unreadable."""
+    try:
+        state = json.loads(state_path(bbl).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = state.get("fingerprint") if isinstance(state, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _resolve(
+    names: Sequence[str], search: Sequence[Path], origin: Path
+) -> tuple[list[str], list[Problem]]:
+    found: list[str] = []
+    problems: list[Problem] = []
+    for name in names:
+        paths: list[Path] = []
+        for folder in search:
+            paths = resolve_bib_name(name, folder)
+            if paths:
+                break
+        if not paths:
+            where = Location(file=str(origin))
+            problems.append(
+                Problem(
+                    message=f"bibliography file not found: {name}", location=where, severity="error"
+                )
+            )
+        found.extend(str(p) for p in paths if str(p) not in found)
+    return found, problems
+
+
+def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
+    """What bibtex will read: ``\\citation``s of the ``.aux`` and its ``\\@input`` files."""
+    info = parse_aux(aux)
+    bibs, problems = _resolve(info.bibdata, search, aux)
+    return CitedDocument(
+        path=str(aux),
+        keys=info.keys,
+        cite_all=info.cite_all,
+        bibliographies=bibs,
+        problems=problems,
+    )
+
+
+def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:
+    """What biber will read: the ``.bcf`` citekeys (every refsection) and file datasources."""
+    info = parse_bcf(bcf)
+    bibs, problems = _resolve(info.datasources, search, bcf)
+    return CitedDocument(
+        path=str(bcf),
+        keys=info.keys,
+        cite_all=info.cite_all,
+        bibliographies=bibs,
+        problems=problems,
+    )
+
+
+def judge(doc: CitedDocument, settings: Settings) -> CheckResult:
+    """The core's verdict on the references ``doc`` cites."""
+    refs = cited_references(doc)
+    return check(refs.references, settings, problems=refs.problems)

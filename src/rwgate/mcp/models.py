@@ -1,0 +1,147 @@
+"""What the MCP tools return: Pydantic models, so every tool has an output schema.
+
+Verdicts are the core's own :class:`~rwgate.models.Citation` objects (status, the policy's action
+as a separate field, notices in date order), so an agent sees exactly what ``rwgate check`` and
+the build see. Search results are evidence, not verdicts: notice records as Crossref holds them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+from rwgate.models import Citation, SourceInfo, Summary
+from rwgate.sources.snapshot import SnapshotStatus
+
+AUTHOR_CAVEAT = (
+    "A name match is not an identity match: these works were found by author name in Crossref, "
+    "and another researcher may share the name. Confirm identity (ORCID, affiliation, co-authors) "
+    "before attributing any of these works or notices to a particular person."
+)
+
+
+class DoiCheck(BaseModel):
+    """The verdict for one DOI."""
+
+    citation: Citation = Field(description="status, policy action, notices, title, journal, year")
+    sources: list[SourceInfo] = Field(description="where the evidence came from and how fresh")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class BatchCheck(BaseModel):
+    """Verdicts for many works, in input order."""
+
+    citations: list[Citation]
+    summary: Summary
+    sources: list[SourceInfo]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class DocumentCheck(BaseModel):
+    """What the build (``rwgate check``, ``rw-filter``, ``rw-latexmk``) decides for a document."""
+
+    path: str | None = Field(default=None, description="the file checked; absent for text input")
+    gate: str = Field(description="'pass' or 'fail': would the build stop on these citations")
+    exit_code: int = Field(description="rwgate check's exit code: 0 pass, 1 fail, 2 unreadable")
+    policy: dict[str, object] = Field(description="the policy applied (preset, overrides, allow)")
+    config_file: str | None = Field(default=None, description="rwgate.toml/pyproject.toml used")
+    citations: list[Citation]
+    summary: Summary
+    sources: list[SourceInfo]
+    warnings: list[str] = Field(default_factory=list, description="input problems and notes")
+
+
+class Update(BaseModel):
+    """One editorial update link: a notice and the work it is about."""
+
+    doi: str | None = Field(default=None, description="the other side of the link")
+    type: str
+    label: str | None = None
+    source: str | None = Field(default=None, description="retraction-watch or publisher")
+    date: dt.date | None = None
+    record_id: str | None = Field(default=None, description="Retraction Watch record id")
+
+
+class NoticeRecord(BaseModel):
+    """A notice (retraction, correction, expression of concern, ...) as Crossref lists it."""
+
+    notice_doi: str
+    title: str | None = None
+    journal: str | None = None
+    date: dt.date | None = Field(default=None, description="the latest date of its updates")
+    updates: list[Update] = Field(description="the works this notice is about (update-to)")
+
+
+class NoticeSearch(BaseModel):
+    """Notices matching a search, newest update first."""
+
+    total: int = Field(description="how many notices Crossref matched in all")
+    notices: list[NoticeRecord]
+    request: dict[str, str] = Field(description="the Crossref /works parameters used")
+
+
+class RecentNotices(NoticeSearch):
+    """The most recent notices, with how many of them each journal has."""
+
+    by_journal: dict[str, int] = Field(description="journal -> notices in this list")
+
+
+class AuthorWork(BaseModel):
+    """A work whose author list matches the name, with its verdict."""
+
+    authors: list[str] = Field(default_factory=list)
+    citation: Citation
+
+
+class AuthorCheck(BaseModel):
+    """Flagged works of an author name (Crossref author search, plus the local snapshot)."""
+
+    name: str
+    caveat: str = AUTHOR_CAVEAT
+    searched: int = Field(description="works Crossref returned for the name")
+    matched: int = Field(description="works whose author list really contains the name")
+    flagged: list[AuthorWork] = Field(description="matched works with a notice (any status)")
+    sources: list[SourceInfo]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Record(BaseModel):
+    """A Crossref record trimmed to what matters for integrity and citing."""
+
+    found: bool
+    doi: str
+    type: str | None = None
+    title: str | None = None
+    journal: str | None = None
+    publisher: str | None = None
+    year: int | None = None
+    authors: list[str] = Field(default_factory=list)
+    url: str | None = None
+    updated_by: list[Update] = Field(
+        default_factory=list, description="notices about this work (updated-by)"
+    )
+    update_to: list[Update] = Field(
+        default_factory=list, description="works this record is itself a notice for (update-to)"
+    )
+
+
+class CrossrefStatus(BaseModel):
+    url: str
+    polite_pool: bool = Field(description="CROSSREF_MAILTO is set (sent as mailto)")
+
+
+class DataStatus(BaseModel):
+    """Where verdicts come from right now, and how fresh each source is."""
+
+    offline: bool
+    crossref: CrossrefStatus
+    openalex_url: str
+    cache_dir: str | None = Field(description="None when the cache is disabled")
+    cache_ttl_hours: dict[str, float]
+    snapshot: SnapshotStatus
+    snapshot_stale: bool | None = Field(description="older than max_snapshot_age_days")
+    max_snapshot_age_days: int
+    policy: dict[str, object]
+    roots: list[str] = Field(description="folders whose files the tools may read")
+    limits: dict[str, int]

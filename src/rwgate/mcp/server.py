@@ -1,0 +1,232 @@
+"""``rwgate mcp``: the integrity checks as MCP tools for an agent that drafts a manuscript.
+
+The tools are thin: each one validates its arguments, runs the matching :class:`Toolbox` method
+in a worker thread (the core blocks on HTTP and SQLite; the event loop must keep serving other
+requests) and returns a Pydantic model, so every tool advertises an output schema. A refused
+argument becomes an MCP tool error whose text is one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from rwgate import __version__
+from rwgate.mcp.models import (
+    AuthorCheck,
+    BatchCheck,
+    DataStatus,
+    DocumentCheck,
+    DoiCheck,
+    NoticeSearch,
+    RecentNotices,
+    Record,
+)
+from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument
+from rwgate.mcp.tools import Toolbox
+
+_T = TypeVar("_T")
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
+INSTRUCTIONS = (
+    "rwgate checks cited works for retractions, withdrawals, expressions of concern and "
+    "corrections (Retraction Watch data via Crossref, plus a local snapshot). Before citing a "
+    "work, call rw_check_doi (or rw_check_dois for many). Before finishing a manuscript, call "
+    "rw_check_manuscript: it gives exactly the verdicts the build (rwgate check, rw-filter, "
+    "rw-latexmk) will give. Each verdict has a status (the evidence) and an action (what the "
+    "project's policy does with it: fail, annotate, warn, ignore); judge the notices yourself. "
+    "A cited retraction NOTICE is not a retracted work."
+)
+
+Doi = Annotated[
+    str,
+    Field(
+        description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/...",
+        max_length=1000,
+    ),
+]
+Limit = Annotated[int, Field(description=f"how many results, 1..{MAX_LIMIT}")]
+Year = Annotated[int | None, Field(description="publication year bound (inclusive)")]
+UpdateTypes = Annotated[
+    list[str] | None,
+    Field(
+        description="Crossref update types to include, e.g. ['retraction', "
+        "'expression_of_concern', 'withdrawal', 'correction']",
+        max_length=20,
+    ),
+]
+
+
+class RwServer(MCPServer):
+    """MCPServer whose argument-validation errors are one line (the SDK's are multi-line)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_validation_line(name, exc.__cause__)) from None
+            raise
+
+
+def _validation_line(tool: str, exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid arguments"}
+    where = ".".join(str(p) for p in first["loc"]) or "arguments"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{tool}: argument {where}: {first['msg']}{more}"
+
+
+async def _run(fn: Callable[..., _T], *args: Any) -> _T:
+    """Run a blocking Toolbox method in a worker thread; refusals become tool errors."""
+    try:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args))
+    except BadArgument as exc:
+        raise ToolError(str(exc)) from None
+
+
+def build_server(toolbox: Toolbox) -> RwServer:
+    """The MCP server with the nine ``rw_*`` tools bound to ``toolbox``."""
+    server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    _add_verdict_tools(server, toolbox)
+    _add_search_tools(server, toolbox)
+    _add_document_tools(server, toolbox)
+    return server
+
+
+def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verdicts on works named by DOI or author."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool()
+    async def rw_check_doi(doi: Doi) -> DoiCheck:
+        """Check ONE work before citing it: is it retracted, withdrawn, under an expression of
+        concern, corrected? Returns the verdict the build would give: `status` (evidence),
+        `action` (the project's policy: fail/annotate/warn/ignore), every notice in date order
+        (type, notice DOI, date, sources, label, Retraction Watch record id), title, journal,
+        year. Status `unverified` means the sources could not be asked: it is NOT clean."""
+        return await _run(toolbox.check_doi, doi)
+
+    @tool()
+    async def rw_check_dois(
+        dois: Annotated[list[str], Field(description=f"up to {MAX_BATCH} DOIs, any spelling")],
+    ) -> BatchCheck:
+        """Check MANY works at once (up to 1,000 DOIs per call, one batched look-up). Verdicts
+        come back in input order, one per DOI, with a summary count. Prefer this over repeated
+        rw_check_doi calls when vetting a reference list."""
+        return await _run(toolbox.check_dois, dois)
+
+    @tool()
+    async def rw_check_author(
+        name: Annotated[str, Field(description="author name: 'A. J. Wakefield' or 'Wakefield, A'")],
+        limit: Annotated[int, Field(description="works to search, 1..1000")] = 200,
+        year_min: Year = None,
+        year_max: Year = None,
+    ) -> AuthorCheck:
+        """List works of an author NAME that carry retractions or other notices (Crossref author
+        search, then the same verdicts as rw_check_doi, including the Retraction Watch
+        snapshot). A name match is not an identity match: read the `caveat` and confirm
+        identity before saying anything about a person."""
+        return await _run(toolbox.check_author, name, limit, year_min, year_max)
+
+
+def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Evidence: notices, records and where the data come from."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool()
+    async def rw_search(
+        query: Annotated[str | None, Field(description="words of the notice or work")] = None,
+        journal: Annotated[str | None, Field(description="exact journal title")] = None,
+        year_min: Year = None,
+        year_max: Year = None,
+        update_types: UpdateTypes = None,
+        posted_since: Annotated[
+            str | None, Field(description="notices updated on or after YYYY[-MM[-DD]]")
+        ] = None,
+        limit: Limit = 20,
+    ) -> NoticeSearch:
+        """Search editorial NOTICES (retractions, corrections, expressions of concern, ...) by
+        words, journal, publication years, update type and date, newest first. Each result is
+        a notice with the works it updates (`updates[].doi`). Use it to explore a topic or a
+        journal; to judge a specific work use rw_check_doi."""
+        return await _run(
+            toolbox.search, query, journal, year_min, year_max, update_types, posted_since, limit
+        )
+
+    @tool()
+    async def rw_recent_retractions(
+        limit: Limit = 20, update_types: UpdateTypes = None
+    ) -> RecentNotices:
+        """The most recent notices (default: retractions), newest first, with a count per
+        journal. Useful to see what changed lately in a field before finalising a draft."""
+        return await _run(toolbox.recent, limit, update_types)
+
+    @tool()
+    async def rw_get_record(doi: Doi) -> Record:
+        """The Crossref record of a work or of a notice, trimmed to what matters: title,
+        authors, journal, year, type, `updated_by` (notices about this work) and `update_to`
+        (works this record is a notice for). `found` is false when Crossref does not know it."""
+        return await _run(toolbox.get_record, doi)
+
+    @tool()
+    async def rw_data_status() -> DataStatus:
+        """Where verdicts come from: Crossref URL and polite-pool use, offline mode, cache
+        folder, the Retraction Watch snapshot (provenance, date, age, staleness), the policy in
+        force and the folders this server may read."""
+        return await _run(toolbox.data_status)
+
+
+def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verdicts on a bibliography or manuscript, as its build gives them."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool()
+    async def rw_check_bibliography(
+        path: Annotated[
+            str | None, Field(description=".bib, CSL JSON/YAML or DOI-list file")
+        ] = None,
+        text: Annotated[str | None, Field(description="the bibliography itself (max 2 MB)")] = None,
+    ) -> DocumentCheck:
+        """Check EVERY entry of a bibliography (BibTeX, CSL JSON, CSL YAML, or one DOI per line),
+        given as a file under the server's roots or as text. Returns a verdict per entry (key,
+        DOI, status, action, notices, file:line) and whether the gate would pass."""
+        return await _run(toolbox.check_bibliography, path, text)
+
+    @tool()
+    async def rw_check_manuscript(
+        path: Annotated[str, Field(description=".md/.qmd/.tex manuscript under the server roots")],
+    ) -> DocumentCheck:
+        """Check a manuscript exactly as its build will: the cited keys, its bibliographies,
+        its `rwgate:` metadata and the rwgate.toml/pyproject.toml policy and allow-list found
+        above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
+        `rwgate check`, `rw-filter` and `rw-latexmk` on the same file."""
+        return await _run(toolbox.check_manuscript, path)
+
+
+def serve(
+    roots: Sequence[Path],
+    overrides: dict[str, Any],
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> None:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    toolbox = Toolbox(roots, overrides)
+    server = build_server(toolbox)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host=host, port=port)
+    finally:
+        toolbox.close()

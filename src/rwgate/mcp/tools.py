@@ -1,0 +1,377 @@
+"""The MCP tools' work, as plain synchronous methods (the server runs them off the event loop).
+
+Every verdict comes from :func:`rwgate.core.check` with the settings ``rwgate check`` would use for
+the same input: a document's own ``rwgate:`` metadata and the ``rwgate.toml``/``pyproject.toml``
+found upward from it, then the flags the server was started with. Searches and records come from
+:class:`~rwgate.sources.crossref_search.CrossrefQuery`. Nothing here fetches a URL a client chose:
+the only hosts asked are the configured Crossref (and the snapshot file).
+"""
+
+from __future__ import annotations
+
+import collections
+import unicodedata
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rwgate.config import ConfigError, Settings, load_settings
+from rwgate.core import FLAGGED, CheckResult, check
+from rwgate.doi import try_normalize
+from rwgate.evidence import crossref_date
+from rwgate.mcp import safety
+from rwgate.mcp.models import (
+    AuthorCheck,
+    AuthorWork,
+    BatchCheck,
+    CrossrefStatus,
+    DataStatus,
+    DocumentCheck,
+    DoiCheck,
+    NoticeRecord,
+    NoticeSearch,
+    RecentNotices,
+    Record,
+    Update,
+)
+from rwgate.mcp.safety import BadArgument, Roots
+from rwgate.references import ReaderError, load_bibliography, parse_bibliography
+from rwgate.references.gather import MANUSCRIPT_SUFFIXES, Gathered, doi_reference
+from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
+from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
+
+AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
+NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
+_READ_ERRORS = (ReaderError, OSError, ValueError, UnicodeDecodeError)
+
+
+def _first(value: Any) -> str | None:
+    if isinstance(value, list):
+        return str(value[0]) if value else None
+    return str(value) if value else None
+
+
+def _fold(text: str) -> str:
+    """Case- and accent-insensitive form of a name part (``Müller`` == ``muller``)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip(". ")
+
+
+def _name_parts(name: str) -> tuple[str, str]:
+    """(family, first initial) of ``Given Family`` or ``Family, Given``."""
+    if "," in name:
+        family, _, given = name.partition(",")
+    else:
+        *given_parts, family = name.split()
+        given = " ".join(given_parts)
+    return _fold(family), _fold(given)[:1]
+
+
+def author_names(authors: Any) -> list[str]:
+    names = []
+    for person in authors if isinstance(authors, list) else []:
+        if person.get("family"):
+            given = person.get("given")
+            names.append(f"{given} {person['family']}" if given else str(person["family"]))
+        elif person.get("name"):
+            names.append(str(person["name"]))
+    return names
+
+
+def author_matches(name: str, authors: Any) -> bool:
+    """Does the record list an author with this family name (and first initial, if given)?"""
+    family, initial = _name_parts(name)
+    for person in authors if isinstance(authors, list) else []:
+        if person.get("family"):
+            if _fold(str(person["family"])) != family:
+                continue
+            if not initial or _fold(str(person.get("given") or ""))[:1] in ("", initial):
+                return True
+        elif person.get("name") and _fold(str(person["name"])) == _fold(name):
+            return True
+    return False
+
+
+def _update(entry: Mapping[str, Any]) -> Update:
+    return Update(
+        doi=try_normalize(entry.get("DOI")) or entry.get("DOI"),
+        type=str(entry.get("type") or "unknown"),
+        label=entry.get("label"),
+        source=entry.get("source"),
+        date=crossref_date(entry.get("updated")),
+        record_id=str(entry["record-id"]) if entry.get("record-id") else None,
+    )
+
+
+def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
+    updates = [_update(u) for u in item.get("update-to") or [] if isinstance(u, Mapping)]
+    dates = [u.date for u in updates if u.date is not None]
+    return NoticeRecord(
+        notice_doi=str(item.get("DOI") or "").lower(),
+        title=_first(item.get("title")),
+        journal=_first(item.get("container-title")),
+        date=max(dates) if dates else None,
+        updates=updates,
+    )
+
+
+class Toolbox:
+    """The state one server shares between calls: roots, start-up flags, a Crossref client."""
+
+    def __init__(self, roots: Sequence[Path], overrides: Mapping[str, Any] | None = None) -> None:
+        self.roots = Roots(roots)
+        self.overrides = dict(overrides or {})
+        self.settings = load_settings(self.roots.paths[0], overrides=self.overrides)
+        self.query = CrossrefQuery(self.settings)
+
+    def close(self) -> None:
+        self.query.close()
+        self.query.cache.close()
+
+    # --- verdicts ----------------------------------------------------------------------------
+
+    def check_doi(self, doi: str) -> DoiCheck:
+        (raw,) = safety.batch_within_limit([doi], "doi")
+        result = check([doi_reference(raw, where="rw_check_doi")], self.settings)
+        report = result.report()
+        return DoiCheck(
+            citation=result.citations[0], sources=report.sources, warnings=report.warnings
+        )
+
+    def check_dois(self, dois: Sequence[str]) -> BatchCheck:
+        values = safety.batch_within_limit(dois, "dois")
+        refs = [doi_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
+        return self._batch(check(refs, self.settings))
+
+    def check_bibliography(self, path: str | None, text: str | None) -> DocumentCheck:
+        if (path is None) == (text is None):
+            raise BadArgument("give exactly one of path or text")
+        if text is not None:
+            safety.text_within_limit(text, "text")
+            found = parse_bibliography(text, "<text>")
+            result = check(found.references, self.settings, problems=found.problems)
+            return self._document(result, None, self.settings, unreadable=False)
+        real = self.roots.confine(str(path))
+        if real.suffix.lower() in MANUSCRIPT_SUFFIXES:
+            raise BadArgument(f"path: {path} is a manuscript; use rw_check_manuscript")
+        try:
+            found = load_bibliography(real)
+        except _READ_ERRORS as exc:
+            raise BadArgument(_one_line(exc)) from None
+        settings = self._settings_for(real, {})
+        result = check(found.references, settings, problems=found.problems)
+        return self._document(result, real, settings, unreadable=False)
+
+    def check_manuscript(self, path: str) -> DocumentCheck:
+        real = self.roots.confine(path)
+        if real.suffix.lower() not in MANUSCRIPT_SUFFIXES:
+            kinds = ", ".join(sorted(MANUSCRIPT_SUFFIXES))
+            raise BadArgument(
+                f"path: {path} is not a manuscript ({kinds}); see rw_check_bibliography"
+            )
+        gathered = self._gather_manuscript(real)
+        settings = self._settings_for(real, gathered.metadata)
+        result = check(gathered.references, settings, problems=gathered.problems)
+        return self._document(result, real, settings, unreadable=bool(gathered.unreadable))
+
+    def _gather_manuscript(self, real: Path) -> Gathered:
+        """What ``gather_inputs`` reads for a manuscript, refusing bibliographies outside roots."""
+        from rwgate.references.join import cited_references
+        from rwgate.references.manuscript import read_manuscript
+
+        try:
+            doc = read_manuscript(real)
+            outside = [b for b in doc.bibliographies if not self.roots.allows(Path(b))]
+            if outside:
+                raise BadArgument(
+                    f"bibliography {outside[0]} is outside the allowed roots; refused"
+                )
+            found = cited_references(doc)
+        except BadArgument:
+            raise
+        except _READ_ERRORS as exc:
+            raise BadArgument(_one_line(exc)) from None
+        return Gathered(found.references, found.problems, dict(doc.metadata))
+
+    def _settings_for(self, real: Path, metadata: Mapping[str, Any]) -> Settings:
+        try:
+            return load_settings(real, overrides={**metadata, **self.overrides})
+        except ConfigError as exc:
+            raise BadArgument(_one_line(exc)) from None
+
+    def _batch(self, result: CheckResult) -> BatchCheck:
+        report = result.report()
+        return BatchCheck(
+            citations=result.citations,
+            summary=report.summary,
+            sources=report.sources,
+            warnings=report.warnings,
+        )
+
+    def _document(
+        self, result: CheckResult, real: Path | None, settings: Settings, unreadable: bool
+    ) -> DocumentCheck:
+        report = result.report()
+        code = 2 if unreadable else result.exit_code
+        return DocumentCheck(
+            path=str(real) if real else None,
+            gate="fail" if code else "pass",
+            exit_code=code,
+            policy=report.policy,
+            config_file=settings.config_file,
+            citations=result.citations,
+            summary=report.summary,
+            sources=report.sources,
+            warnings=report.warnings,
+        )
+
+    # --- searches ----------------------------------------------------------------------------
+
+    def check_author(
+        self, name: str, limit: int, year_min: int | None, year_max: int | None
+    ) -> AuthorCheck:
+        text = safety.short_text(name, "name", safety.MAX_NAME)
+        if text is None or sum(c.isalpha() for c in text) < 2:
+            raise BadArgument("name: give an author name such as 'A. J. Wakefield'")
+        filters = [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
+        filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
+        params = {"query.author": text, "rows": str(safety.limit_value(limit))}
+        params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
+        found = self._works(params, TTL_SEARCH)
+        matched = [i for i in found.items if i.get("DOI") and author_matches(text, i.get("author"))]
+        refs = [doi_reference(str(i["DOI"]), where="rw_check_author") for i in matched]
+        result = check(refs, self.settings)
+        flagged = [
+            AuthorWork(authors=author_names(item.get("author")), citation=citation)
+            for item, citation in zip(matched, result.citations, strict=True)
+            if citation.status in FLAGGED
+        ]
+        report = result.report()
+        return AuthorCheck(
+            name=text,
+            searched=len(found.items),
+            matched=len(matched),
+            flagged=flagged,
+            sources=report.sources,
+            warnings=report.warnings,
+        )
+
+    def search(
+        self,
+        query: str | None,
+        journal: str | None,
+        year_min: int | None,
+        year_max: int | None,
+        update_types: Sequence[str] | None,
+        posted_since: str | None,
+        limit: int,
+    ) -> NoticeSearch:
+        filters = ["is-update:true"]
+        filters += [f"update-type:{t}" for t in safety.update_types(update_types)]
+        title = safety.short_text(journal, "journal")
+        if title is not None:
+            if "," in title:
+                raise BadArgument("journal: a journal title cannot contain a comma here")
+            filters.append(f"container-title:{title}")
+        filters += [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
+        filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
+        since = safety.date_text(posted_since, "posted_since")
+        if since:
+            filters.append(f"from-update-date:{since}")
+        params = self._notice_params(filters, limit)
+        text = safety.short_text(query, "query")
+        if text:
+            params["query.bibliographic"] = text
+        found = self._works(params, TTL_SEARCH)
+        notices = [notice_record(i) for i in found.items if i.get("DOI")]
+        return NoticeSearch(total=found.total, notices=notices, request=params)
+
+    def recent(self, limit: int, update_types: Sequence[str] | None) -> RecentNotices:
+        types = safety.update_types(update_types) or ["retraction"]
+        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
+        params = self._notice_params(filters, limit)
+        found = self._works(params, TTL_FEED)
+        notices = [notice_record(i) for i in found.items if i.get("DOI")]
+        journals = collections.Counter(n.journal or "(no journal)" for n in notices)
+        return RecentNotices(
+            total=found.total, notices=notices, request=params, by_journal=dict(journals)
+        )
+
+    def _notice_params(self, filters: list[str], limit: int) -> dict[str, str]:
+        return {
+            "filter": ",".join(filters),
+            "sort": "updated",
+            "order": "desc",
+            "rows": str(safety.limit_value(limit)),
+            "select": NOTICE_SELECT,
+        }
+
+    def _works(self, params: Mapping[str, str], ttl: float) -> Any:
+        try:
+            return self.query.works(params, ttl)
+        except SourceUnavailable as exc:
+            raise BadArgument(_one_line(exc)) from None
+
+    def get_record(self, doi: str) -> Record:
+        canonical = try_normalize(safety.short_text(doi, "doi"))
+        if canonical is None:
+            raise BadArgument(f"doi: {doi!r} is not a DOI (e.g. 10.1038/nature12373)")
+        try:
+            item = self.query.work(canonical, TTL_WORK)
+        except SourceUnavailable as exc:
+            raise BadArgument(_one_line(exc)) from None
+        if item is None:
+            return Record(found=False, doi=canonical)
+        issued = crossref_date(item.get("issued")) or crossref_date(item.get("published"))
+        return Record(
+            found=True,
+            doi=canonical,
+            type=item.get("type"),
+            title=_first(item.get("title")),
+            journal=_first(item.get("container-title")),
+            publisher=item.get("publisher"),
+            year=issued.year if issued else None,
+            authors=author_names(item.get("author")),
+            url=item.get("URL"),
+            updated_by=[_update(u) for u in item.get("updated-by") or []],
+            update_to=[_update(u) for u in item.get("update-to") or []],
+        )
+
+    # --- status ------------------------------------------------------------------------------
+
+    def data_status(self) -> DataStatus:
+        from rwgate.sources import default_cache_dir
+        from rwgate.sources.snapshot import snapshot_status
+
+        s = self.settings
+        snap = snapshot_status(s.snapshot)
+        cache_dir = None if s.no_cache else str(s.cache_dir or default_cache_dir())
+        return DataStatus(
+            offline=s.offline,
+            crossref=CrossrefStatus(url=s.crossref_url, polite_pool=bool(s.mailto)),
+            openalex_url=s.openalex_url,
+            cache_dir=cache_dir,
+            cache_ttl_hours={
+                "work": TTL_WORK / 3600,
+                "search": TTL_SEARCH / 3600,
+                "feed": TTL_FEED / 3600,
+            },
+            snapshot=snap,
+            snapshot_stale=(
+                None if snap.age_days is None else snap.age_days > s.max_snapshot_age_days
+            ),
+            max_snapshot_age_days=s.max_snapshot_age_days,
+            policy=s.to_policy().describe(),
+            roots=[str(p) for p in self.roots.paths],
+            limits={
+                "batch": safety.MAX_BATCH,
+                "text_bytes": safety.MAX_TEXT_BYTES,
+                "file_bytes": safety.MAX_FILE_BYTES,
+                "rows": safety.MAX_LIMIT,
+            },
+        )
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,144 @@
+"""Crossref look-ups beyond the integrity batch: searches, single records and BibTeX.
+
+The MCP tools (author checks, notice searches, the recent feed) and citation verification ask
+Crossref questions that are not "what are the notices of these DOIs". They go through the same
+request path as :class:`~rwgate.sources.crossref.CrossrefSource` (retries with backoff,
+``Retry-After``, the learned rate limits, the polite pool), so one process never has two clients
+competing for Crossref's limits. Successful answers are cached by URL and parameters with the
+caller's time-to-live; failures are never cached and surface as :class:`SourceUnavailable`, so a
+caller can say "could not ask" instead of "nothing found".
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from rwgate.config import Settings
+from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
+
+if TYPE_CHECKING:
+    import httpx
+
+    from rwgate.sources.crossref import CrossrefSource, Reply
+
+BIBTEX_TYPE = "application/x-bibtex"
+_SOURCE = "crossref"
+_Kind = Literal["list", "work", "text"]
+
+
+class SourceUnavailable(Exception):
+    """Crossref could not answer (network, HTTP error, offline); the message is one line."""
+
+
+class WorkList(BaseModel):
+    """One page of a ``/works`` answer: the items and Crossref's count of all matches."""
+
+    items: list[dict[str, Any]]
+    total: int
+
+
+class CrossrefQuery:
+    """Cached, polite Crossref GETs for searches, records and BibTeX (thread-safe)."""
+
+    def __init__(self, settings: Settings, cache: Cache | None = None) -> None:
+        if cache is None:
+            from rwgate.sources import default_cache_dir
+
+            cache = Cache(
+                None if settings.no_cache else (settings.cache_dir or default_cache_dir())
+            )
+        self.settings = settings
+        self.cache = cache
+        self.base_url = settings.crossref_url.rstrip("/")
+        self.offline = settings.offline
+        self._source: CrossrefSource | None = None
+        self._client: httpx.Client | None = None
+        self._lock = threading.Lock()
+
+    # --- public look-ups ---------------------------------------------------------------------
+
+    def works(self, params: Mapping[str, str], ttl: float = TTL_SEARCH) -> WorkList:
+        """``GET /works?params``: items and ``total-results``."""
+        data = self._json(f"{self.base_url}/works", params, "list", ttl)
+        message = data["message"]
+        items = [i for i in message.get("items") or [] if isinstance(i, dict)]
+        total = message.get("total-results")
+        return WorkList(items=items, total=total if isinstance(total, int) else len(items))
+
+    def work(self, doi: str, ttl: float = TTL_WORK) -> dict[str, Any] | None:
+        """``GET /works/{doi}``: the record, or None when Crossref does not know the DOI."""
+        data = self._json(self._work_url(doi), {}, "work", ttl)
+        return data.get("message") if data else None
+
+    def bibtex(self, doi: str) -> str | None:
+        """Crossref's BibTeX for ``doi`` (content negotiation by URL), or None when unknown."""
+        url = f"{self._work_url(doi)}/transform/{BIBTEX_TYPE}"
+        key = self._key(url, {})
+        cached = self.cache.get(key)
+        if isinstance(cached, dict) and "text" in cached:
+            text = cached["text"]
+            return str(text) if text is not None else None
+        reply = self._fetch(url, {}, "text")
+        text = reply.data if reply.status == 200 else None
+        self.cache.set(key, {"text": text}, TTL_WORK)
+        return text if isinstance(text, str) else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # --- the request path --------------------------------------------------------------------
+
+    def _work_url(self, doi: str) -> str:
+        doi = doi.strip().lower()
+        if not doi:
+            raise SourceUnavailable("crossref: empty DOI")
+        return f"{self.base_url}/works/{quote(doi, safe='/')}"
+
+    def _key(self, url: str, params: Mapping[str, str]) -> str:
+        query = json.dumps(sorted(params.items()), separators=(",", ":"))
+        return f"{_SOURCE}:query:{url}?{query}"
+
+    def _json(self, url: str, params: Mapping[str, str], kind: _Kind, ttl: float) -> dict[str, Any]:
+        """The decoded answer (``{}`` for a 404 of one work), from the cache when fresh."""
+        key = self._key(url, params)
+        cached = self.cache.get(key)
+        if isinstance(cached, dict):
+            return cached
+        reply = self._fetch(url, params, kind)
+        data: dict[str, Any] = reply.data if reply.status == 200 else {}
+        self.cache.set(key, data, ttl)
+        return data
+
+    def _fetch(self, url: str, params: Mapping[str, str], kind: _Kind) -> Reply:
+        if self.offline:
+            raise SourceUnavailable("crossref: offline (RWGATE_OFFLINE=1) and not in the cache")
+        source, client = self._open()
+        reply = source.request(client, url, params, kind)
+        if reply.error is not None:
+            raise SourceUnavailable(reply.error.splitlines()[0] if reply.error else "crossref")
+        return reply
+
+    def _open(self) -> tuple[CrossrefSource, httpx.Client]:
+        """The shared source and client, made on first use (so ``httpx`` loads only then)."""
+        with self._lock:
+            if self._source is None:
+                from rwgate.sources.crossref import CrossrefSource
+
+                self._source = CrossrefSource(
+                    base_url=self.settings.crossref_url,
+                    mailto=self.settings.mailto,
+                    timeout=self.settings.timeout,
+                    max_total_seconds=self.settings.max_total_seconds,
+                )
+            if self._client is None:
+                self._client = self._source.open_client()
+            return self._source, self._client

@@ -1,0 +1,394 @@
+"""The local Retraction Watch snapshot as an integrity source.
+
+The Retraction Watch database is the registry of record for retractions, so a local copy lets
+rwgate judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what
+Crossref's ``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the
+SQLite file that :mod:`rwgate.sources.snapshot_store` builds (its docstring documents the schema);
+the file is opened read-only, so a look-up can never damage it, and an import that replaces the
+file under an open :class:`Snapshot` does not disturb it either.
+
+Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
+array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks
+of 500 parameters where SQLite lacks JSON1, so 100,000 DOIs cost three queries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import json
+import re
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from rwgate.doi import try_normalize
+from rwgate.evidence import merge_notices
+from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.sources.base import Progress
+from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
+from rwgate.sources.snapshot_store import (
+    SCHEMA_VERSION,
+    FileImport,
+    ImportResult,
+    ImportSource,
+    SnapshotError,
+    check_schema,
+    default_snapshot_path,
+    import_files,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "FileImport",
+    "ImportResult",
+    "ImportSource",
+    "ProvenanceEntry",
+    "Snapshot",
+    "SnapshotError",
+    "SnapshotStatus",
+    "default_snapshot_path",
+    "import_files",
+    "snapshot_status",
+]
+
+_NOT_FOUND: dict[str, Any] = {"outcome": "not_found", "title": None, "journal": None}
+_NOT_FOUND.update(year=None, error=None)
+_NOTICE_COLUMNS = (
+    "n.type, n.notice_doi, n.date, n.source, n.label, n.record_id, n.reasons,"
+    " n.title, n.journal, n.year"
+)
+
+
+class ProvenanceEntry(BaseModel):
+    """One imported file or download, as ``data status`` lists it."""
+
+    source: str
+    kind: str
+    sha256: str
+    rows: int
+    skipped: int
+    export_date: dt.date | None = None
+    imported_at: dt.datetime
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+class SnapshotStatus(BaseModel):
+    """Everything ``rwgate data status`` (and the MCP ``rw_data_status`` tool) reports."""
+
+    path: str
+    exists: bool
+    schema_version: int | None = None
+    notices: int = 0
+    works: int = Field(default=0, description="distinct work DOIs with at least one notice")
+    newest_notice: dt.date | None = None
+    as_of: dt.date | None = Field(default=None, description="newest export date imported")
+    age_days: int | None = None
+    updated: dt.datetime | None = None
+    provenance: list[ProvenanceEntry] = Field(default_factory=list)
+
+
+def _date(text: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(text) if text else None
+
+
+# A DOI already in canonical form (what the core passes) skips the full normaliser.
+_CANONICAL = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\sA-Z%]*[^\sA-Z%.,;:!?\"')\]}>]")
+_CHUNK = 500  # below SQLite's smallest variable limit (999), for builds without JSON1
+
+
+def _key(doi: str) -> str:
+    if _CANONICAL.fullmatch(doi):
+        return doi
+    return try_normalize(doi) or doi.strip().lower()
+
+
+# Look-up results are built from rows this module wrote itself, so validating them again only
+# costs time: at 100,000 DOIs, pydantic validation and the cyclic GC (which rescans the growing
+# heap of new objects) took seconds. The fast path fills the model's fields directly, as
+# ``model_construct`` does but without its per-field Python loop; it is used only while the
+# models have exactly the fields named here, and falls back to validated construction otherwise.
+_LOOKUP_FIELDS: tuple[str, ...] = ("doi", "outcome", "source", "notices", "title", "journal")
+_LOOKUP_FIELDS += ("year", "notice_for", "error", "as_of")
+_NOTICE_FIELDS = ("type", "doi", "date", "source", "label", "record_id", "reasons")
+_FAST = set(Lookup.model_fields) == set(_LOOKUP_FIELDS)
+_FAST = _FAST and set(Notice.model_fields) == set(_NOTICE_FIELDS)
+_M = TypeVar("_M", bound=BaseModel)
+_setattr = object.__setattr__
+# Every field is set, so one shared set serves all instances (pydantic only ever adds to it).
+_FIELDS_SET = {Lookup: set(_LOOKUP_FIELDS), Notice: set(_NOTICE_FIELDS)}
+
+
+def _make(cls: type[_M], values: dict[str, Any]) -> _M:
+    if not _FAST:
+        return cls(**values)
+    obj = cls.__new__(cls)
+    _setattr(obj, "__dict__", values)
+    _setattr(obj, "__pydantic_fields_set__", _FIELDS_SET[cls])
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
+    return obj
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _notice(row: Sequence[Any]) -> Notice:
+    return _make(
+        Notice,
+        {
+            "type": row[0],
+            "doi": row[1],
+            "date": _date(row[2]),
+            "source": row[3].split(";"),
+            "label": row[4],
+            "record_id": row[5],
+            "reasons": row[6].split(";") if row[6] else [],
+        },
+    )
+
+
+def _in_order(notices: list[Notice], rows: list[Any]) -> list[Notice]:
+    """Notices asserted by more than one source (CSV and Crossref) merged, in date order.
+
+    Rows come from SQLite in date order and CSV rows are unique by Record ID, so the notices of
+    a work that only the CSV lists are already final.
+    """
+    if len(notices) > 1 and any(r[3] != _CSV for r in rows):
+        return merge_notices(notices)
+    return notices
+
+
+class Snapshot:
+    """A read-only handle on a snapshot file (``IntegritySource`` named ``snapshot``)."""
+
+    name = "snapshot"
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_snapshot_path()
+        if not self.path.is_file():
+            raise SnapshotError(
+                f"no snapshot at {self.path}; run `rwgate data import FILE` or `rwgate data update`"
+            )
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+        try:
+            self.schema_version = check_schema(self._conn, self.path)
+        except SnapshotError:
+            self._conn.close()
+            raise
+        if self.schema_version == 0:
+            self._conn.close()
+            raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
+        self._as_of = self._export_date()
+        self.json1 = self._has_json1()
+        self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Snapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- look-ups ----------------------------------------------------------------------------
+
+    def _has_json1(self) -> bool:
+        try:
+            self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
+        except sqlite3.OperationalError:
+            return False
+        return True
+
+    def _select(self, sql: str, keys: list[str]) -> list[Any]:
+        """Run ``sql`` whose ``IN ({keys})`` names the batch: one JSON parameter, else chunks."""
+        with self._lock:
+            if self.json1:
+                inner = sql.format(keys="SELECT value FROM json_each(?)")
+                return self._conn.execute(inner, (json.dumps(keys),)).fetchall()
+            rows: list[Any] = []
+            for i in range(0, len(keys), _CHUNK):
+                chunk = keys[i : i + _CHUNK]
+                inner = sql.format(keys=",".join("?" * len(chunk)))
+                rows += self._conn.execute(inner, chunk).fetchall()
+            return rows
+
+    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
+        """One Lookup per DOI: ``found`` with its notices when the snapshot lists it."""
+        wanted = {doi: _key(doi) for doi in dois}
+        with _gc_paused():
+            notices, works, notice_for = self._fetch(list(set(wanted.values())))
+            answers = {
+                given: self._lookup(key, notices.get(key), works.get(key), notice_for.get(key))
+                for given, key in wanted.items()
+            }
+        if progress:
+            progress(len(wanted), len(wanted))
+        return answers
+
+    def _fetch(
+        self, keys: list[str]
+    ) -> tuple[dict[str, list[Any]], dict[str, Any], dict[str, list[str]]]:
+        """Notices about, Crossref records of, and works noticed by each DOI in ``keys``."""
+        notices: dict[str, list[Any]] = defaultdict(list)
+        for row in self._select(
+            f"SELECT n.work_doi, {_NOTICE_COLUMNS} FROM notices n WHERE n.work_doi IN ({{keys}})"
+            " ORDER BY n.date, n.type",  # each work's rows arrive in date order
+            keys,
+        ):
+            notices[row[0]].append(row[1:])
+        works: dict[str, Any] = {}
+        if self._has_works:
+            for row in self._select(
+                "SELECT doi, title, journal, year, notice_for FROM works WHERE doi IN ({keys})",
+                keys,
+            ):
+                works[row[0]] = row[1:]
+        notice_for: dict[str, list[str]] = defaultdict(list)
+        for notice_doi, work in self._select(
+            "SELECT DISTINCT notice_doi, work_doi FROM notices WHERE notice_doi IN ({keys})"
+            " AND work_doi IS NOT NULL AND work_doi != notice_doi",
+            keys,
+        ):
+            notice_for[notice_doi].append(work)
+        return notices, works, notice_for
+
+    def query_pmids(self, pmids: Sequence[str]) -> dict[str, Lookup]:
+        """Look-ups by the original paper's PubMed id; the Lookup's ``doi`` is the paper's DOI.
+
+        A paper the snapshot knows by DOI is answered as :meth:`query_all` answers that DOI, so
+        Crossref notices recorded for it count too; ``doi`` is ``""`` when the paper has none.
+        """
+        wanted = {p: p.strip().lstrip("0") for p in pmids}
+        by_pmid: dict[str, list[Any]] = defaultdict(list)
+        doi_of: dict[str, str] = {}
+        for row in self._select(
+            f"SELECT n.work_pmid, n.work_doi, {_NOTICE_COLUMNS} FROM notices n"
+            " WHERE n.work_pmid IN ({keys}) ORDER BY n.work_doi IS NULL",
+            list(set(wanted.values())),
+        ):
+            by_pmid[row[0]].append(row[2:])
+            if row[1]:
+                doi_of.setdefault(row[0], row[1])
+        by_doi = self.query_all(sorted(set(doi_of.values()))) if doi_of else {}
+        answers: dict[str, Lookup] = {}
+        for given, key in wanted.items():
+            doi = doi_of.get(key)
+            if doi:
+                # Rows of the same PubMed id filed without a DOI still count.
+                found = by_doi[doi]
+                notices = merge_notices([*found.notices, *(_notice(r) for r in by_pmid[key])])
+                answers[given] = found.model_copy(update={"notices": notices})
+            else:
+                answers[given] = self._lookup("", by_pmid.get(key), None, None)
+        return answers
+
+    def _lookup(
+        self,
+        doi: str,
+        rows: list[Any] | None,
+        work: Sequence[Any] | None,
+        notice_for: list[str] | None,
+    ) -> Lookup:
+        if not rows and work is None and not notice_for:
+            return _make(Lookup, {**_NOT_FOUND, "doi": doi, "notices": [], "notice_for": [],
+                                  "source": self.name, "as_of": self._as_of})  # fmt: skip
+        rows = rows or []
+        # Retraction Watch metadata first (it describes the original paper), then Crossref's.
+        first = next((r for r in rows if r[3] == _CSV), rows[0]) if rows else None
+        title, journal, year = first[7:10] if first else (None, None, None)
+        targets = list(notice_for or [])
+        if work:
+            title, journal, year = title or work[0], journal or work[1], year or work[2]
+            targets += [t for t in json.loads(work[3]) if t not in targets]
+        notices = [_notice(r) for r in rows]
+        values = {
+            "doi": doi,
+            "outcome": "found",
+            "source": self.name,
+            "notices": _in_order(notices, rows),
+            "title": title,
+            "journal": journal,
+            "year": year,
+            "notice_for": targets,
+            "error": None,
+            "as_of": self._as_of,
+        }
+        return _make(Lookup, values)
+
+    # --- freshness and provenance -------------------------------------------------------------
+
+    def _export_date(self) -> dt.datetime | None:
+        """The newest Retraction Watch export imported (the registry of record), else any import."""
+        row = self._conn.execute(
+            "SELECT max(CASE WHEN kind = 'retraction-watch-csv' THEN export_date END),"
+            " max(export_date) FROM provenance"
+        ).fetchone()
+        day = _date(row[0] or row[1]) if row else None
+        return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
+
+    def info(self) -> SourceInfo:
+        """Named in every report: where the snapshot is and how fresh its data is."""
+        rows = self._conn.execute("SELECT count(*) FROM notices").fetchone()[0]
+        files = self._conn.execute("SELECT count(*) FROM provenance").fetchone()[0]
+        return SourceInfo(
+            name=self.name,
+            path=str(self.path),
+            as_of=self._as_of,
+            note=f"local Retraction Watch snapshot: {rows} notices from {files} import(s)",
+        )
+
+    def provenance(self) -> list[ProvenanceEntry]:
+        cursor = self._conn.execute(
+            "SELECT source, kind, sha256, rows, skipped, export_date, imported_at, etag,"
+            " last_modified FROM provenance ORDER BY id"
+        )
+        keys = [c[0] for c in cursor.description]
+        return [ProvenanceEntry.model_validate(dict(zip(keys, r, strict=True))) for r in cursor]
+
+    def status(self, now: dt.datetime | None = None) -> SnapshotStatus:
+        now = now or dt.datetime.now(dt.UTC)
+        count, works, newest = self._conn.execute(
+            "SELECT count(*), count(DISTINCT work_doi), max(date) FROM notices"
+        ).fetchone()
+        updated = self._conn.execute("SELECT value FROM meta WHERE key = 'updated'").fetchone()
+        as_of = self._as_of.date() if self._as_of else None
+        return SnapshotStatus(
+            path=str(self.path),
+            exists=True,
+            schema_version=self.schema_version,
+            notices=count,
+            works=works,
+            newest_notice=_date(newest),
+            as_of=as_of,
+            age_days=(now.date() - as_of).days if as_of else None,
+            updated=dt.datetime.fromisoformat(updated[0]) if updated else None,
+            provenance=self.provenance(),
+        )
+
+
+def snapshot_status(path: Path | None = None, now: dt.datetime | None = None) -> SnapshotStatus:
+    """Status of the snapshot at ``path`` (default if ``None``), also when there is none."""
+    path = Path(path) if path is not None else default_snapshot_path()
+    if not path.exists():
+        return SnapshotStatus(path=str(path), exists=False)
+    with Snapshot(path) as snap:
+        return snap.status(now)

@@ -1,0 +1,125 @@
+"""Recorded Crossref ``/works`` bodies as snapshot input.
+
+A recorded Crossref record adds what the CSV alone cannot: the registry's own ``updated-by``
+(publisher-deposited notices the Retraction Watch database has not catalogued) and the fact that a
+clean record exists. Notices are read with :func:`rwgate.evidence.lookup_from_crossref`, so the
+snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's own
+DOI) and the same source names as the live Crossref source.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from rwgate.evidence import crossref_date, lookup_from_crossref
+from rwgate.models import Location, Lookup, Problem
+
+KIND = "crossref-json"
+
+
+class JSONFormatError(ValueError):
+    """The file is not a Crossref ``/works`` response; the message names the file."""
+
+
+def _messages(path: Path, body: Any) -> Iterator[Any]:
+    """Work records inside a single-record body, a work-list body, a bare record or a list."""
+    if isinstance(body, list):
+        for item in body:
+            yield from _messages(path, item)
+        return
+    if not isinstance(body, Mapping):
+        raise JSONFormatError(
+            f"{path}: not a Crossref /works response (a JSON {type(body).__name__})"
+        )
+    kind = body.get("message-type")
+    message = body.get("message")
+    if kind == "work" and isinstance(message, Mapping):
+        yield message
+    elif kind == "work-list" and isinstance(message, Mapping):
+        yield from message.get("items") or []
+    elif kind is None and "DOI" in body:
+        yield body
+    else:
+        raise JSONFormatError(f"{path}: not a Crossref /works response (message-type {kind!r})")
+
+
+def _load(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            return json.load(handle)
+    except UnicodeDecodeError:
+        raise JSONFormatError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise JSONFormatError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+
+
+def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
+    """One record: its metadata in ``works``, its notices replacing those of an older record."""
+    conn.execute(
+        "INSERT OR REPLACE INTO works (doi, title, journal, year, notice_for, provenance_id)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            lookup.doi,
+            lookup.title,
+            lookup.journal,
+            lookup.year,
+            json.dumps(lookup.notice_for),
+            prov_id,
+        ),
+    )
+    conn.execute("DELETE FROM notices WHERE work_doi = ? AND key LIKE 'cr:%'", (lookup.doi,))
+    for notice in lookup.notices:
+        sources = ";".join(notice.source)
+        conn.execute(
+            "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi,"
+            " date, source, record_id, reasons, title, journal, year, provenance_id)"
+            " VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                f"cr:{lookup.doi}|{notice.doi or ''}|{notice.type}|{sources}",
+                lookup.doi,
+                notice.type,
+                notice.label,
+                notice.doi,
+                notice.date.isoformat() if notice.date else None,
+                sources,
+                notice.record_id,
+                ";".join(notice.reasons),
+                lookup.title,
+                lookup.journal,
+                lookup.year,
+                prov_id,
+            ),
+        )
+
+
+def import_json(
+    conn: sqlite3.Connection, path: Path, prov_id: int
+) -> tuple[int, list[Problem], dt.date | None]:
+    """Store every record of the file; a newer record replaces the notices an older one gave.
+
+    The date returned is when Crossref last indexed the newest record (how fresh the recording
+    is), else the newest notice date.
+    """
+    skipped: list[Problem] = []
+    dates: list[dt.date] = []
+    indexed: list[dt.date] = []
+    count = 0
+    for index, message in enumerate(_messages(path, _load(path)), start=1):
+        lookup = lookup_from_crossref(message) if isinstance(message, Mapping) else None
+        if lookup is None or not lookup.doi:
+            where = Location(file=str(path))
+            skipped.append(
+                Problem(message=f"record {index} has no usable DOI; skipped", location=where)
+            )
+            continue
+        _store(conn, lookup, prov_id)
+        dates += [n.date for n in lookup.notices if n.date]
+        when = crossref_date(message.get("indexed"))
+        indexed += [when] if when else []
+        count += 1
+    return count, skipped, max(indexed, default=None) or max(dates, default=None)

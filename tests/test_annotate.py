@@ -1,0 +1,50 @@
+"""Annotation text: the bundled Jinja2 template and its Python rendering must never drift apart."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from rwgate.models import Citation, Notice
+from rwgate.render.annotate import TemplateProblem, annotate, default_template
+
+
+def citation(status: str, notices: list[Notice]) -> Citation:
+    return Citation(key="k", doi="10.1/x", status=status, action="annotate", notices=notices)
+
+
+CASES = [
+    citation(
+        "retracted",
+        [
+            Notice(type="correction", doi="10.1016/c", date=dt.date(2004, 3, 6)),
+            Notice(
+                type="retraction", doi="10.1016/s0140-6736(10)60175-4", date=dt.date(2010, 2, 6)
+            ),
+        ],
+    ),
+    citation("withdrawn", [Notice(type="withdrawal", doi=None, date=dt.date(2011, 1, 1))]),
+    citation("expression_of_concern", [Notice(type="expression_of_concern", doi="10.1/e")]),
+    citation("reinstated", [Notice(type="reinstatement", doi="10.1/r", date=dt.date(2023, 2, 21))]),
+    citation("amended", [Notice(type="retraction_and_replacement", doi="10.1/u")]),
+]
+
+
+@pytest.mark.parametrize("cit", CASES, ids=lambda c: c.status)
+def test_python_default_equals_bundled_template(cit: Citation) -> None:
+    assert annotate(cit).text == annotate(cit, default_template()).text
+
+
+def test_default_text() -> None:
+    assert annotate(CASES[0]).text == "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4"
+    assert annotate(CASES[1]).text == "Withdrawn 2011"
+    assert annotate(CASES[3]).text == "Reinstated 2023; notice doi:10.1/r"
+
+
+def test_user_template_and_bad_template() -> None:
+    assert annotate(CASES[0], "{{ label|upper }} ({{ date }})").text == "RETRACTED (2010-02-06)"
+    with pytest.raises(TemplateProblem, match="annotation template"):
+        annotate(CASES[0], "{{ label ")
+    with pytest.raises(TemplateProblem, match="annotation template"):
+        annotate(CASES[0], "{{ nosuchvalue }}")

@@ -1,0 +1,264 @@
+"""`rwgate check` end to end: real CLI entry point, real HTTP to the loopback fake Crossref."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rwgate.cli import main
+
+WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+LACOUR = "10.1126/science.1256151"
+LACOUR_NOTICE = "10.1126/science.aac6638"
+COCHRANE = "10.1002/14651858.cd009522"
+CLEAN = ["10.1038/nature12373", "10.1038/171737a0"]
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+    code = main(["check", "--format", "json", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def by_key(report: dict) -> dict[str, dict]:
+    return {c["key"]: c for c in report["citations"]}
+
+
+@pytest.fixture
+def crossref_env(fake_crossref, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
+    return fake_crossref
+
+
+def test_design_verdicts_for_every_shared_case(crossref_env, capsys) -> None:
+    dois = [
+        f"https://doi.org/{WAKEFIELD.upper()}",
+        LACOUR,
+        f"doi:{LACOUR_NOTICE}",
+        COCHRANE,
+        *CLEAN,
+        "10.5555/no-such-work-rwgate",
+        "10.12/not a doi",
+    ]
+    code, report = run_json(capsys, *[a for d in dois for a in ("--doi", d)])
+    assert code == 0
+    cits = report["citations"]
+    assert [c["status"] for c in cits] == [
+        "retracted",
+        "retracted",
+        "clean",
+        "withdrawn",
+        "clean",
+        "clean",
+        "unknown_doi",
+        "invalid_doi",
+    ]
+    wake = cits[0]
+    assert wake["doi"] == WAKEFIELD
+    assert [(n["type"], n["date"], n["doi"]) for n in wake["notices"]] == [
+        ("correction", "2004-03-06", "10.1016/s0140-6736(04)15715-2"),
+        ("retraction", "2010-02-06", "10.1016/s0140-6736(10)60175-4"),
+    ]
+    assert wake["notices"][1]["record_id"] == "4036"
+    assert wake["notices"][1]["source"] == ["crossref:retraction-watch"]
+    assert "notice about 10.1126/science.1256151" in cits[2]["reason"]
+    assert report["schema"] == "rwgate.report/1"
+    assert report["summary"] == {
+        "cited": 8,
+        "checked": 6,
+        "flagged": 3,
+        "failed": 0,
+        "warned": 2,
+        "unverified": 0,
+    }
+    assert report["exit_code"] == 0
+    assert report["sources"][0]["name"] == "crossref"
+    # Every DOI in batches: one list request, plus one /works/{doi} confirmation of the unknown.
+    paths = [r.path for r in crossref_env.requests]
+    assert paths.count("/works") == 1
+    assert sum(p.startswith("/works/") for p in paths) == 1
+
+
+def test_strict_fails_on_retracted(crossref_env, capsys) -> None:
+    code, report = run_json(capsys, "--policy", "strict", "--doi", WAKEFIELD, "--doi", CLEAN[0])
+    assert code == 1 and report["exit_code"] == 1
+    assert by_key(report)[WAKEFIELD]["action"] == "fail"
+    assert report["summary"]["failed"] == 1
+
+
+@pytest.mark.parametrize("fault", ["503", "malformed", "drop"])
+def test_persistent_faults_never_clean(crossref_env, capsys, monkeypatch, fault: str) -> None:
+    monkeypatch.setenv("RWGATE_TIMEOUT", "1")
+    monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
+    crossref_env.fail_next(fault, times=1000)
+    code, report = run_json(capsys, "--doi", CLEAN[0], "--doi", WAKEFIELD)
+    assert {c["status"] for c in report["citations"]} == {"unverified"}
+    assert code == 0  # default policy warns on unverified
+    assert any("Crossref could not be asked" in w for w in report["warnings"])
+    code, report = run_json(capsys, "--policy", "strict", "--doi", CLEAN[0])
+    assert code == 1
+
+
+def test_closed_port_is_unverified(monkeypatch, capsys) -> None:
+    from fakes.crossref import closed_port_url
+
+    monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", closed_port_url())
+    _code, report = run_json(capsys, "--doi", CLEAN[0])
+    assert report["citations"][0]["status"] == "unverified"
+
+
+def test_transient_faults_recover(crossref_env, capsys) -> None:
+    crossref_env.fail_next("429", times=1, retry_after=1)
+    crossref_env.fail_next("503", times=1)
+    _code, report = run_json(capsys, "--doi", WAKEFIELD)
+    assert report["citations"][0]["status"] == "retracted"
+
+
+def test_cache_answers_second_run_and_errors_are_not_cached(
+    crossref_env, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
+    crossref_env.fail_next("503", times=1000)
+    run_json(capsys, "--doi", LACOUR)
+    crossref_env.reset()
+    _, report = run_json(capsys, "--doi", LACOUR)
+    assert report["citations"][0]["status"] == "retracted"  # the error was not remembered
+    before = len(crossref_env.requests)
+    _, report = run_json(capsys, "--doi", LACOUR)
+    assert report["citations"][0]["status"] == "retracted"
+    assert len(crossref_env.requests) == before  # answered from the cache
+    _, report = run_json(capsys, "--no-cache", "--doi", LACOUR)
+    assert len(crossref_env.requests) > before
+
+
+def test_offline_uses_cache_only(crossref_env, capsys) -> None:
+    run_json(capsys, "--doi", WAKEFIELD)
+    before = len(crossref_env.requests)
+    _, report = run_json(capsys, "--offline", "--doi", WAKEFIELD, "--doi", LACOUR)
+    assert len(crossref_env.requests) == before
+    assert [c["status"] for c in report["citations"]] == ["retracted", "unverified"]
+
+
+def test_broken_cache_degrades_with_one_warning(
+    crossref_env, capsys, monkeypatch, tmp_path
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("RWGATE_CACHE_DIR", str(blocker / "cache"))
+    with pytest.warns(UserWarning):
+        _, report = run_json(capsys, "--doi", WAKEFIELD)
+    assert report["citations"][0]["status"] == "retracted"
+    assert sum("cache disabled" in w for w in report["warnings"]) == 1
+
+
+def test_corrupt_cache_file_degrades(crossref_env, capsys, monkeypatch, tmp_path) -> None:
+    cache = tmp_path / "c"
+    cache.mkdir()
+    (cache / "cache.db").write_bytes(b"this is not sqlite" * 100)
+    monkeypatch.setenv("RWGATE_CACHE_DIR", str(cache))
+    with pytest.warns(UserWarning):
+        _, report = run_json(capsys, "--doi", LACOUR)
+    assert report["citations"][0]["status"] == "retracted"
+
+
+def test_bib_alone_half_broken_and_missing_file(crossref_env, capsys, tmp_path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{good1, title={A}, doi={10.1038/nature12373}}\n\n"
+        "@article{broken, title={unclosed brace, doi={10.1/x}\n\n"
+        "@article{good2, title={B}, doi={10.1126/science.1256151}}\n"
+        "@article{nodoi, title={C}}\n"
+        "@article{bad, title={D}, doi={not-a-doi}}\n",
+        encoding="utf-8",
+    )
+    code, report = run_json(capsys, str(bib), str(tmp_path / "missing.bib"))
+    assert code == 2
+    statuses = {c["key"]: c["status"] for c in report["citations"]}
+    assert statuses["good1"] == "clean" and statuses["good2"] == "retracted"
+    assert statuses["nodoi"] == "no_doi" and statuses["bad"] == "invalid_doi"
+    assert any("missing.bib" in w for w in report["warnings"])
+    assert by_key(report)["good2"]["location"]["file"] == str(bib)
+
+
+def test_markdown_manuscript_only_cited_works(crossref_env, capsys, tmp_path) -> None:
+    (tmp_path / "refs.bib").write_text(
+        "@article{w, doi={10.1016/S0140-6736(97)11096-0}}\n"
+        "@article{uncited, doi={10.1126/science.1256151}}\n"
+        "@article{c, doi={10.1038/nature12373}}\n"
+    )
+    paper = tmp_path / "paper.md"
+    paper.write_text("---\nbibliography: refs.bib\n---\n\nSee [@w; @c] and @ghost.\n")
+    _code, report = run_json(capsys, str(paper))
+    assert {c["key"]: c["status"] for c in report["citations"]} == {
+        "w": "retracted",
+        "c": "clean",
+        "ghost": "missing_entry",
+    }
+    assert report["citations"][0]["location"]["line"] == 1
+
+
+def test_metadata_block_and_flag_layers(crossref_env, capsys, tmp_path) -> None:
+    (tmp_path / "refs.bib").write_text("@article{w, doi={10.1016/S0140-6736(97)11096-0}}\n")
+    paper = tmp_path / "paper.md"
+    paper.write_text("---\nbibliography: refs.bib\nrwgate:\n  policy: strict\n---\n\n[@w]\n")
+    assert run_json(capsys, str(paper))[0] == 1
+    assert run_json(capsys, str(paper), "--policy", "default")[0] == 0
+    (tmp_path / "rwgate.toml").write_text(
+        '[[allow]]\nkey = "w"\nreason = "we discuss this retraction"\n'
+    )
+    code, report = run_json(capsys, str(paper))
+    assert code == 0 and report["citations"][0]["allowed"] is True
+
+
+def test_invalid_config_is_exit_2_one_line(crossref_env, capsys, tmp_path) -> None:
+    (tmp_path / "rwgate.toml").write_text('policy = "lenient"\n')
+    bib = tmp_path / "r.bib"
+    bib.write_text("@article{a, doi={10.1038/nature12373}}\n")
+    assert main(["check", str(bib)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rwgate.toml: policy" in err
+
+
+def test_human_report_and_json_output_file(crossref_env, capsys, tmp_path) -> None:
+    out = tmp_path / "report.json"
+    code = main(["check", "--format", "json", "--output", str(out), "--doi", WAKEFIELD])
+    captured = capsys.readouterr()
+    assert json.loads(out.read_text())["citations"][0]["status"] == "retracted"
+    assert "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4" in captured.err
+    assert code == 0
+
+
+def test_no_http_client_imported_when_cache_answers(crossref_env, tmp_path) -> None:
+    env = {**os.environ, "RWGATE_CROSSREF_URL": crossref_env.url}
+    probe = (
+        f"import sys; from rwgate.cli import main; code = main(['check', '--doi', {WAKEFIELD!r}]);"
+        "print('HTTPX' if 'httpx' in sys.modules else 'NOHTTPX')"
+    )
+    first = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert "HTTPX" in first.stdout.split()
+    second = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert second.stdout.split()[-1] == "NOHTTPX", second.stdout + second.stderr
+
+
+def test_console_script_exit_codes(crossref_env, tmp_path) -> None:
+    exe = Path(sys.executable).parent / "rwgate"
+    env = {**os.environ, "RWGATE_CROSSREF_URL": crossref_env.url}
+    done = subprocess.run(
+        [str(exe), "check", "--policy", "strict", "--doi", LACOUR],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1 and "FAIL" in done.stdout and "Traceback" not in done.stderr
+    done = subprocess.run(
+        [str(exe), "check", str(tmp_path / "nope.bib")], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "nope.bib" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

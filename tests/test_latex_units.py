@@ -1,0 +1,143 @@
+"""The LaTeX front end's pieces without TeX: escaping, .bbl editing, argument handling."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rwgate.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblatex
+from rwgate.latex.gate import build_from_latexmk
+from rwgate.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
+from rwgate.latex.latexmk import split_args
+from rwgate.latex.texescape import doi_markup, escape_text
+
+BIBTEX_BBL = r"""\begin{thebibliography}{2}
+\providecommand{\natexlab}[1]{#1}
+
+\bibitem[{Wakefield} et~al.(1998)Wakefield, Murch, and
+  Anthony [x]]{Wakefield1998}
+A.~J. Wakefield.
+\newblock \emph{The Lancet}, 1998.
+
+\bibitem[Kucsko(2013)]{kucsko2013}
+G.~Kucsko.
+\newblock \emph{Nature}, 2013.
+
+\end{thebibliography}
+"""
+
+BIBLATEX_BBL = r"""% $ biblatex auxiliary file $
+\refsection{0}
+  \datalist[entry]{nty/global//global/global}
+    \entry{lacour2014}{article}{}
+      \field{addendum}{Discussed in section 2}
+      \field{title}{When contact changes minds}
+      \verb{url}
+      \verb https://example.org/\entry{fake}\endentry
+      \endverb
+    \endentry
+    \entry{kucsko2013}{article}{}
+      \field{title}{Nanometre-scale thermometry}
+    \endentry
+  \enddatalist
+\endrefsection
+"""
+
+
+def test_escape_text_prints_every_special_character() -> None:
+    hostile = r"\input{/etc/passwd}\write18{x}%#_&~^$<>|" + "\x1b[31m\nend"
+    escaped = escape_text(hostile)
+    without_commands = re.sub(r"\\[A-Za-z]+\{\}|\\[{}$&#_%]", "", escaped)
+    assert not set(without_commands) & set("\\{}$&#^_~%<>|")
+    assert "\x1b" not in escaped and "\n" not in escaped
+    assert escaped.startswith(r"\textbackslash{}input\{/etc/passwd\}")
+
+
+def test_doi_markup_links_only_plain_dois() -> None:
+    assert r"\href{https://doi.org/10.1016/s0140-6736(10)60175-4}" in doi_markup(
+        "10.1016/s0140-6736(10)60175-4"
+    )
+    odd = doi_markup("10.5555/a_b%c{")
+    assert odd == r"\texttt{10.5555/a\_b\%c\{}"
+
+
+def test_bibtex_bbl_note_follows_multiline_label_and_is_idempotent() -> None:
+    text, done = annotate_bibtex(BIBTEX_BBL, {"wakefield1998": "Retracted 2010"})
+    assert done == ["Wakefield1998"]  # BibTeX keys match case-insensitively
+    block = text[text.index(r"\bibitem[{Wakefield}") : text.index(r"\bibitem[Kucsko")]
+    assert block.endswith("\\newblock \\textbf{Retracted 2010}" + MARK + "\n\n")
+    assert text.count("Retracted") == 1
+    assert text.endswith("\\end{thebibliography}\n")
+    again, done_again = annotate_bibtex(text, {"wakefield1998": "Retracted 2010"})
+    assert again == text and done_again == []
+
+
+def test_biblatex_bbl_appends_to_existing_addendum_and_skips_verb() -> None:
+    notes = {"lacour2014": "Retracted 2015", "fake": "never", "kucsko2013": "Corrected"}
+    text, done = annotate_biblatex(BIBLATEX_BBL, notes)
+    assert done == ["lacour2014", "kucsko2013"]
+    assert r"\field{addendum}{Discussed in section 2\adddot\space\textbf{Retracted 2015}}" in text
+    kucsko = text[text.index(r"\entry{kucsko2013}") :]
+    assert kucsko.index(r"\field{addendum}{\textbf{Corrected}}") < kucsko.index(r"\endentry")
+    assert "never" not in text
+    assert is_biblatex(BIBLATEX_BBL) and not is_biblatex(BIBTEX_BBL)
+
+
+def test_hook_arguments_split_and_locate(tmp_path: Path) -> None:
+    opts, rest = split_hook_args(["--policy", "strict", "--offline", "-terse", "paper"])
+    assert opts.policy == "strict" and opts.offline is True
+    assert rest == ["-terse", "paper"]
+    opts, rest = split_hook_args(["--", "--policy"])
+    assert opts.policy is None and rest == ["--policy"]
+    assert locate_bibtex(["-min-crossrefs=3", "out/paper"]) == (
+        Path("out/paper.aux"),
+        Path("out/paper.bbl"),
+    )
+    (tmp_path / "paper.bcf").write_text("<bcf/>")
+    bcf, bbl = locate_biber(["--output-directory", str(tmp_path), "paper"])
+    assert (bcf, bbl) == (tmp_path / "paper.bcf", tmp_path / "paper.bbl")
+
+
+def test_rw_latexmk_arguments() -> None:
+    names = {k: v for k, v in own_options().items() if k.startswith("--") and k != "--tex"}
+    inv = split_args(
+        ["-pdf", "--policy=strict", "-e", "$x=1;", "paper", "--fail-on", "corrected", "-f"], names
+    )
+    assert inv.own == ["--policy=strict", "--fail-on", "corrected"]
+    assert inv.latexmk == ["-pdf", "-e", "$x=1;", "-f"]
+    assert inv.files == ["paper"] and inv.gate
+    assert not split_args(["-C", "paper.tex"], names).gate
+
+
+def test_build_dirs_from_latexmk(tmp_path: Path) -> None:
+    tex = tmp_path / "src" / "paper.tex"
+    build = build_from_latexmk(tex, tmp_path, "out\n\n0\n%A-v2\n")
+    assert build.out_dir == build.aux_dir == tmp_path / "out"
+    assert build.bbl == tmp_path / "out" / "paper-v2.bbl"
+    cd = build_from_latexmk(tex, tmp_path, "out\naux\n1\n\n")
+    assert (cd.out_dir, cd.aux_dir, cd.job) == (tex.parent / "out", tex.parent / "aux", "paper")
+
+
+def test_hook_reports_missing_tool_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RWGATE_BIBTEX", "/nonexistent/bibtex")
+    run = subprocess.run(
+        [sys.executable, "-m", "rwgate", "bibtex", "paper"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().count("\n") == 0
+    assert "cannot run /nonexistent/bibtex" in run.stderr
+
+
+def test_rw_latexmk_needs_a_file() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "rwgate", "latexmk", "-pdf"], capture_output=True, text=True
+    )
+    assert run.returncode == 2
+    assert "give the .tex file" in run.stderr

@@ -1,0 +1,385 @@
+"""The MCP tools in process, through the SDK's own client, against the loopback fake Crossref.
+
+Shared helpers (in_process, call, structured, error_text) are imported by test_mcp_transports.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from fakes.crossref import FakeCrossref
+from rwgate.cli import main
+from rwgate.mcp.server import build_server
+from rwgate.mcp.tools import Toolbox
+from rwgate.models import Citation
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+WAKEFIELD_NOTICES = [
+    ("correction", "10.1016/s0140-6736(04)15715-2", "2004-03-06"),
+    ("retraction", "10.1016/s0140-6736(10)60175-4", "2010-02-06"),
+]
+
+Call = Callable[[str, dict[str, Any]], Awaitable[CallToolResult]]
+
+
+def in_process(
+    roots: list[Path], body: Callable[[Client], Awaitable[Any]], **overrides: Any
+) -> Any:
+    """Run ``body(client)`` against a fresh server over the SDK's in-process pairing."""
+    toolbox = Toolbox(roots, overrides)
+
+    async def main() -> Any:
+        async with Client(build_server(toolbox)) as client:
+            return await body(client)
+
+    try:
+        return anyio.run(main)
+    finally:
+        toolbox.close()
+
+
+def call(roots: list[Path], name: str, args: dict[str, Any], **overrides: Any) -> CallToolResult:
+    """One tool call on a fresh in-process server."""
+
+    async def body(client: Client) -> CallToolResult:
+        return await client.call_tool(name, args)
+
+    result: CallToolResult = in_process(roots, body, **overrides)
+    return result
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    assert not result.is_error, text
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    text: str = result.content[0].text  # type: ignore[union-attr]
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+def notices_of(citation: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(n["type"], n["doi"], n["date"]) for n in citation["notices"]]
+
+
+# --- fixtures ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCrossref]:
+    """The fake Crossref with notice records, as the environment's Crossref."""
+    with FakeCrossref(notices=True) as running:
+        monkeypatch.setenv("RWGATE_CROSSREF_URL", running.url)
+        yield running
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the example paper in a project that has its own policy and allow-list."""
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("paper.md", "refs.bib"):
+        shutil.copy(EXAMPLES / name, root / name)
+    (root / "rwgate.toml").write_text(
+        'policy = "strict"\n'
+        "[[allow]]\n"
+        'key = "mcnutt2015"\n'
+        'reason = "the editor\'s notice is discussed, not relied on"\n'
+        "[[allow]]\n"
+        'doi = "10.1126/science.1256151"\n'
+        'reason = "discussed as a retracted study"\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def _cli_report(capsys: pytest.CaptureFixture[str], path: Path) -> tuple[int, dict[str, Any]]:
+    code = main(["check", "--format", "json", str(path)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _same_citations(mcp: list[dict[str, Any]], cli: list[dict[str, Any]]) -> None:
+    """Field for field, through the shared Citation model (JSON drops None fields)."""
+    mine = [Citation.model_validate(c).model_dump(mode="json") for c in mcp]
+    theirs = [Citation.model_validate(c).model_dump(mode="json") for c in cli]
+    assert mine == theirs
+
+
+# --- every tool in process -----------------------------------------------------------------------
+
+
+def test_client_sees_nine_tools_with_schemas(fake: FakeCrossref, tmp_path: Path) -> None:
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in in_process([tmp_path], body)}
+    assert sorted(tools) == sorted(
+        [
+            "rw_check_doi",
+            "rw_check_dois",
+            "rw_check_author",
+            "rw_search",
+            "rw_recent_retractions",
+            "rw_get_record",
+            "rw_check_bibliography",
+            "rw_check_manuscript",
+            "rw_data_status",
+        ]
+    )
+    for tool in tools.values():
+        assert tool.description and tool.output_schema and tool.input_schema["type"] == "object"
+        assert tool.annotations is not None and tool.annotations.read_only_hint
+    assert tools["rw_check_doi"].input_schema["required"] == ["doi"]
+    assert "citation" in tools["rw_check_doi"].output_schema["properties"]
+
+
+def test_check_doi_url_form_gives_both_wakefield_notices(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    url = f"https://doi.org/{WAKEFIELD.upper()}"
+    out = structured(call([tmp_path], "rw_check_doi", {"doi": url}))
+    citation = out["citation"]
+    assert citation["doi"] == WAKEFIELD and citation["status"] == "retracted"
+    assert citation["action"] == "annotate" and citation["year"] == 1998
+    assert notices_of(citation) == WAKEFIELD_NOTICES
+    assert [n["record_id"] for n in citation["notices"]] == ["17269", "4036"]
+    assert citation["journal"] == "The Lancet"
+    assert out["sources"][0]["name"] == "crossref"
+
+
+def test_check_dois_keeps_input_order(fake: FakeCrossref, tmp_path: Path) -> None:
+    dois = ["10.1038/nature12373", f"doi:{WAKEFIELD}", "10.12/not a doi", "10.1126/SCIENCE.1256151"]
+    out = structured(call([tmp_path], "rw_check_dois", {"dois": dois}))
+    statuses = [(c["doi"], c["status"]) for c in out["citations"]]
+    assert statuses == [
+        ("10.1038/nature12373", "clean"),
+        (WAKEFIELD, "retracted"),
+        (None, "invalid_doi"),
+        ("10.1126/science.1256151", "retracted"),
+    ]
+    assert out["summary"]["cited"] == 4 and out["summary"]["flagged"] == 2
+    assert len(fake.requests_to("/works")) == 1  # one batched look-up
+
+
+def test_check_author_finds_flagged_works_with_caveat(fake: FakeCrossref, tmp_path: Path) -> None:
+    out = structured(call([tmp_path], "rw_check_author", {"name": "Wakefield, A. J."}))
+    assert "not an identity match" in out["caveat"]
+    assert [w["citation"]["doi"] for w in out["flagged"]] == [WAKEFIELD]
+    assert notices_of(out["flagged"][0]["citation"]) == WAKEFIELD_NOTICES
+    assert "AJ Wakefield" in out["flagged"][0]["authors"]
+    asked = fake.requests_to("/works")[0]
+    assert asked.query["query.author"] == ["Wakefield, A. J."]
+    # A different first initial is another person as far as the name can tell.
+    other = structured(call([tmp_path], "rw_check_author", {"name": "Z. Wakefield"}))
+    assert other["matched"] == 0 and other["flagged"] == []
+
+
+def test_search_filters_notices_and_sorts_by_updated(fake: FakeCrossref, tmp_path: Path) -> None:
+    args = {
+        "journal": "The Lancet",
+        "update_types": ["retraction"],
+        "posted_since": "2020-06",
+        "limit": 10,
+    }
+    out = structured(call([tmp_path], "rw_search", args))
+    assert [n["notice_doi"] for n in out["notices"]] == [
+        "10.1016/s0140-6736(20)31528-2",
+        "10.1016/s0140-6736(20)31324-6",
+    ]
+    assert out["request"]["sort"] == "updated" and out["total"] == 2
+    filters = fake.requests_to("/works")[0].query["filter"][0].split(",")
+    assert "update-type:retraction" in filters and "from-update-date:2020-06" in filters
+    older = structured(call([tmp_path], "rw_search", {"year_max": 2016, "limit": 10}))
+    assert [n["notice_doi"] for n in older["notices"]] == [
+        "10.1126/science.aac6638",
+        "10.1016/s0140-6736(10)60175-4",
+        "10.1016/s0140-6736(04)15715-2",
+    ]
+    worded = structured(call([tmp_path], "rw_search", {"query": "persuasion science editorial"}))
+    assert "10.1126/science.aac6638" in [n["notice_doi"] for n in worded["notices"]]
+
+
+def test_recent_retractions_counts_journals(fake: FakeCrossref, tmp_path: Path) -> None:
+    out = structured(call([tmp_path], "rw_recent_retractions", {"limit": 50}))
+    dates = [n["date"] for n in out["notices"]]
+    assert dates == sorted(dates, reverse=True)
+    assert out["by_journal"] == {"The Lancet": 4, "Science": 1}
+    assert all(any(u["type"] == "retraction" for u in n["updates"]) for n in out["notices"])
+    eoc = structured(
+        call(
+            [tmp_path],
+            "rw_recent_retractions",
+            {"limit": 5, "update_types": ["expression_of_concern"]},
+        )
+    )
+    assert [n["notice_doi"] for n in eoc["notices"]] == ["10.1016/s0140-6736(20)31290-3"]
+
+
+def test_get_record_of_notice_and_of_unknown(fake: FakeCrossref, tmp_path: Path) -> None:
+    notice = structured(call([tmp_path], "rw_get_record", {"doi": "doi:10.1126/science.aac6638"}))
+    assert notice["found"] and notice["title"] == "Editorial retraction"
+    assert [(u["doi"], u["type"]) for u in notice["update_to"]] == [
+        ("10.1126/science.1256151", "retraction")
+    ]
+    missing = structured(call([tmp_path], "rw_get_record", {"doi": "10.5555/nothing-here"}))
+    assert missing == {**missing, "found": False, "doi": "10.5555/nothing-here"}
+
+
+def test_check_bibliography_file_and_text(fake: FakeCrossref, project: Path) -> None:
+    out = structured(call([project], "rw_check_bibliography", {"path": "refs.bib"}))
+    by_key = {c["key"]: c for c in out["citations"]}
+    assert by_key["wakefield1998"]["status"] == "retracted"
+    assert by_key["wakefield1998"]["location"]["line"] > 1
+    assert by_key["lacour2014"]["allowed"] is True  # the project's allow-list applies
+    assert out["gate"] == "fail" and out["config_file"].endswith("rwgate.toml")
+    text = f"{WAKEFIELD}\n10.1038/nature12373\n"
+    listed = structured(call([project], "rw_check_bibliography", {"text": text}))
+    assert [c["status"] for c in listed["citations"]] == ["retracted", "clean"]
+
+
+def test_data_status_names_sources_and_roots(fake: FakeCrossref, tmp_path: Path) -> None:
+    out = structured(call([tmp_path], "rw_data_status", {}))
+    assert out["crossref"]["url"] == fake.url and out["offline"] is False
+    assert out["snapshot"]["exists"] is False and out["roots"] == [str(tmp_path.resolve())]
+    assert out["limits"]["batch"] == 1000
+    offline = structured(call([tmp_path], "rw_data_status", {}, offline=True))
+    assert offline["offline"] is True
+
+
+# --- the build's verdicts ------------------------------------------------------------------------
+
+
+def test_manuscript_equals_rwgate_check_on_the_example(
+    fake: FakeCrossref, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = structured(call([EXAMPLES], "rw_check_manuscript", {"path": "paper.md"}))
+    monkeypatch.chdir(EXAMPLES.parent)  # `rwgate check --format json examples/paper.md`
+    code, report = _cli_report(capsys, Path("examples/paper.md"))
+    _same_citations(out["citations"], report["citations"])
+    assert len(out["citations"]) == 10
+    assert (out["exit_code"], out["policy"], out["summary"]) == (
+        code,
+        report["policy"],
+        report["summary"],
+    )
+    by_key = {c["key"]: c for c in out["citations"]}
+    assert notices_of(by_key["wakefield1998"]) == WAKEFIELD_NOTICES
+
+
+def test_manuscript_uses_the_documents_policy_and_allow_list(
+    fake: FakeCrossref, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = structured(call([project], "rw_check_manuscript", {"path": str(project / "paper.md")}))
+    code, report = _cli_report(capsys, project / "paper.md")
+    _same_citations(out["citations"], report["citations"])
+    assert code == out["exit_code"] == 1 and out["gate"] == "fail"
+    assert out["policy"]["preset"] == "strict" == report["policy"]["preset"]
+    by_key = {c["key"]: c for c in out["citations"]}
+    assert by_key["wakefield1998"]["action"] == "fail"
+    assert by_key["lacour2014"]["allowed"] and by_key["lacour2014"]["action"] != "fail"
+
+
+# --- safety -------------------------------------------------------------------------------------
+
+
+def test_paths_outside_the_root_are_refused(fake: FakeCrossref, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    secret = tmp_path / "secret.bib"
+    secret.write_text("@article{s, doi = {10.1038/nature12373}}\n", encoding="utf-8")
+    (root / "link.bib").symlink_to(secret)
+    for tool, path in [
+        ("rw_check_bibliography", str(secret)),
+        ("rw_check_bibliography", "../secret.bib"),
+        ("rw_check_bibliography", "link.bib"),
+        ("rw_check_manuscript", str(EXAMPLES / "paper.md")),
+    ]:
+        text = error_text(call([root], tool, {"path": path}))
+        assert "outside the allowed roots" in text, (tool, path)
+    assert fake.requests == []  # nothing was read, nothing was asked
+
+
+def test_manuscript_bibliography_outside_the_root_is_refused(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    shutil.copy(EXAMPLES / "refs.bib", tmp_path / "refs.bib")
+    (root / "paper.md").write_text(
+        "---\nbibliography: ../refs.bib\n---\n\nText [@wakefield1998].\n", encoding="utf-8"
+    )
+    text = error_text(call([root], "rw_check_manuscript", {"path": "paper.md"}))
+    assert "refs.bib is outside the allowed roots" in text
+
+
+def test_bad_arguments_give_one_line_tool_errors(fake: FakeCrossref, tmp_path: Path) -> None:
+    async def body(client: Client) -> list[str]:
+        cases: list[tuple[str, dict[str, Any]]] = [
+            ("rw_check_dois", {"dois": ["10.1038/x"] * 1001}),
+            ("rw_check_dois", {"dois": "10.1038/x"}),
+            ("rw_check_dois", {"dois": []}),
+            ("rw_check_bibliography", {"text": "x" * (2 * 1024 * 1024 + 1)}),
+            ("rw_check_bibliography", {}),
+            ("rw_check_manuscript", {"path": "missing.md"}),
+            ("rw_search", {"limit": 0}),
+            ("rw_search", {"posted_since": "last week"}),
+            ("rw_search", {"update_types": ["retraction); drop"]}),
+            ("rw_get_record", {"doi": "not a doi"}),
+            ("rw_check_author", {"name": "?"}),
+            ("rw_check_doi", {}),
+        ]
+        return [error_text(await client.call_tool(n, a)) for n, a in cases]
+
+    texts = in_process([tmp_path], body)
+    assert "the limit is 1000 per call" in texts[0]
+    assert "Input should be a valid list" in texts[1]
+    assert "at least one value" in texts[2]
+    assert "the limit is 2097152" in texts[3]
+    assert "exactly one of path or text" in texts[4]
+    assert "no such file" in texts[5]
+    assert "must be 1..1000" in texts[6]
+    assert "is not a date" in texts[7]
+    assert "is not an update type" in texts[8]
+    assert "is not a DOI" in texts[9]
+    assert "give an author name" in texts[10]
+    assert "argument doi: Field required" in texts[11]
+    assert fake.requests == []
+
+
+def test_crossref_failure_is_a_tool_error_for_searches_and_unverified_for_checks(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    async def body(client: Client) -> tuple[Any, Any]:
+        fake.fail_next("400", times=1)
+        search = await client.call_tool("rw_search", {"query": "lancet"})
+        fake.fail_next("400", times=1)
+        checked = await client.call_tool("rw_check_doi", {"doi": WAKEFIELD})
+        return search, checked
+
+    search, checked = in_process([tmp_path], body)
+    assert "HTTP 400" in error_text(search)
+    assert structured(checked)["citation"]["status"] == "unverified"
+
+
+def test_other_commands_never_import_the_sdk() -> None:
+    code = (
+        "import sys; from rwgate.cli import build_parser; build_parser().parse_args(['mcp']);"
+        "assert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')], 'SDK loaded'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -1,0 +1,114 @@
+"""`rwgate mcp` as a real subprocess: over stdio and over streamable HTTP, with the SDK's client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from fakes.crossref import FakeCrossref
+from test_mcp import EXAMPLES, WAKEFIELD, WAKEFIELD_NOTICES, error_text, notices_of, structured
+
+RWGATE = str(Path(sys.executable).with_name("rwgate"))
+
+
+def _env(fake: FakeCrossref) -> dict[str, str]:
+    names = ("RWGATE_CACHE_DIR", "RWGATE_SNAPSHOT", "NO_PROXY", "no_proxy", "PATH", "HOME")
+    env = {n: os.environ[n] for n in names if n in os.environ}
+    return {**env, "RWGATE_CROSSREF_URL": fake.url}
+
+
+async def _exercise(client: Client) -> dict[str, Any]:
+    tools = await client.list_tools()
+    doi = await client.call_tool("rw_check_doi", {"doi": f"https://doi.org/{WAKEFIELD}"})
+    outside = await client.call_tool("rw_check_bibliography", {"path": "/etc/hostname"})
+    return {"tools": {t.name for t in tools.tools}, "doi": doi, "outside": outside}
+
+
+def _verify(seen: dict[str, Any]) -> None:
+    assert len(seen["tools"]) == 9 and "rw_check_manuscript" in seen["tools"]
+    citation = structured(seen["doi"])["citation"]
+    assert citation["status"] == "retracted"
+    assert notices_of(citation) == WAKEFIELD_NOTICES
+    assert "outside the allowed roots" in error_text(seen["outside"])
+
+
+def test_stdio_end_to_end(fake_crossref: FakeCrossref) -> None:
+    params = StdioServerParameters(
+        command=RWGATE, args=["mcp", "--root", str(EXAMPLES)], env=_env(fake_crossref)
+    )
+
+    async def main() -> dict[str, Any]:
+        async with Client(params) as client:
+            return await _exercise(client)
+
+    _verify(anyio.run(main))
+    assert fake_crossref.requests_to("/works")  # the subprocess really asked the fake
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(fake_crossref: FakeCrossref) -> Iterator[str]:
+    port = _free_port()
+    args = ["mcp", "--transport", "streamable-http", "--port", str(port), "--root", str(EXAMPLES)]
+    proc = subprocess.Popen(
+        [RWGATE, *args], env=_env(fake_crossref), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    pytest.fail(f"rwgate mcp did not start: {err[-500:]}")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_streamable_http_end_to_end(http_server: str, fake_crossref: FakeCrossref) -> None:
+    async def main() -> dict[str, Any]:
+        async with Client(http_server) as client:
+            return await _exercise(client)
+
+    _verify(anyio.run(main))
+    assert fake_crossref.requests_to("/works")
+
+
+def test_http_binds_loopback_by_default(http_server: str) -> None:
+    """The listening socket's address, as the kernel reports it (Linux ``/proc/net/tcp``)."""
+    table = Path("/proc/net/tcp")
+    if not table.exists():
+        pytest.skip("no /proc/net/tcp on this system")
+    port = int(http_server.rsplit(":", 1)[1].split("/")[0])
+    listening = []
+    for line in table.read_text().splitlines()[1:]:
+        fields = line.split()
+        address, port_hex = fields[1].split(":")
+        if int(port_hex, 16) == port and fields[3] == "0A":  # 0A = LISTEN
+            listening.append(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    assert listening == ["127.0.0.1"]

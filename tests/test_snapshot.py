@@ -1,0 +1,417 @@
+"""The SQLite snapshot: import (CSV and Crossref JSON), atomicity, idempotency and look-ups."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from rwgate.evidence import status_from_notices
+from rwgate.sources import rwcsv, snapshot_store
+from rwgate.sources import snapshot as snapshot_module
+from rwgate.sources.snapshot import (
+    Snapshot,
+    SnapshotError,
+    default_snapshot_path,
+    import_files,
+    snapshot_status,
+)
+
+RW = Path(__file__).parent / "fixtures" / "rw"
+REAL = [RW / "rw-extract-2025.csv", RW / "rw-labs-2023-one-row-20-columns.csv"]
+WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+
+
+def dump(db: Path) -> list[tuple[object, ...]]:
+    """The snapshot's content, without import times, for comparisons."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT * FROM notices ORDER BY key").fetchall()
+        rows += conn.execute("SELECT * FROM works ORDER BY doi").fetchall()
+        rows += conn.execute("SELECT source, sha256, rows FROM provenance ORDER BY id").fetchall()
+        return rows
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "snap" / "snapshot.sqlite3"
+    result = import_files(path, REAL)
+    assert result.failed == [] and result.rows == 40
+    return path
+
+
+def lookup(db: Path, doi: str):  # type: ignore[no-untyped-def]
+    with Snapshot(db) as snap:
+        return snap.query_all([doi])[doi]
+
+
+def test_both_real_exports_import(db: Path) -> None:
+    with Snapshot(db) as snap:
+        answers = snap.query_all(["10.1155/2021/6907871", "10.1063/5.0182988", WAKEFIELD])
+    assert all(a.outcome == "found" for a in answers.values())
+    assert answers["10.1155/2021/6907871"].notices[0].record_id == "50438"
+
+
+def test_found_doi_carries_notices_with_reasons_and_record_ids(db: Path) -> None:
+    found = lookup(db, WAKEFIELD)
+    assert found.outcome == "found" and found.source == "snapshot"
+    assert [(n.type, n.doi, n.date, n.record_id, n.label) for n in found.notices] == [
+        ("correction", "10.1016/s0140-6736(04)15715-2", dt.date(2004, 3, 6), "17269", "Correction"),
+        ("retraction", "10.1016/s0140-6736(10)60175-4", dt.date(2010, 2, 6), "4036", "Retraction"),
+    ]
+    assert all(n.source == ["retraction-watch-csv"] for n in found.notices)
+    assert "Falsification/Fabrication of Data" in found.notices[1].reasons
+    assert (found.journal, found.year) == ("Lancet", 1998)
+    assert found.title and found.title.startswith("Ileal-lymphoid-nodular")
+    assert found.as_of == dt.datetime(2025, 11, 24, tzinfo=dt.UTC)
+
+
+def test_unlisted_doi_is_not_found(db: Path) -> None:
+    answer = lookup(db, "10.1038/nature12373")
+    assert answer.outcome == "not_found" and answer.notices == []
+
+
+def test_mixed_case_query_matches_and_keeps_the_callers_key(db: Path) -> None:
+    with Snapshot(db) as snap:
+        answers = snap.query_all(["10.1016/S0140-6736(97)11096-0"])
+    assert answers["10.1016/S0140-6736(97)11096-0"].outcome == "found"
+
+
+def test_percent_encoded_and_url_dois_in_the_csv_are_found(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "quirk-doi-spellings.csv"])
+    with Snapshot(path) as snap:
+        answers = snap.query_all([WAKEFIELD, "10.1038/nature11367", "10.1186/2047-783x-18-44"])
+    assert [a.outcome for a in answers.values()] == ["found"] * 3
+
+
+def test_notice_doi_is_known_as_a_notice_not_as_a_retracted_work(db: Path) -> None:
+    answer = lookup(db, "10.1016/s0140-6736(10)60175-4")
+    assert answer.outcome == "found"
+    assert answer.notices == [] and answer.notice_for == [WAKEFIELD]
+
+
+def test_rows_without_doi_are_found_by_pubmed_id(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "quirk-missing-ids.csv"])
+    with Snapshot(path) as snap:
+        by_pmid = snap.query_pmids(["32522602", "123"])
+        by_doi = snap.query_all(["10.1016/j.neulet.2020.135139"])
+    assert by_pmid["32522602"].outcome == "found" and by_pmid["32522602"].doi == ""
+    assert by_pmid["32522602"].notices[0].record_id == "25503"
+    assert by_pmid["123"].outcome == "not_found"
+    assert by_doi["10.1016/j.neulet.2020.135139"].outcome == "not_found"
+
+
+def test_pubmed_id_lookup_gives_the_original_papers_doi(db: Path) -> None:
+    with Snapshot(db) as snap:
+        answer = snap.query_pmids(["9500320"])["9500320"]
+    assert answer.doi == WAKEFIELD
+    assert {n.record_id for n in answer.notices} == {"4036", "17269"}
+
+
+def test_reinstatement_row_is_imported(db: Path) -> None:
+    answer = lookup(db, "10.1001/jama.2021.16685")
+    assert [n.type for n in answer.notices] == ["reinstatement"]
+    assert answer.notices[0].label == "Reinstatement"
+
+
+def test_retraction_then_reinstatement_gives_both_notices_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "retraction-then-reinstatement.csv"])
+    answer = lookup(path, "10.1001/jama.2021.16685")
+    assert [n.type for n in answer.notices] == ["retraction", "reinstatement"]
+    assert status_from_notices(answer.notices) == "reinstated"
+
+
+def test_expression_of_concern_among_three_corrections(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "eoc-over-three-corrections.csv"])
+    answer = lookup(path, "10.1016/j.jaut.2016.05.012")
+    kinds = [n.type for n in answer.notices]
+    assert sorted(kinds) == ["correction"] * 3 + ["expression_of_concern"]
+    assert status_from_notices(answer.notices) == "expression_of_concern"
+
+
+def test_unknown_nature_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "quirk-unknown-nature.csv"])
+    answer = lookup(path, "10.1371/journal.pone.0072008")
+    assert [(n.type, n.label) for n in answer.notices] == [("editorial_note", "Editorial Note")]
+
+
+def test_malformed_rows_are_skipped_and_reported_the_rest_imports(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [RW / "quirk-malformed.csv"])
+    assert result.rows == 2
+    assert sorted(p.location.line for p in result.skipped if p.location) == [3, 4, 5]
+    assert result.sources[0].skipped == 3
+    assert lookup(path, "10.1001/archdermatol.2012.418").outcome == "found"
+
+
+def test_crossref_json_bodies_import(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    names = ["wakefield-1998-lancet", "clean-2013-nature", "lacour-2014-science-retraction-notice"]
+    result = import_files(path, [RW / f"{n}.json" for n in [*names, "withdrawal-cochrane"]])
+    assert result.failed == [] and result.rows == 4
+    with Snapshot(path) as snap:
+        got = snap.query_all([WAKEFIELD, "10.1038/nature12373", "10.1126/science.aac6638"])
+        withdrawn = snap.query_all(["10.1002/14651858.cd009522"])["10.1002/14651858.cd009522"]
+    assert [n.source for n in got[WAKEFIELD].notices] == [["crossref:retraction-watch"]] * 2
+    assert [n.record_id for n in got[WAKEFIELD].notices] == ["17269", "4036"]
+    assert got["10.1038/nature12373"].outcome == "found"
+    assert got["10.1038/nature12373"].notices == []
+    assert got["10.1126/science.aac6638"].notice_for == ["10.1126/science.1256151"]
+    assert [n.type for n in withdrawn.notices] == ["withdrawal"]
+    assert withdrawn.notices[0].source == ["crossref:publisher"]
+
+
+def test_crossref_work_list_imports_every_item(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [RW / "worklist-filter-updates.json"])
+    assert result.rows == 5
+    answer = lookup(path, "10.1016/s0140-6736(20)31249-6")
+    assert answer.outcome == "found" and answer.notice_for == ["10.1016/s0140-6736(20)31180-6"]
+
+
+def test_csv_and_crossref_notices_merge_with_both_sources(db: Path) -> None:
+    import_files(db, [RW / "wakefield-1998-lancet.json"])
+    answer = lookup(db, WAKEFIELD)
+    assert len(answer.notices) == 2
+    for notice in answer.notices:
+        assert notice.source == ["retraction-watch-csv", "crossref:retraction-watch"]
+        assert notice.reasons  # only the CSV knows them
+    assert [n.record_id for n in answer.notices] == ["17269", "4036"]
+
+
+def test_same_file_twice_is_a_no_op_that_says_so(db: Path, tmp_path: Path) -> None:
+    before = dump(db)
+    copy = tmp_path / "renamed.csv"
+    shutil.copyfile(REAL[0], copy)
+    again = import_files(db, [REAL[0], copy])
+    assert again.rows == 0
+    assert [s.unchanged for s in again.sources] == [True, True]
+    assert dump(db) == before
+
+
+def test_a_changed_export_replaces_records_by_id(db: Path, tmp_path: Path) -> None:
+    text = REAL[0].read_text(encoding="utf-8").replace("Error in Methods;", "Error in Methods;X;")
+    changed = tmp_path / "newer.csv"
+    changed.write_text(text, encoding="utf-8", newline="")
+    result = import_files(db, [changed])
+    assert result.rows == 39
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM notices").fetchone()[0] == 40
+    conn.close()
+    assert lookup(db, "10.1001/archdermatol.2012.418").notices[0].reasons == [
+        "Error in Methods",
+        "X",
+    ]
+
+
+def test_a_newer_crossref_record_replaces_the_older_ones_notices(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "wakefield-1998-lancet.json"])
+    body = json.loads((RW / "wakefield-1998-lancet.json").read_text(encoding="utf-8"))
+    body["message"]["updated-by"] = body["message"]["updated-by"][1:]
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(body), encoding="utf-8")
+    import_files(path, [newer])
+    assert [n.record_id for n in lookup(path, WAKEFIELD).notices] == ["4036"]
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_crash_mid_import_leaves_the_old_snapshot_whole(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = dump(db)
+    real_build = rwcsv._build_row
+    calls = {"n": 0}
+
+    def crash_in_second_file(line: int, cells: dict[str, str]) -> rwcsv.RWRow:
+        # The first file (4 rows) is already written to the temporary database by then.
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise RuntimeError("simulated crash")
+        return real_build(line, cells)
+
+    monkeypatch.setattr(rwcsv, "_build_row", crash_in_second_file)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        import_files(
+            db, [RW / "eoc-over-three-corrections.csv", RW / "retraction-then-reinstatement.csv"]
+        )
+    assert dump(db) == before
+    assert lookup(db, WAKEFIELD).outcome == "found"
+    assert _leftovers(db.parent) == []
+
+
+def test_failed_replace_leaves_the_old_snapshot_whole(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = dump(db)
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(snapshot_store.os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        import_files(db, [RW / "wakefield-1998-lancet.json"])
+    monkeypatch.undo()
+    assert dump(db) == before
+    assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert _leftovers(db.parent) == []
+
+
+def test_unreadable_file_is_reported_and_the_others_import(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [tmp_path / "missing.csv", REAL[1]])
+    assert result.rows == 1
+    assert len(result.failed) == 1 and "missing.csv" in result.failed[0].message
+
+
+def test_a_file_failing_half_way_is_rolled_back_on_its_own(tmp_path: Path) -> None:
+    header, row = REAL[1].read_text(encoding="utf-8").rstrip("\n").split("\n")
+    rows = [row.replace("50438", str(100000 + i), 1) for i in range(3000)]
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(("\n".join([header, *rows]) + "\n").encode() + b"1,Caf\xe9\n")
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [broken, RW / "quirk-plus-reasons.csv"])
+    assert len(result.failed) == 1 and "not UTF-8" in result.failed[0].message
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM notices").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM provenance").fetchone()[0] == 1
+    conn.close()
+
+
+def test_many_dois_in_one_call_beyond_sqlite_variable_limits(db: Path) -> None:
+    dois = [f"10.9999/none.{i}" for i in range(40000)] + [WAKEFIELD]
+    with Snapshot(db) as snap:
+        answers = snap.query_all(dois)
+        seen: list[tuple[int, int]] = []
+        snap.query_all(dois[:10], progress=lambda done, total: seen.append((done, total)))
+    assert len(answers) == 40001
+    assert sum(a.outcome == "found" for a in answers.values()) == 1
+    assert seen[-1] == (10, 10)
+
+
+def test_info_and_status_name_the_snapshot_and_its_age(db: Path) -> None:
+    with Snapshot(db) as snap:
+        info = snap.info()
+        status = snap.status(now=dt.datetime(2025, 12, 24, tzinfo=dt.UTC))
+    assert info.name == "snapshot" and info.path == str(db)
+    assert info.as_of == dt.datetime(2025, 11, 24, tzinfo=dt.UTC)
+    assert info.note and "40 notices" in info.note
+    assert status.notices == 40 and status.age_days == 30
+    assert status.newest_notice == dt.date(2025, 11, 24)
+    assert [(p.source, p.rows) for p in status.provenance] == [
+        (str(f), n) for f, n in zip(REAL, [39, 1], strict=True)
+    ]
+    assert status.provenance[1].export_date == dt.date(2023, 8, 16)
+    assert len(status.provenance[0].sha256) == 64
+
+
+def test_status_of_a_missing_snapshot(tmp_path: Path) -> None:
+    status = snapshot_status(tmp_path / "none.sqlite3")
+    assert status.exists is False and status.notices == 0
+
+
+def test_missing_or_foreign_files_are_refused_with_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SnapshotError, match="no snapshot at"):
+        Snapshot(tmp_path / "none.sqlite3")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not SQLite\n" * 100, encoding="utf-8")
+    with pytest.raises(SnapshotError, match="not an rwgate snapshot"):
+        Snapshot(text)
+    with pytest.raises(SnapshotError, match="not an rwgate snapshot"):
+        import_files(text, REAL)
+    assert text.read_text(encoding="utf-8").startswith("hello")
+
+
+def test_a_snapshot_from_a_newer_rwgate_is_refused(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SnapshotError, match="schema 99 is newer"):
+        Snapshot(db)
+
+
+def test_default_path_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "mine.sqlite3"))
+    assert default_snapshot_path() == tmp_path / "mine.sqlite3"
+    monkeypatch.delenv("RWGATE_SNAPSHOT")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    if os.name == "posix":
+        assert default_snapshot_path() == tmp_path / "xdg" / "rwgate" / "snapshot.sqlite3"
+
+
+def test_without_json1_the_batch_is_sent_in_chunks_with_the_same_answers(db: Path) -> None:
+    dois = [f"10.9999/none.{i}" for i in range(1200)] + [WAKEFIELD, "10.1001/jama.2021.16685"]
+    with Snapshot(db) as snap:
+        assert snap.json1 is True
+        fast = snap.query_all(dois)
+        snap.json1 = False
+        chunked = snap.query_all(dois)
+        pmids = snap.query_pmids(["9500320"])
+    assert chunked == fast
+    assert chunked[WAKEFIELD].outcome == "found" and len(chunked[WAKEFIELD].notices) == 2
+    assert pmids["9500320"].doi == WAKEFIELD
+
+
+def test_lookups_are_valid_models_equal_to_validated_ones(db: Path) -> None:
+    import_files(db, [RW / "wakefield-1998-lancet.json"])
+    with Snapshot(db) as snap:
+        answers = snap.query_all([WAKEFIELD, "10.9999/absent", "10.1016/s0140-6736(10)60175-4"])
+    for answer in answers.values():
+        again = type(answer).model_validate_json(answer.model_dump_json())
+        assert again == answer
+        assert again.model_dump() == answer.model_dump()
+    copy = answers[WAKEFIELD].model_copy(update={"notices": []})
+    assert copy.notices == [] and len(answers[WAKEFIELD].notices) == 2
+
+
+def test_concurrent_imports_into_one_snapshot_both_land(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    files = [RW / "rw-extract-2025.csv", RW / "eoc-over-three-corrections.csv"]
+    threads = [threading.Thread(target=import_files, args=(path, [f])) for f in files]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with Snapshot(path) as snap:
+        assert {p.source for p in snap.provenance()} == {str(f) for f in files}
+        assert snap.status().notices == 39 + 3  # record 29299 is in both files
+
+
+def test_an_empty_batch_and_odd_strings_get_answers(db: Path) -> None:
+    with Snapshot(db) as snap:
+        assert snap.query_all([]) == {}
+        assert snap.query_pmids([]) == {}
+        odd = snap.query_all(["not a doi", " https://doi.org/10.1016/S0140-6736(97)11096-0 "])
+    assert odd["not a doi"].outcome == "not_found"
+    assert odd[" https://doi.org/10.1016/S0140-6736(97)11096-0 "].doi == WAKEFIELD
+
+
+def test_fast_and_validated_construction_give_equal_answers(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import_files(db, [RW / "wakefield-1998-lancet.json", RW / "quirk-missing-ids.csv"])
+    dois = [WAKEFIELD, "10.9999/absent", "10.1016/s0140-6736(10)60175-4"]
+    with Snapshot(db) as snap:
+        fast = snap.query_all(dois), snap.query_pmids(["9500320", "32522602"])
+        monkeypatch.setattr(snapshot_module, "_FAST", False)
+        checked = snap.query_all(dois), snap.query_pmids(["9500320", "32522602"])
+    assert fast == checked
