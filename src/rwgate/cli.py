@@ -43,7 +43,9 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     """Flags shared by every command that judges citations (check, verify, latexmk)."""
     p.add_argument("--policy", choices=["default", "strict", "permissive"])
     p.add_argument("--fail-on", action="append", choices=STATUSES, metavar="STATUS")
-    p.add_argument("--offline", action="store_true", default=None, help="no network: cache/snapshot")
+    p.add_argument(
+        "--offline", action="store_true", default=None, help="no network: cache/snapshot"
+    )
     p.add_argument("--no-cache", action="store_true", default=None)
     p.add_argument("--cache-dir", type=Path)
     p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
@@ -57,11 +59,11 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from rwgate.config import ConfigError, load_settings  # noqa: PLC0415
-    from rwgate.core import check  # noqa: PLC0415
-    from rwgate.fsutil import write_atomic  # noqa: PLC0415
-    from rwgate.references.gather import gather_inputs  # noqa: PLC0415
-    from rwgate.render.report import render_text  # noqa: PLC0415
+    from rwgate.config import ConfigError, load_settings
+    from rwgate.core import check
+    from rwgate.fsutil import write_atomic
+    from rwgate.references.gather import gather_inputs
+    from rwgate.render.report import render_text
 
     if not args.inputs and not args.doi:
         print("rwgate check: error: give a manuscript, a bibliography or --doi", file=sys.stderr)
@@ -93,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rwgate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = sub.add_parser("check", help="check the works a manuscript or bibliography cites")
-    check.add_argument("inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list")
+    check.add_argument(
+        "inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list"
+    )
     check.add_argument("--doi", action="append", help="check this DOI (repeatable)")
     check.add_argument("--format", choices=["text", "json"], default="text")
     check.add_argument("--output", "-o", type=Path, help="write the JSON report here")
@@ -106,9 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_optional_commands(sub: Any) -> None:
     """Sub-commands that live in their own modules."""
-    from rwgate.datacmd import add_data_commands  # noqa: PLC0415
+    from rwgate.datacmd import add_data_commands
+    from rwgate.latex.command import add_latex_commands
 
     add_data_commands(sub)
+    add_latex_commands(sub)
+    from rwgate.verify.command import add_verify_command
+
+    add_verify_command(sub)
+    from rwgate.mcp.command import add_mcp_command  # argparse only; the SDK loads when it runs
+
+    add_mcp_command(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,174 @@
+"""Asking Crossref and OpenAlex at once, and keeping going when one of them cannot answer.
+
+Every question (a DOI's record, a title search) goes to both registries in parallel. Each source is
+optional: its failure is recorded by name and reported ("sources answered: crossref"), the other
+source's answer still counts, and only when no source answered at all does verification say
+"unverified" instead of "not_found" (a registry that could not be asked proves nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from rwgate.config import Settings
+from rwgate.sources.cache import Cache
+from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
+from rwgate.sources.openalex import OpenAlexSource
+from rwgate.verify.models import Work
+from rwgate.verify.records import merge, work_from_crossref, work_from_openalex
+
+SOURCES = ("crossref", "openalex")
+CROSSREF_SELECT = (
+    "DOI,title,author,container-title,issued,published,type,volume,issue,page,publisher"
+)
+_MAX_THREADS = 6
+
+
+@dataclass
+class Registries:
+    """The query clients one verification run shares (one cache, one rate limiter each)."""
+
+    settings: Settings
+    names: tuple[str, ...] = SOURCES
+    cache: Cache = field(default_factory=lambda: Cache(None))
+    crossref: CrossrefQuery | None = None
+    openalex: OpenAlexSource | None = None
+
+    def close(self) -> None:
+        if self.crossref is not None:
+            self.crossref.close()
+        if self.openalex is not None:
+            self.openalex.close()
+        self.cache.close()
+
+
+def open_registries(settings: Settings, names: Sequence[str] | None = None) -> Registries:
+    """Clients for the named sources (default: both); unknown names raise ``ValueError``."""
+    from rwgate.sources import default_cache_dir
+
+    chosen = tuple(dict.fromkeys(n.strip().lower() for n in (names or SOURCES)))
+    unknown = [n for n in chosen if n not in SOURCES]
+    if unknown or not chosen:
+        raise ValueError(f"unknown source {unknown[0] if unknown else ''!r}; choose from {SOURCES}")
+    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    regs = Registries(settings, chosen, cache)
+    if "crossref" in chosen:
+        regs.crossref = CrossrefQuery(settings, cache)
+    if "openalex" in chosen:
+        regs.openalex = OpenAlexSource(settings, cache)
+    return regs
+
+
+@dataclass
+class Answers:
+    """Candidate works from every source (merged by DOI, best-ranked first) and who answered."""
+
+    works: list[Work] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    doi_records: dict[str, Work] = field(default_factory=dict)
+
+
+Task = tuple[str, Callable[[], list[Work]]]
+
+
+def doi_tasks(regs: Registries, doi: str) -> list[Task]:
+    """Look up one DOI's record in every source."""
+    tasks: list[Task] = []
+    if regs.crossref is not None:
+        cr = regs.crossref
+
+        def crossref_work() -> list[Work]:
+            item = cr.work(doi)
+            return [work_from_crossref(item)] if item else []
+
+        tasks.append(("crossref", crossref_work))
+    if regs.openalex is not None:
+        oa = regs.openalex
+
+        def openalex_work() -> list[Work]:
+            item = oa.work(doi)
+            return [work_from_openalex(item)] if item else []
+
+        tasks.append(("openalex", openalex_work))
+    return tasks
+
+
+def search_tasks(
+    regs: Registries,
+    text: str,
+    rows: int,
+    year_from: int | None = None,
+    year_to: int | None = None,
+    crossref_extra: str = "",
+) -> list[Task]:
+    """Free-text search in every source (Crossref ``query.bibliographic``, OpenAlex ``search``).
+
+    ``crossref_extra`` (authors, year) goes to Crossref only: its bibliographic query is made for
+    whole references, while OpenAlex's ``search`` would look for the names in titles and texts.
+    """
+    tasks: list[Task] = []
+    if regs.crossref is not None:
+        cr = regs.crossref
+        query = f"{text} {crossref_extra}".strip()
+        params = {"query.bibliographic": query, "rows": str(rows), "select": CROSSREF_SELECT}
+        dates = []
+        if year_from is not None:
+            dates.append(f"from-pub-date:{year_from}")
+        if year_to is not None:
+            dates.append(f"until-pub-date:{year_to}-12-31")
+        if dates:
+            params["filter"] = ",".join(dates)
+        tasks.append(("crossref", lambda: [work_from_crossref(i) for i in cr.works(params).items]))
+    if regs.openalex is not None:
+        oa = regs.openalex
+        filters = {}
+        if year_from is not None or year_to is not None:
+            low = "" if year_from is None else str(year_from)
+            high = "" if year_to is None else str(year_to)
+            filters["publication_year"] = f"{low}-{high}" if low != high else low
+        tasks.append(
+            ("openalex", lambda: [work_from_openalex(i) for i in oa.search(text, rows, filters)])
+        )
+    return tasks
+
+
+def ask(tasks: Sequence[Task], doi_tasks_count: int = 0) -> Answers:
+    """Run every task at once; the first ``doi_tasks_count`` tasks are DOI look-ups."""
+    out = Answers()
+    if not tasks:
+        return out
+    with ThreadPoolExecutor(max_workers=min(len(tasks), _MAX_THREADS)) as pool:
+        futures = [(name, pool.submit(run)) for name, run in tasks]
+        results: list[tuple[str, list[Work] | None, int]] = []
+        for index, (name, future) in enumerate(futures):
+            try:
+                results.append((name, future.result(), index))
+            except SourceUnavailable as exc:
+                out.failed.setdefault(name, str(exc) or name)
+                results.append((name, None, index))
+    answered = {name for name, works, _ in results if works is not None}
+    out.answered = [n for n in SOURCES if n in answered]
+    out.failed = {n: r for n, r in out.failed.items() if n not in answered}
+    by_key: dict[str, Work] = {}
+    for _, works, index in _interleave(results):
+        for work in works:
+            key = work.doi or f"title:{work.title}:{work.year}"
+            by_key[key] = merge(by_key[key], work) if key in by_key else work
+            if index < doi_tasks_count and work.doi:
+                out.doi_records[work.doi] = by_key[key]
+    for doi in out.doi_records:
+        out.doi_records[doi] = by_key[doi]
+    out.works = list(by_key.values())
+    return out
+
+
+def _interleave(
+    results: list[tuple[str, list[Work] | None, int]],
+) -> list[tuple[str, list[Work], int]]:
+    """Crossref's answers first for each task so that its metadata wins a merge (it is the
+    registry of record for Crossref DOIs); OpenAlex fills gaps."""
+    ranked = sorted(results, key=lambda r: (SOURCES.index(r[0]), r[2]))
+    return [(n, w, i) for n, w, i in ranked if w is not None]

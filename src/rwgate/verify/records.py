@@ -1,0 +1,193 @@
+"""Registry records and user-written identifiers -> the shapes verification compares.
+
+Crossref and OpenAlex describe the same work differently (``author[].family`` vs
+``authorships[].author.display_name``, ``container-title`` vs ``primary_location.source``); both are
+read into one :class:`~rwgate.verify.models.Work` here, taking only what the record says. URLs are
+read for a DOI or an arXiv id and never fetched: verification must not visit what a possibly
+invented reference points at.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from rwgate import doi as doimod
+from rwgate.verify.models import Author, Work
+
+ARXIV_PREFIX = "10.48550/arxiv."
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARXIV_OLD = r"[a-z][a-z.\-]*/\d{7}"
+_ARXIV_ID = re.compile(rf"^(?:arxiv\s*:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_URL = re.compile(
+    rf"arxiv\.org/(?:abs|pdf|html|format)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE
+)
+_TAG = re.compile(r"<[^<>]{1,80}>")
+_PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "dos",
+        "das",
+        "du",
+        "la",
+        "le",
+        "ter",
+        "ten",
+        "st",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+    ]
+)
+_INITIALS = re.compile(r"^[A-Z]{1,3}$")
+
+
+def arxiv_id(raw: str | None) -> str | None:
+    """The bare arXiv identifier (no version) in ``arXiv:1706.03762v5`` and the like."""
+    if not raw:
+        return None
+    match = _ARXIV_ID.match(raw.strip())
+    return match.group(1).lower() if match else None
+
+
+def arxiv_doi(identifier: str) -> str:
+    """arXiv registers every paper with DataCite as ``10.48550/arXiv.<id>`` (canonical: lower)."""
+    return ARXIV_PREFIX + identifier.lower()
+
+
+def identifiers_in_url(url: str | None) -> tuple[str | None, str | None]:
+    """(DOI, arXiv id) written in ``url``; read from the text only, never fetched."""
+    if not url:
+        return None, None
+    match = _ARXIV_URL.search(url)
+    if match:
+        return None, match.group(1).lower()
+    return doimod.find_in_text(url), None
+
+
+def plain(text: object) -> str | None:
+    """Registry text without markup (Crossref titles carry ``<i>``, ``<sub>``, entities)."""
+    if not isinstance(text, str):
+        return None
+    cleaned = " ".join(html.unescape(_TAG.sub("", text)).split())
+    return cleaned or None
+
+
+def family_of(name: str) -> str:
+    """The family name in ``Wakefield, A. J.``, ``A. J. Wakefield``, ``Wakefield AJ``."""
+    name = " ".join(name.replace("{", "").replace("}", "").split())
+    if "," in name:
+        return name.split(",", 1)[0].strip()
+    words = name.split(" ")
+    if len(words) > 1 and _INITIALS.match(words[-1]) and not _INITIALS.match(words[0]):
+        return " ".join(words[:-1])  # PubMed style: family name, then initials
+    start = len(words) - 1
+    while start > 0 and words[start - 1].lower() in _PARTICLES:
+        start -= 1
+    return " ".join(words[start:])
+
+
+def _author_from_display(name: str) -> Author | None:
+    name = " ".join(name.split())
+    if not name:
+        return None
+    family = family_of(name)
+    given = name[: len(name) - len(family)].strip(" ,") if name.endswith(family) else None
+    return Author(family=family, given=given or None)
+
+
+def _first(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return plain(value)
+
+
+def _crossref_year(item: dict[str, Any]) -> int | None:
+    for name in ("issued", "published", "published-print", "published-online"):
+        parts = (item.get(name) or {}).get("date-parts") or []
+        if parts and parts[0] and isinstance(parts[0][0], int):
+            return int(parts[0][0])
+    return None
+
+
+def work_from_crossref(item: dict[str, Any]) -> Work:
+    authors = []
+    for person in item.get("author") or []:
+        family = plain(person.get("family")) or plain(person.get("name"))
+        if family:
+            authors.append(Author(family=family, given=plain(person.get("given"))))
+    doi = doimod.try_normalize(str(item.get("DOI") or ""))
+    return Work(
+        doi=doi,
+        title=_first(item.get("title")),
+        authors=authors,
+        year=_crossref_year(item),
+        venue=_first(item.get("container-title")),
+        type=plain(item.get("type")),
+        volume=plain(item.get("volume")),
+        issue=plain(item.get("issue")),
+        pages=plain(item.get("page")),
+        publisher=plain(item.get("publisher")),
+        arxiv_id=doi[len(ARXIV_PREFIX) :] if doi and doi.startswith(ARXIV_PREFIX) else None,
+        sources=["crossref"],
+    )
+
+
+def _pages(biblio: dict[str, Any]) -> str | None:
+    first, last = plain(biblio.get("first_page")), plain(biblio.get("last_page"))
+    if first and last and first != last:
+        return f"{first}-{last}"
+    return first
+
+
+def work_from_openalex(item: dict[str, Any]) -> Work:
+    doi = doimod.try_normalize(str(item.get("doi") or ""))
+    authors = []
+    for authorship in item.get("authorships") or []:
+        person = (authorship or {}).get("author") or {}
+        author = _author_from_display(str(person.get("display_name") or ""))
+        if author is not None:
+            authors.append(author)
+    source = ((item.get("primary_location") or {}).get("source")) or {}
+    biblio = item.get("biblio") or {}
+    year = item.get("publication_year")
+    flag = item.get("is_retracted")
+    return Work(
+        doi=doi,
+        title=plain(item.get("title")) or plain(item.get("display_name")),
+        authors=authors,
+        year=year if isinstance(year, int) else None,
+        venue=plain(source.get("display_name")),
+        type=plain(item.get("type_crossref")) or plain(item.get("type")),
+        volume=plain(biblio.get("volume")),
+        issue=plain(biblio.get("issue")),
+        pages=_pages(biblio),
+        publisher=plain(source.get("host_organization_name")),
+        arxiv_id=doi[len(ARXIV_PREFIX) :] if doi and doi.startswith(ARXIV_PREFIX) else None,
+        openalex_id=plain(item.get("id")),
+        is_retracted=flag if isinstance(flag, bool) else None,
+        sources=["openalex"],
+    )
+
+
+def merge(primary: Work, other: Work) -> Work:
+    """One work from two registries' records of the same DOI: gaps filled, nothing overwritten."""
+    update: dict[str, Any] = {}
+    for name in Work.model_fields:
+        if name == "sources":
+            continue
+        mine, theirs = getattr(primary, name), getattr(other, name)
+        if mine in (None, []) and theirs not in (None, []):
+            update[name] = theirs
+    update["sources"] = list(dict.fromkeys([*primary.sources, *other.sources]))
+    return primary.model_copy(update=update)

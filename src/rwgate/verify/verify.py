@@ -1,0 +1,217 @@
+"""Does a cited work exist, and does the citation describe it? Plus the integrity of the match.
+
+For each citation: identifiers are read (DOI, arXiv id via its DataCite DOI, a URL's text, never
+fetched), every registry is asked at once (the DOI's record and a title search), each candidate is
+scored (:mod:`rwgate.verify.match`) and the best one decides the verdict. Only candidates a
+registry returned are ever reported; below the partial-match threshold nothing is "matched" (the
+closest candidate is shown apart, for a human to judge). The matched DOIs then go to the integrity
+core in one batch, so each result carries the status and notices ``rwgate check`` would give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from rwgate import doi as doimod
+from rwgate.config import Settings
+from rwgate.models import Reference
+from rwgate.verify import bibtex_export, integrity
+from rwgate.verify.discrepancy import compare, missing_fields
+from rwgate.verify.lookup import Answers, Registries, ask, doi_tasks, open_registries, search_tasks
+from rwgate.verify.match import PARTIAL, VERIFIED, score, verdict_for
+from rwgate.verify.models import Cited, ScoreParts, VerifyResult, Work
+from rwgate.verify.records import arxiv_doi, arxiv_id, identifiers_in_url
+
+CANDIDATES = 5
+_ENTRY_THREADS = 3
+
+
+def _identifiers(cited: Cited, result: VerifyResult) -> str | None:
+    """The DOI to look up, from the DOI, arXiv id or URL fields (in that order of trust)."""
+    doi = doimod.try_normalize(cited.doi) if cited.doi else None
+    if cited.doi and doi is None:
+        result.errors.append(f"doi: {cited.doi!r} is not a DOI")
+    arxiv = arxiv_id(cited.arxiv_id)
+    if cited.arxiv_id and arxiv is None:
+        result.errors.append(f"arxiv_id: {cited.arxiv_id!r} is not an arXiv identifier")
+    url_doi, url_arxiv = identifiers_in_url(cited.url)
+    if doi is None and url_doi:
+        doi = url_doi
+        result.info.append(f"DOI {url_doi} read from the URL (not fetched)")
+    arxiv = arxiv or url_arxiv
+    if doi is None and arxiv:
+        doi = arxiv_doi(arxiv)
+        result.info.append(f"arXiv {arxiv} looked up as its DataCite DOI {doi}")
+    return doi
+
+
+def _score(cited: Cited, work: Work) -> ScoreParts:
+    return score(
+        cited.title,
+        work.title,
+        cited.authors,
+        [a.family for a in work.authors],
+        cited.year,
+        work.year,
+        cited.venue,
+        work.venue,
+    )
+
+
+def _best(cited: Cited, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
+    """The highest-scoring candidate; on a tie, the one the cited DOI names."""
+    scored = [(w, _score(cited, w)) for w in answers.works]
+    if not scored:
+        return None
+    return max(scored, key=lambda ws: (ws[1].total, ws[0].doi == doi and doi is not None))
+
+
+def _nothing_comparable(parts: ScoreParts) -> bool:
+    return all(getattr(parts, k) is None for k in ("title", "authors", "year", "venue"))
+
+
+def _decide(cited: Cited, doi: str | None, answers: Answers, result: VerifyResult) -> None:
+    best = _best(cited, doi, answers)
+    if best is None:
+        result.verdict, result.confidence = "not_found", 0.0
+        return
+    work, parts = best
+    if doi and work.doi == doi and _nothing_comparable(parts):
+        parts.total = 1.0
+        result.warnings.append("only the DOI could be checked: the citation gives no metadata")
+    result.score, result.confidence = parts, parts.total
+    result.verdict = verdict_for(parts.total)
+    if parts.total < PARTIAL:
+        if (parts.title or 0.0) >= PARTIAL:  # a look-alike title is worth showing; noise is not
+            result.closest = work
+        return
+    result.matched = work
+    result.discrepancies += compare(cited, doi, work)
+    if doi is None and work.doi and parts.total >= VERIFIED:
+        result.info.append(f"DOI recovered from title: {work.doi}")
+
+
+def match_one(regs: Registries, cited: Cited) -> VerifyResult:
+    """Verdict, match and discrepancies for one citation (no integrity yet)."""
+    result = VerifyResult(
+        key=cited.key, verdict="not_found", confidence=0.0, location=cited.location
+    )
+    doi = _identifiers(cited, result)
+    result.discrepancies = missing_fields(cited)
+    if not cited.title and doi is None:
+        result.errors.append("nothing to look up: give a title, a DOI, an arXiv id or a URL")
+        return result
+    tasks = doi_tasks(regs, doi) if doi else []
+    n_doi = len(tasks)
+    if cited.title:
+        extra = " ".join([*cited.authors[:3], str(cited.year or "")]).strip()
+        tasks += search_tasks(regs, cited.title, CANDIDATES, crossref_extra=extra)
+    answers = ask(tasks, n_doi)
+    result.sources_answered, result.sources_failed = answers.answered, answers.failed
+    if not answers.answered:
+        result.verdict = "unverified"
+        result.errors.append("no source could be asked: " + "; ".join(answers.failed.values()))
+        return result
+    if doi and doi not in answers.doi_records:
+        asked = ", ".join(answers.answered)
+        result.errors.append(f"doi: {doi} is not registered (asked {asked})")
+    _decide(cited, doi, answers, result)
+    return result
+
+
+def _finish(result: VerifyResult) -> VerifyResult:
+    """Errors and warnings lists from the discrepancies, after integrity was added."""
+    for d in result.discrepancies:
+        (result.errors if d.severity == "error" else result.warnings).append(d.message)
+    if result.sources_failed:
+        result.warnings.append(
+            "sources answered: "
+            + (", ".join(result.sources_answered) or "none")
+            + " ("
+            + "; ".join(result.sources_failed.values())
+            + ")"
+        )
+    return result
+
+
+def attach_integrity(results: Sequence[VerifyResult], settings: Settings) -> None:
+    """One batched integrity check for every matched work; corrected BibTeX with its notice."""
+    matched = [(i, r) for i, r in enumerate(results) if r.matched and r.matched.doi]
+    pairs = [(r.key or r.matched.doi, r.matched.doi) for _, r in matched]  # type: ignore[union-attr]
+    citations = integrity.judge(pairs, settings)  # type: ignore[arg-type]
+    for (_, result), citation in zip(matched, citations, strict=True):
+        assert result.matched is not None
+        result.integrity = citation
+        errors, warnings = integrity.describe(citation, result.matched.is_retracted)
+        result.errors += errors
+        result.warnings += warnings
+    keys = bibtex_export.unique_keys(
+        r.key or bibtex_export.make_key(r.matched) for r in results if r.matched
+    )
+    for result, key in zip([r for r in results if r.matched], keys, strict=True):
+        assert result.matched is not None
+        result.bibtex = bibtex_export.from_work(result.matched, key, result.integrity)
+
+
+def verify_many(
+    cited: Sequence[Cited],
+    settings: Settings,
+    sources: Sequence[str] | None = None,
+    regs: Registries | None = None,
+) -> list[VerifyResult]:
+    """Verify every citation (a few at a time; the clients' limiters keep the registries happy)."""
+    own = regs is None
+    regs = regs or open_registries(settings, sources)
+    try:
+        with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
+            results = list(pool.map(lambda c: match_one(regs, c), cited))
+    finally:
+        if own:
+            regs.close()
+    attach_integrity(results, settings)
+    return [_finish(r) for r in results]
+
+
+def verify_citation(cited: Cited, settings: Settings, **kw: Any) -> VerifyResult:
+    return verify_many([cited], settings, **kw)[0]
+
+
+def recover_dois(references: list[Reference], settings: Settings) -> list[Reference]:
+    """References without a DOI get the DOI of a ``verified`` match (``doi_origin="title"``).
+
+    Only entries with a title and at least a year or a journal are tried: a title alone
+    ("Editorial retraction") names too many works to stake a retraction verdict on.
+    """
+    wanted = [
+        i
+        for i, r in enumerate(references)
+        if r.doi is None
+        and r.raw_doi is None
+        and not r.missing
+        and r.title
+        and (r.year or r.journal)
+    ]
+    if not wanted:
+        return list(references)
+    cited = [
+        Cited(
+            key=references[i].key,
+            title=references[i].title,
+            year=references[i].year,
+            venue=references[i].journal,
+        )
+        for i in wanted
+    ]
+    regs = open_registries(settings)
+    try:
+        with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
+            results = list(pool.map(lambda c: match_one(regs, c), cited))
+    finally:
+        regs.close()
+    out = list(references)
+    for i, result in zip(wanted, results, strict=True):
+        if result.verdict == "verified" and result.matched and result.matched.doi:
+            out[i] = out[i].model_copy(update={"doi": result.matched.doi, "doi_origin": "title"})
+    return out
