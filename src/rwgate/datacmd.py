@@ -14,28 +14,16 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rwgate.sources.rwdownload import (
-    DEFAULT_URL,
-    DownloadError,
-    TerminalProgress,
-    discard_part,
-    download,
-)
-from rwgate.sources.snapshot import (
-    ImportResult,
-    ImportSource,
-    ProvenanceEntry,
-    Snapshot,
-    SnapshotError,
-    SnapshotStatus,
-    default_snapshot_path,
-    import_files,
-    snapshot_status,
-)
+from rwgate.paths import DEFAULT_RW_CSV_URL, default_snapshot_path
 
-DEFAULT_MAX_AGE_DAYS = 30
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.sources.snapshot import ImportResult, ProvenanceEntry, SnapshotStatus
+
+# Every command module imports its machinery inside the command: building rwgate's parser must
+# stay cheap, because latexmk starts `rwgate bibtex` several times per build.
 
 
 def _err(message: str) -> None:
@@ -43,9 +31,18 @@ def _err(message: str) -> None:
 
 
 def snapshot_path(args: argparse.Namespace) -> Path:
-    """``--snapshot`` when given (here or on the main parser), else the default location."""
+    """``--snapshot`` when given (here or on the main parser), else the configured location."""
     given = getattr(args, "snapshot", None)
-    return Path(given).expanduser() if given else default_snapshot_path()
+    if given:
+        return Path(given).expanduser()
+    return Path(_settings().snapshot or default_snapshot_path())
+
+
+def _settings() -> Settings:
+    """The settings of the working directory (``rwgate.toml``/``pyproject.toml``, environment)."""
+    from rwgate.config import load_settings
+
+    return load_settings(Path.cwd())
 
 
 def _print_import(result: ImportResult) -> None:
@@ -64,6 +61,8 @@ def _print_import(result: ImportResult) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import CSV files and Crossref JSON bodies; 2 when any file could not be read."""
+    from rwgate.sources.snapshot import SnapshotError, import_files
+
     path = snapshot_path(args)
     try:
         result = import_files(path, [Path(f) for f in args.files])
@@ -76,6 +75,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
+    from rwgate.sources.snapshot import Snapshot, SnapshotError
+
     if not path.exists():
         return None
     try:
@@ -88,8 +89,11 @@ def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
 
 def cmd_update(args: argparse.Namespace) -> int:
     """Download the current CSV (conditionally, resumably) and import it."""
+    from rwgate.sources.rwdownload import DownloadError, TerminalProgress, discard_part, download
+    from rwgate.sources.snapshot import ImportSource, SnapshotError, import_files
+
     path = snapshot_path(args)
-    url: str = args.url or DEFAULT_URL
+    url: str = args.url or DEFAULT_RW_CSV_URL
     last = _last_download(path, url)
     progress = TerminalProgress()
     try:
@@ -157,9 +161,11 @@ def status_warnings(status: SnapshotStatus, max_age_days: int) -> list[str]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Where the snapshot is, what it holds, how old it is; exit 0 also when there is none."""
+    from rwgate.sources.snapshot import SnapshotError, snapshot_status
+
     path = snapshot_path(args)
     max_age = getattr(args, "max_age_days", None)
-    max_age = DEFAULT_MAX_AGE_DAYS if max_age is None else max_age
+    max_age = _settings().max_snapshot_age_days if max_age is None else max_age
     try:
         status = snapshot_status(path, now=dt.datetime.now(dt.UTC))
     except SnapshotError as exc:
@@ -204,7 +210,7 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     upd = commands.add_parser("update", help="download the current Retraction Watch CSV")
-    upd.add_argument("--url", default=None, help=f"CSV to download (default: {DEFAULT_URL})")
+    upd.add_argument("--url", default=None, help=f"CSV to download (default: {DEFAULT_RW_CSV_URL})")
     _snapshot_option(upd)
     upd.set_defaults(func=cmd_update)
 
@@ -214,7 +220,7 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
         "--max-age-days",
         type=int,
         default=None,
-        help=f"warn when the data is older than this (default {DEFAULT_MAX_AGE_DAYS})",
+        help="warn when the data is older than this (default: max_snapshot_age_days, 30)",
     )
     _snapshot_option(stat)
     stat.set_defaults(func=cmd_status)

@@ -6,19 +6,15 @@ is imported only then); the Retraction Watch snapshot is used when its file exis
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
-
 from rwgate.config import Settings
 from rwgate.models import SourceInfo
+from rwgate.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.base import IntegritySource
 from rwgate.sources.cache import Cache, CachedSource
-
-
-def default_cache_dir() -> Path:
-    return Path(platformdirs.user_cache_dir("rwgate"))
 
 
 @dataclass
@@ -52,13 +48,29 @@ def _crossref_factory(settings: Settings) -> IntegritySource:
 
 
 def open_snapshot(settings: Settings) -> IntegritySource | None:
-    """The snapshot named by the settings (or the default path), if there is one."""
-    from rwgate.sources.snapshot import Snapshot, default_snapshot_path
+    """The snapshot named by the settings (or the default path), if there is one.
 
-    path = settings.snapshot or default_snapshot_path()
-    if not Path(path).is_file():
+    The snapshot code is imported only when the file exists.
+    """
+    path = Path(settings.snapshot or default_snapshot_path())
+    if not path.is_file():
         return None
-    return Snapshot(Path(path))
+    from rwgate.sources.snapshot import Snapshot
+
+    return Snapshot(path)
+
+
+def _staleness(info: SourceInfo, max_days: int) -> list[str]:
+    if info.as_of is None:
+        return []
+    as_of = info.as_of if info.as_of.tzinfo else info.as_of.replace(tzinfo=dt.UTC)
+    age = (dt.datetime.now(dt.UTC) - as_of).days
+    if age <= max_days:
+        return []
+    return [
+        f"the Retraction Watch snapshot is {age} days old (data as of {as_of.date()}, more than"
+        f" {max_days}); run `rwgate data update`"
+    ]
 
 
 def open_sources(settings: Settings) -> OpenSources:
@@ -75,4 +87,6 @@ def open_sources(settings: Settings) -> OpenSources:
         snapshot = open_snapshot(settings)
     except Exception as exc:  # a broken snapshot must not stop the check
         warnings.append(f"snapshot not usable: {exc}")
+    if snapshot is not None:
+        warnings.extend(_staleness(snapshot.info(), settings.max_snapshot_age_days))
     return OpenSources(crossref=crossref, snapshot=snapshot, cache=cache, warnings=warnings)

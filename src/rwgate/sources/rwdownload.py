@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-DEFAULT_URL = "https://gitlab.com/crossref/retraction-watch-data/-/raw/main/retraction_watch.csv"
+from rwgate.paths import DEFAULT_RW_CSV_URL
+
+DEFAULT_URL = DEFAULT_RW_CSV_URL
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
 

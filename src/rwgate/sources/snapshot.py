@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from rwgate.doi import try_normalize
 from rwgate.evidence import merge_notices
 from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.paths import default_snapshot_path
 from rwgate.sources.base import Progress
 from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
 from rwgate.sources.snapshot_store import (
@@ -40,7 +41,6 @@ from rwgate.sources.snapshot_store import (
     ImportSource,
     SnapshotError,
     check_schema,
-    default_snapshot_path,
     import_files,
 )
 

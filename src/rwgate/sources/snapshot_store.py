@@ -80,16 +80,6 @@ class SnapshotError(Exception):
     """The snapshot cannot be used (missing, not a snapshot, newer schema); one-line message."""
 
 
-def default_snapshot_path() -> Path:
-    """``RWGATE_SNAPSHOT``, else ``snapshot.sqlite3`` in the user data directory."""
-    env = os.environ.get("RWGATE_SNAPSHOT")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("rwgate")) / "snapshot.sqlite3"
-
-
 @dataclass(frozen=True)
 class ImportSource:
     """A file to import, with where it came from when that is not the file itself (a download)."""
