@@ -262,3 +262,38 @@ def test_console_script_exit_codes(crossref_env, tmp_path) -> None:
     )
     assert done.returncode == 2 and "nope.bib" in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_hostile_upstream_strings_cannot_drive_the_terminal(crossref_env, capsys) -> None:
+    crossref_env.add_synthetic(
+        "10.5555/hostile",
+        title="Evil\x1b[2J\x1b]0;owned\x07 title \u202egnp.exe",
+        updated_by=[
+            {
+                "DOI": "10.5555/notice\x1b[31m",
+                "type": "retraction",
+                "source": "publisher",
+                "updated": {"date-parts": [[2021, 5, 1]]},
+            }
+        ],
+    )
+    assert main(["check", "--doi", "10.5555/hostile"]) == 0
+    out = capsys.readouterr().out
+    assert "retracted" in out and "Evil" in out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+
+
+def test_pmid_only_entry_is_matched_through_the_snapshot(capsys, monkeypatch, tmp_path) -> None:
+    snapshot = tmp_path / "s.sqlite3"
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
+    monkeypatch.setenv("RWGATE_OFFLINE", "1")
+    csv = EXAMPLES / "data" / "retraction-watch" / "rw-sample.csv"
+    assert main(["data", "import", str(csv)]) == 0
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{yu, title={Stellate ganglion block}, pmid={32522602}}\n")
+    capsys.readouterr()
+    code, report = run_json(capsys, str(bib))
+    assert code == 0
+    [cit] = report["citations"]
+    assert (cit["status"], cit["doi"]) == ("retracted", "10.1016/j.neulet.2020.135139")
+    assert "matched by PMID 32522602" in cit["reason"]
