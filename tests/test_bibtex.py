@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rwgate.doi import try_normalize
 from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.bibtex import parse_bib, read_bib
+from rwgate.references.bibtex import EntryLinks, parse_bib, parse_bib_links, read_bib
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bib"
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"
@@ -102,6 +102,52 @@ def test_latex_decoding_of_title_and_journal() -> None:
     assert ref.title == "Naïve Müller & Café: 50% of DNA"
     assert ref.journal == "Revista Médica de Çordoba"
     assert ref.year == 2021
+
+
+def test_authors_are_family_names_from_the_fixture(refs: dict) -> None:
+    assert refs["wakefield1998"].authors == ["Wakefield", "Murch", "Anthony"]
+    assert refs["lacour2014"].authors == ["LaCour", "Green"]
+    assert refs["kucsko2013"].authors == []  # no author field
+
+
+def test_authors_in_both_name_forms_with_braces_accents_and_others() -> None:
+    text = r"""@article{k,
+  author = {M{\"u}ller, Hans and Jos{\'e} Garc{\'\i}a-M\'arquez and {Barnes and Noble}
+            and Jan van der Berg and King, Jr., Martin Luther and {\'E}mile Zola and
+            Smith~John AND others},
+  editor = {Ignored, Editor},
+  title  = {T}
+}"""
+    (ref,) = parse_bib(text, "t.bib").references
+    assert ref.authors == [
+        "Müller",
+        "García-Márquez",
+        "Barnes and Noble",
+        "van der Berg",
+        "King",
+        "Zola",
+        "John",
+    ]
+
+
+def test_authors_fall_back_to_editors_and_follow_macros() -> None:
+    text = r"""@string{who = "Doe, Jane"}
+@book{b, editor = who # " and Roe, Richard", title = {Edited}}
+@book{c, editor = {{World Health Organization}}, title = {Report}}"""
+    refs = {r.key: r for r in parse_bib(text, "t.bib").references}
+    assert refs["b"].authors == ["Doe", "Roe"]
+    assert refs["c"].authors == ["World Health Organization"]
+
+
+def test_links_give_arxiv_id_and_url_as_the_reader_sees_the_entry() -> None:
+    text = r"""@string{base = "https://arxiv.org/abs/"}
+@misc{v, eprint = {1706.03762}, archivePrefix = {arXiv}, url = base # "1706.03762v5"}
+@misc{w, eprint = {10.1000/x}, eprinttype = {doi}, url = {\url{https://ex.org/a\_b}}}
+@misc{v, eprint = {9999.99999}, archiveprefix = {arXiv}}"""
+    links = parse_bib_links(text)
+    assert links["v"] == EntryLinks(arxiv_id="1706.03762", url="https://arxiv.org/abs/1706.03762v5")
+    assert links["w"] == EntryLinks(arxiv_id=None, url="https://ex.org/a_b")
+    assert parse_bib_links("@misc{broken, title = {x}") == {}
 
 
 def test_booktitle_is_the_journal_of_proceedings() -> None:

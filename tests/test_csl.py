@@ -198,3 +198,28 @@ def test_json_lines_for_numeric_ids_do_not_match_longer_numbers(tmp_path: Path) 
     )
     refs = read_csl_json(path).references
     assert [(r.key, r.location.line) for r in refs] == [("1953", 3)]
+
+
+def test_authors_are_family_names_else_literal_in_order(tmp_path: Path) -> None:
+    item = {
+        "id": "k",
+        "author": [
+            {"family": "LaCour", "given": "Michael J."},
+            {"given": "Donald P.", "family": "Green"},
+            {"literal": "World Health Organization"},
+            {"given": "Nobody"},
+            "not a name",
+        ],
+    }
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps([item, {"id": "none"}]), encoding="utf-8")
+    refs = {r.key: r for r in read_csl_json(path).references}
+    assert refs["k"].authors == ["LaCour", "Green", "World Health Organization"]
+    assert refs["none"].authors == []
+    yaml_text = "references:\n- id: y\n  author:\n  - family: Müller\n    given: Hans\n"
+    (ref,) = parse_bibliography(yaml_text, "y.yaml").references
+    assert ref.authors == ["Müller"]
+    (inline,) = references_from_csl_items(
+        [{"id": "p", "author": [{"family": ["Wakefield"]}]}], "doc.md"
+    ).references
+    assert inline.authors == ["Wakefield"]

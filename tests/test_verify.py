@@ -229,11 +229,14 @@ def test_recover_dois_fills_verified_matches_only(settings: Settings) -> None:
         Reference(key="bare", title=WATSON_TITLE),
         Reference(key="has", doi=WATSON, title=WATSON_TITLE, year=1953),
     ]
-    out = recover_dois(refs, settings)
+    recovery = recover_dois(refs, settings)
+    out = recovery.references
     assert out[0].doi == LACOUR and out[0].doi_origin == "title"
     assert out[1].doi is None and out[2].doi is None
     assert out[3] == refs[3]
     assert refs[0].doi is None  # the input is not modified
+    assert list(recovery.confidence) == [0] and 0.85 <= recovery.confidence[0] <= 1.0
+    assert recovery.warnings == []
 
 
 # --- search_references ------------------------------------------------------------------------

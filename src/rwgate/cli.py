@@ -7,6 +7,7 @@ SDK and ``rwgate data status`` never loads pandoc.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,26 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", type=Path)
     p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
     p.add_argument("--crossref-url")
+    p.add_argument(
+        "--recover-dois",
+        action="store_true",
+        default=None,
+        help="look up entries without a DOI by title; judge verified matches",
+    )
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Command-line flags as the last configuration layer."""
-    keys = ("policy", "fail_on", "offline", "no_cache", "cache_dir", "snapshot", "crossref_url")
+    keys = (
+        "policy",
+        "fail_on",
+        "offline",
+        "no_cache",
+        "cache_dir",
+        "snapshot",
+        "crossref_url",
+        "recover_dois",
+    )
     return {k: getattr(args, k, None) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -85,7 +101,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.format == "json" and report_path is None:
         sys.stdout.write(report.to_json() + "\n")
     else:
-        text = render_text(result, sys.stdout.isatty(), args.verbose, settings.template)
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        text = render_text(result, colour, args.verbose, settings.template)
         (sys.stderr if args.format == "json" else sys.stdout).write(text)
     return code
 
@@ -126,8 +143,13 @@ def _add_optional_commands(sub: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from rwgate.config import ConfigError
+
     try:
         return int(args.func(args))
+    except ConfigError as exc:
+        print(f"rwgate: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("rwgate: interrupted", file=sys.stderr)
         return 130

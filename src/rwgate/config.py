@@ -49,6 +49,9 @@ class Settings(BaseModel):
     timeout: float = Field(default=10.0, gt=0)
     max_total_seconds: float = Field(default=60.0, gt=0)
     max_snapshot_age_days: int = Field(default=30, ge=0)
+    recover_dois: bool = Field(
+        default=False, description="look up entries without a DOI by title (verified matches)"
+    )
     config_file: str | None = None
 
     @field_validator("mailto")
@@ -88,6 +91,7 @@ _ENV: dict[str, str] = {
     "CROSSREF_MAILTO": "mailto",
     "RWGATE_TIMEOUT": "timeout",
     "RWGATE_MAX_SECONDS": "max_total_seconds",
+    "RWGATE_RECOVER_DOIS": "recover_dois",
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -134,7 +138,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         value = env.get(var)
         if value is None:
             continue
-        if key in ("offline", "no_cache"):
+        if key in ("offline", "no_cache", "recover_dois"):
             low = value.strip().lower()
             if low not in _TRUE | _FALSE:
                 raise ConfigError(f"environment: {var}={value!r}: expected 1 or 0")

@@ -43,6 +43,7 @@ FLAGGED: frozenset[Status] = frozenset(
     }
 )
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
+RECOVERED_FROM_TITLE = "DOI recovered from title"
 
 
 @dataclass
@@ -160,6 +161,41 @@ def _unlooked(ref: Reference) -> _Evidence | None:
     return None
 
 
+def _recover(
+    references: Sequence[Reference], settings: Settings, warnings: list[str]
+) -> tuple[list[Reference], dict[int, float]]:
+    """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
+
+    Returns the references (recovered ones with ``doi_origin="title"``) and the match confidence
+    by position. Recovery is an extra: whatever goes wrong, the DOIs the user gave are still
+    checked, unmatched entries stay ``no_doi``, and a warning says why.
+    """
+    refs = list(references)
+    if not settings.recover_dois or not any(
+        r.doi is None and r.raw_doi is None and not r.missing for r in refs
+    ):
+        return refs, {}
+    if settings.offline:
+        warnings.append("DOI recovery skipped: offline; entries without a DOI stay no_doi")
+        return refs, {}
+    # Imported here: verification loads rapidfuzz and the OpenAlex client, which a check
+    # without recovery (every pandoc build) must not pay for.
+    from rwgate.verify.verify import recover_dois
+
+    try:
+        recovery = recover_dois(refs, settings)
+    except Exception as exc:  # any failure of the extra must leave the check itself intact
+        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay no_doi")
+        return refs, {}
+    warnings.extend(recovery.warnings)
+    return recovery.references, recovery.confidence
+
+
+def _recovered_reason(confidence: float, ev: _Evidence) -> str:
+    said = f"{RECOVERED_FROM_TITLE} (verified match, confidence {confidence:.2f})"
+    return f"{said}; {ev.reason}" if ev.reason else said
+
+
 def check(
     references: Sequence[Reference],
     settings: Settings,
@@ -169,9 +205,11 @@ def check(
 ) -> CheckResult:
     """Judge every reference with one batched look-up per source."""
     policy = settings.to_policy()
+    recovery_warnings: list[str] = []
+    references, recovered = _recover(references, settings, recovery_warnings)
     own = sources is None
     srcs = sources or open_sources(settings)
-    warnings = list(srcs.warnings)
+    warnings = [*srcs.warnings, *recovery_warnings]
     try:
         dois = list(dict.fromkeys(r.doi for r in references if r.doi and not r.missing))
         crossref = srcs.crossref.query_all(dois, progress) if dois else {}
@@ -189,10 +227,12 @@ def check(
     if errors and not settings.offline:
         warnings.append("Crossref could not be asked for some DOIs: " + "; ".join(sorted(errors)))
     citations = []
-    for ref in references:
+    for index, ref in enumerate(references):
         ev = _unlooked(ref)
         if ev is None and ref.doi:
             ev = _judge(ref.doi, crossref[ref.doi], snapshot.get(ref.doi), snap_info)
+            if index in recovered:
+                ev.reason = _recovered_reason(recovered[index], ev)
         elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:
             lk = by_pmid[ref.pmid]
             if lk.outcome == "found":

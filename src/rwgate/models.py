@@ -74,6 +74,7 @@ class Reference(BaseModel):
     location: Location | None = None
     missing: bool = Field(default=False, description="cited key found in no bibliography")
     doi_origin: str | None = Field(default=None, description="field the DOI was found in")
+    authors: list[str] = Field(default_factory=list, description="family names, in order")
 
 
 class Notice(BaseModel):

@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,6 +45,19 @@ _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
 _BLOCK_HEAD = re.compile(r"^\s*@\s*(\w+)\s*[{(]\s*([^,\s{}()=]*)")
 _TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
+_NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_NAME_COMMA = re.compile(r",")
+_NAME_SPACE = re.compile(r"[\s~]+")
+_NOT_PEOPLE = frozenset({"others", "et al.", "et al"})
+
+
+@dataclass(frozen=True)
+class EntryLinks:
+    """What verification reads beyond :class:`~rwgate.models.Reference`: where else to look a
+    work up (an arXiv id, a URL as written). The integrity check needs neither."""
+
+    arxiv_id: str | None = None
+    url: str | None = None
 
 
 def read_bib(path: Path) -> BibResult:
@@ -57,8 +71,7 @@ def read_bib(path: Path) -> BibResult:
 def parse_bib(text: str, file: str) -> BibResult:
     """References in BibTeX source ``text``; ``file`` names it in locations and problems."""
     try:
-        with _quiet_bibtexparser():
-            blocks = Splitter(text).split().blocks
+        blocks = _split(text)
     except Exception as exc:  # the splitter raises on its own internal errors only
         problem = Problem(
             message=f"BibTeX parser failed: {exc}", location=Location(file=file), severity="error"
@@ -88,6 +101,32 @@ def parse_bib(text: str, file: str) -> BibResult:
         first_line[entry.key] = line
         result.references.append(_reference(entry, macros, file, line))
     return result
+
+
+def parse_bib_links(text: str) -> dict[str, EntryLinks]:
+    """The arXiv id and URL of each entry by key, read exactly as :func:`parse_bib` reads the
+    entry (same macros, same first-of-duplicates); problems are :func:`parse_bib`'s to report."""
+    try:
+        blocks = _split(text)
+    except Exception:  # parse_bib reports an unparseable file; there is nothing to add here
+        return {}
+    macros = _collect_macros(blocks)
+    links: dict[str, EntryLinks] = {}
+    for block in blocks:
+        entry = _entry_of(block, "", [])
+        if entry is None or not entry.key or entry.key in links:
+            continue
+        fields = _fields(entry, macros)
+        kind = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
+        arxiv = _identifier(fields.get("eprint", "")) if kind == "arxiv" else ""
+        url = _identifier(fields.get("url", ""))
+        links[entry.key] = EntryLinks(arxiv_id=arxiv or None, url=url or None)
+    return links
+
+
+def _split(text: str) -> list[object]:
+    with _quiet_bibtexparser():
+        return list(Splitter(text).split().blocks)
 
 
 def _entry_of(block: object, file: str, problems: list[Problem]) -> Entry | None:
@@ -215,7 +254,65 @@ def _reference(entry: Entry, macros: dict[str, str], file: str, line: int) -> Re
         ),
         year=_find_year(fields),
         location=Location(file=file, line=line),
+        authors=family_names(fields.get("author") or fields.get("editor") or ""),
     )
+
+
+def family_names(names: str) -> list[str]:
+    """Family names of a BibTeX name list, in order, decoded from LaTeX.
+
+    ``and`` separates people only outside braces (``{Barnes and Noble}`` is one), ``others`` is
+    not a person, and both of BibTeX's forms are read: ``von Last, Jr, First`` and
+    ``First von Last`` (the family starts at the first lower-case word: ``van der Berg``).
+    """
+    out = []
+    for name in _split_outside_braces(names, _NAME_AND):
+        if name and name.lower() not in _NOT_PEOPLE:
+            family = _text(_family_part(name))
+            if family:
+                out.append(family)
+    return out
+
+
+def _family_part(name: str) -> str:
+    parts = _split_outside_braces(name, _NAME_COMMA)
+    if len(parts) > 1:
+        return parts[0]
+    words = [w for w in _split_outside_braces(name, _NAME_SPACE) if w]
+    start = len(words) - 1
+    for i, word in enumerate(words[:-1]):
+        if _starts_lower(word):
+            start = i
+            break
+    return " ".join(words[start:])
+
+
+def _starts_lower(word: str) -> bool:
+    """BibTeX's "von" test: a braced group like ``{van}`` counts as upper case, ``{\\'e}`` by
+    its letter."""
+    if word.startswith("{") and not word.startswith("{\\"):
+        return False
+    letters = [c for c in (_text(word) or "") if c.isalpha()]
+    return bool(letters) and letters[0].islower()
+
+
+def _split_outside_braces(text: str, separator: re.Pattern[str]) -> list[str]:
+    """``text`` split where ``separator`` matches outside ``{...}`` groups, parts stripped."""
+    masked, depth = [], 0
+    for i, char in enumerate(text):
+        escaped = i > 0 and text[i - 1] == "\\"
+        if char == "{" and not escaped:
+            depth += 1
+        inside = depth > 0
+        if char == "}" and not escaped:
+            depth = max(depth - 1, 0)
+        masked.append("x" if inside else char)
+    parts, start = [], 0
+    for match in separator.finditer("".join(masked)):
+        parts.append(text[start : match.start()].strip())
+        start = match.end()
+    parts.append(text[start:].strip())
+    return parts
 
 
 def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | None]:

@@ -129,7 +129,19 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
         journal=_text(fields.get("container-title")),
         year=_year(fields.get("issued")),
         location=location,
+        authors=_family_names(fields.get("author")),
     )
+
+
+def _family_names(people: Any) -> list[str]:
+    """``family`` of each CSL name, else its ``literal`` (institutions), in order."""
+    names = []
+    for person in people if isinstance(people, list) else []:
+        if isinstance(person, Mapping):
+            name = _text(person.get("family")) or _text(person.get("literal"))
+            if name:
+                names.append(name)
+    return names
 
 
 def _find_doi(fields: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:

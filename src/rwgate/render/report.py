@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from rwgate.core import FLAGGED, CheckResult
+from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.models import Citation, SourceInfo
 from rwgate.render.annotate import annotate
 
@@ -43,6 +43,11 @@ def describe_source(info: SourceInfo) -> str:
     return f"{info.name} {term_safe(where)} ({_age(info.as_of)}{note})"
 
 
+def _recovered(c: Citation) -> bool:
+    """The DOI was not in the entry: the user should know the verdict rests on a title match."""
+    return RECOVERED_FROM_TITLE in (c.reason or "")
+
+
 def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str]:
     tag = _paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
     head = f"  {tag}  {term_safe(c.key)}: {c.status}"
@@ -55,7 +60,8 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
     if c.journal or c.year:
         bits.append(term_safe(" ".join(str(b) for b in (c.journal, c.year and f"({c.year})") if b)))
     if c.doi:
-        bits.append(f"doi:{term_safe(c.doi)}")
+        recovered = " (recovered from title)" if _recovered(c) else ""
+        bits.append(f"doi:{term_safe(c.doi)}{recovered}")
     if c.location:
         bits.append(term_safe(c.location))
     if bits:
@@ -85,6 +91,12 @@ def render_text(
         out.append(f"rwgate: warning: {term_safe(w)}")
     for p in result.problems:
         out.append(f"rwgate: {p.severity}: {term_safe(p)}")
+    recovered = sum(_recovered(c) for c in result.citations)
+    if recovered:
+        out.append(
+            f"rwgate: {recovered} DOI{'s' if recovered != 1 else ''} recovered from title "
+            "(verified matches; not in the bibliography)"
+        )
     s = result.summary()
     out.append(
         f"rwgate: {s.cited} cited, {s.checked} checked, {s.flagged} flagged, "

@@ -1,90 +1,48 @@
-"""What verification needs from a bibliography beyond :class:`~rwgate.models.Reference`.
+"""Where else verification may look a work up: the arXiv id and URL of each bibliography entry.
 
-The integrity check needs only DOIs, so references carry no authors; verification compares
-authors and reads arXiv ids and URLs. This module reads those fields with the same BibTeX
-machinery as the reference reader (macros, ``#`` concatenation, LaTeX decoding), so both see one
-entry the same way, and from CSL JSON/YAML items.
+Authors, title, year and venue come with every :class:`~rwgate.models.Reference`; these two do
+not, because the integrity check has no use for them. The .bib reader exposes them through
+:func:`~rwgate.references.bibtex.parse_bib_links`, which reads an entry exactly as the reference
+reader does (macros, ``#`` concatenation, first of duplicate keys), so both see the same entry.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rwgate.references import BIBTEX_SUFFIXES, CSL_JSON_SUFFIXES, read_text
-
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-
-
-@dataclass
-class Extra:
-    authors: list[str] = field(default_factory=list)
-    arxiv_id: str | None = None
-    url: str | None = None
+from rwgate.references.bibtex import EntryLinks, parse_bib_links
 
 
-def split_authors(text: str) -> list[str]:
-    """``A and B and others`` -> ``[A, B]`` (BibTeX's ``others`` is not a person)."""
-    names = [" ".join(n.split()) for n in _AND.split(text)]
-    return [n for n in names if n and n.lower() not in ("others", "et al.", "et al")]
-
-
-def _from_bib(text: str) -> dict[str, Extra]:
-    from bibtexparser.model import Entry
-    from bibtexparser.splitter import Splitter
-
-    from rwgate.references.bibtex import _collect_macros, _fields, _text
-
-    try:
-        blocks = Splitter(text).split().blocks
-    except Exception:  # the reference reader reports unreadable files; nothing extra here
-        return {}
-    macros = _collect_macros(blocks)
-    out: dict[str, Extra] = {}
-    for block in blocks:
-        if not isinstance(block, Entry) or not block.key or block.key in out:
-            continue
-        fields = _fields(block, macros)
-        authors = split_authors(_text(fields.get("author")) or "")
-        kind = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
-        arxiv = fields.get("eprint", "").strip() if kind == "arxiv" else None
-        out[block.key] = Extra(authors=authors, arxiv_id=arxiv or None, url=fields.get("url"))
-    return out
-
-
-def _csl_name(person: Any) -> str | None:
-    if not isinstance(person, dict):
-        return None
-    family = person.get("family") or person.get("literal")
-    return str(family) if family else None
-
-
-def _from_csl(items: Any) -> dict[str, Extra]:
-    out: dict[str, Extra] = {}
+def _csl_links(items: Any) -> dict[str, EntryLinks]:
+    """CSL has no arXiv field; its ``URL`` may still name an arXiv abstract page."""
+    if isinstance(items, dict):
+        items = items.get("items") or items.get("references")
+    out: dict[str, EntryLinks] = {}
     for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or "id" not in item:
-            continue
-        names = [n for n in (_csl_name(p) for p in item.get("author") or []) if n]
-        url = item.get("URL")
-        out[str(item["id"])] = Extra(authors=names, url=str(url) if url else None)
+        if isinstance(item, dict) and "id" in item and str(item["id"]) not in out:
+            url = item.get("URL")
+            out[str(item["id"])] = EntryLinks(url=(str(url).strip() or None) if url else None)
     return out
 
 
-def extra_fields(path: Path) -> dict[str, Extra]:
-    """Authors, arXiv id and URL by entry key; empty for formats that have none."""
-    suffix = path.suffix.lower()
+def entry_links(path: Path) -> dict[str, EntryLinks]:
+    """arXiv id and URL by entry key; empty for formats (and unreadable files) that have none.
+
+    Unreadable files are the reference reader's to report, so nothing is raised here.
+    """
     try:
         text, _ = read_text(path)
-    except Exception:  # unreadable files are reported by the reference reader
+    except Exception:
         return {}
+    suffix = path.suffix.lower()
     if suffix in BIBTEX_SUFFIXES:
-        return _from_bib(text)
+        return parse_bib_links(text)
     if suffix in CSL_JSON_SUFFIXES:
         try:
-            return _from_csl(json.loads(text))
+            return _csl_links(json.loads(text))
         except ValueError:
             return {}
     return {}

@@ -12,7 +12,7 @@ from rwgate.render.report import term_safe
 from rwgate.verify.models import VerifyResult
 
 if TYPE_CHECKING:
-    from rwgate.verify.command import VerifyReport
+    from rwgate.verify.run import VerifyReport
 
 _TAGS = {"verified": "ok", "partial_match": "WARN", "not_found": "FAIL", "unverified": "WARN"}
 _COLOURS = {"ok": "32", "WARN": "35", "FAIL": "31;1", "FLAG": "33"}

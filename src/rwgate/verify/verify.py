@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from rwgate import doi as doimod
@@ -178,27 +179,43 @@ def verify_citation(cited: Cited, settings: Settings, **kw: Any) -> VerifyResult
     return verify_many([cited], settings, **kw)[0]
 
 
-def recover_dois(references: list[Reference], settings: Settings) -> list[Reference]:
-    """References without a DOI get the DOI of a ``verified`` match (``doi_origin="title"``).
+@dataclass
+class Recovery:
+    """What DOI recovery found: the references (recovered ones with ``doi_origin="title"``), the
+    match confidence of each recovery by position, and why some could not be tried."""
 
-    Only entries with a title and at least a year or a journal are tried: a title alone
-    ("Editorial retraction") names too many works to stake a retraction verdict on.
+    references: list[Reference]
+    confidence: dict[int, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _recoverable(ref: Reference) -> bool:
+    """Only entries with a title and at least a year or a journal are tried: a title alone
+    ("Editorial retraction") names too many works to stake a retraction verdict on."""
+    return (
+        ref.doi is None
+        and ref.raw_doi is None
+        and not ref.missing
+        and bool(ref.title)
+        and bool(ref.year or ref.journal)
+    )
+
+
+def recover_dois(references: Sequence[Reference], settings: Settings) -> Recovery:
+    """References without a DOI get the DOI of a ``verified`` match; the input is not modified.
+
+    A source that cannot be asked costs only the entries it leaves unmatched: they keep no DOI
+    (``no_doi`` in the check) and a warning names the sources and why.
     """
-    wanted = [
-        i
-        for i, r in enumerate(references)
-        if r.doi is None
-        and r.raw_doi is None
-        and not r.missing
-        and r.title
-        and (r.year or r.journal)
-    ]
+    out = Recovery(list(references))
+    wanted = [i for i, r in enumerate(references) if _recoverable(r)]
     if not wanted:
-        return list(references)
+        return out
     cited = [
         Cited(
             key=references[i].key,
             title=references[i].title,
+            authors=references[i].authors,
             year=references[i].year,
             venue=references[i].journal,
         )
@@ -210,8 +227,23 @@ def recover_dois(references: list[Reference], settings: Settings) -> list[Refere
             results = list(pool.map(lambda c: match_one(regs, c), cited))
     finally:
         regs.close()
-    out = list(references)
+    failed: dict[str, str] = {}
     for i, result in zip(wanted, results, strict=True):
+        failed.update(result.sources_failed)
         if result.verdict == "verified" and result.matched and result.matched.doi:
-            out[i] = out[i].model_copy(update={"doi": result.matched.doi, "doi_origin": "title"})
+            update = {"doi": result.matched.doi, "doi_origin": "title"}
+            out.references[i] = out.references[i].model_copy(update=update)
+            out.confidence[i] = result.confidence
+    out.warnings += _recovery_warnings(results, failed)
     return out
+
+
+def _recovery_warnings(results: Sequence[VerifyResult], failed: dict[str, str]) -> list[str]:
+    if not failed:
+        return []
+    why = "; ".join(f"{name}: {reason}" for name, reason in sorted(failed.items()))
+    lost = sum(r.verdict == "unverified" for r in results)
+    if lost:
+        entries = f"{lost} entr{'y' if lost == 1 else 'ies'}"
+        return [f"DOI recovery: no source could be asked for {entries} ({why}); they stay no_doi"]
+    return [f"DOI recovery: some sources could not be asked ({why}); the others answered"]
