@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,6 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 def _cmd_check(args: argparse.Namespace) -> int:
     from rwgate.config import ConfigError, load_settings
     from rwgate.core import check
-    from rwgate.fsutil import write_atomic
     from rwgate.references.gather import gather_inputs
     from rwgate.render.report import render_text
 
@@ -95,16 +95,33 @@ def _cmd_check(args: argparse.Namespace) -> int:
     result = check(gathered.references, settings, _progress_printer(), gathered.problems)
     code = EXIT_USAGE if gathered.unreadable else result.exit_code
     report = result.report().model_copy(update={"exit_code": code})
-    report_path = args.output if args.format == "json" else None
-    for path in {p for p in (report_path, settings.report) if p is not None}:
-        write_atomic(Path(path), report.to_json() + "\n")
-    if args.format == "json" and report_path is None:
-        sys.stdout.write(report.to_json() + "\n")
-    else:
-        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        text = render_text(result, colour, args.verbose, settings.template)
-        (sys.stderr if args.format == "json" else sys.stdout).write(text)
+    emit_report(
+        args,
+        report.to_json(),
+        lambda colour: render_text(result, colour, args.verbose, settings.template),
+        settings.report,
+    )
     return code
+
+
+def emit_report(
+    args: argparse.Namespace,
+    json_text: str,
+    render: Callable[[bool], str],
+    also: Path | None = None,
+) -> None:
+    """JSON to ``--output`` (and the ``report`` setting) or stdout; the human text to stdout, or to
+    stderr when stdout carries JSON. Colour only on a terminal, and never with ``NO_COLOR``."""
+    from rwgate.fsutil import write_atomic
+
+    report_path = args.output if args.format == "json" else None
+    for path in {p for p in (report_path, also) if p is not None}:
+        write_atomic(Path(path), json_text + "\n")
+    if args.format == "json" and report_path is None:
+        sys.stdout.write(json_text + "\n")
+        return
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    (sys.stderr if args.format == "json" else sys.stdout).write(render(colour))
 
 
 def build_parser() -> argparse.ArgumentParser:

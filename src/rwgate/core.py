@@ -15,6 +15,7 @@ from rwgate import __version__
 from rwgate.config import Settings
 from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.models import (
+    FLAGGED_STATUSES,
     Citation,
     Lookup,
     Notice,
@@ -30,18 +31,7 @@ from rwgate.policy import Policy
 from rwgate.sources import OpenSources, open_sources
 from rwgate.sources.base import Progress
 
-FLAGGED: frozenset[Status] = frozenset(
-    {
-        "retracted",
-        "withdrawn",
-        "removed",
-        "partially_retracted",
-        "expression_of_concern",
-        "corrected",
-        "amended",
-        "reinstated",
-    }
-)
+FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
 RECOVERED_FROM_TITLE = "DOI recovered from title"
 

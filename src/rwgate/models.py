@@ -9,7 +9,7 @@ is what lets the four front ends agree field for field.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,24 +31,11 @@ Status = Literal[
     "missing_entry",
     "unverified",
 ]
-STATUSES: tuple[Status, ...] = (
-    "retracted",
-    "withdrawn",
-    "removed",
-    "partially_retracted",
-    "expression_of_concern",
-    "corrected",
-    "amended",
-    "reinstated",
-    "clean",
-    "unknown_doi",
-    "invalid_doi",
-    "no_doi",
-    "missing_entry",
-    "unverified",
-)
+STATUSES: tuple[Status, ...] = get_args(Status)
+# Statuses that say something about the work itself (a notice is in force), in severity order.
+FLAGGED_STATUSES: tuple[Status, ...] = STATUSES[: STATUSES.index("clean")]
 Action = Literal["fail", "annotate", "warn", "ignore"]
-ACTIONS: tuple[Action, ...] = ("fail", "annotate", "warn", "ignore")
+ACTIONS: tuple[Action, ...] = get_args(Action)
 
 
 class Location(BaseModel):

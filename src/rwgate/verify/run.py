@@ -89,9 +89,8 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from rwgate.cli import flag_overrides
+    from rwgate.cli import emit_report, flag_overrides
     from rwgate.config import ConfigError, load_settings
-    from rwgate.fsutil import write_atomic
     from rwgate.verify.render import render_verify_text
     from rwgate.verify.verify import verify_many
 
@@ -110,14 +109,12 @@ def run_verify(args: argparse.Namespace) -> int:
     failed = sum(_fails(r, policy, args.fail_on_partial) for r in results)
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
     report = _report(results, problems, code, failed)
-    report_path = args.output if args.format == "json" else None
-    for path in {p for p in (report_path, settings.report) if p is not None}:
-        write_atomic(Path(path), report.to_json() + "\n")
-    if args.format == "json" and report_path is None:
-        sys.stdout.write(report.to_json() + "\n")
-    else:
-        text = render_verify_text(report, sys.stdout.isatty(), args.verbose)
-        (sys.stderr if args.format == "json" else sys.stdout).write(text)
+    emit_report(
+        args,
+        report.to_json(),
+        lambda colour: render_verify_text(report, colour, args.verbose),
+        settings.report,
+    )
     return code
 
 
