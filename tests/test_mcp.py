@@ -124,7 +124,7 @@ def _same_citations(mcp: list[dict[str, Any]], cli: list[dict[str, Any]]) -> Non
 # --- every tool in process -----------------------------------------------------------------------
 
 
-def test_client_sees_nine_tools_with_schemas(fake: FakeCrossref, tmp_path: Path) -> None:
+def test_client_sees_twelve_tools_with_schemas(fake: FakeCrossref, tmp_path: Path) -> None:
     async def body(client: Client) -> Any:
         return (await client.list_tools()).tools
 
@@ -140,6 +140,9 @@ def test_client_sees_nine_tools_with_schemas(fake: FakeCrossref, tmp_path: Path)
             "rw_check_bibliography",
             "rw_check_manuscript",
             "rw_data_status",
+            "verify_citation",
+            "search_references",
+            "get_bibtex",
         ]
     )
     for tool in tools.values():

@@ -17,35 +17,63 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from fakes.crossref import FakeCrossref
+from fakes.openalex import FakeOpenAlex
 from test_mcp import EXAMPLES, WAKEFIELD, WAKEFIELD_NOTICES, error_text, notices_of, structured
 
 RWGATE = str(Path(sys.executable).with_name("rwgate"))
 
 
-def _env(fake: FakeCrossref) -> dict[str, str]:
+LACOUR_TITLE = (
+    "When contact changes minds: An experiment on transmission of support for gay equality"
+)
+
+
+@pytest.fixture
+def fake_openalex() -> Iterator[FakeOpenAlex]:
+    with FakeOpenAlex() as fake:
+        yield fake
+
+
+def _env(fake: FakeCrossref, openalex: FakeOpenAlex) -> dict[str, str]:
     names = ("RWGATE_CACHE_DIR", "RWGATE_SNAPSHOT", "NO_PROXY", "no_proxy", "PATH", "HOME")
     env = {n: os.environ[n] for n in names if n in os.environ}
-    return {**env, "RWGATE_CROSSREF_URL": fake.url}
+    return {**env, "RWGATE_CROSSREF_URL": fake.url, "RWGATE_OPENALEX_URL": openalex.url}
 
 
 async def _exercise(client: Client) -> dict[str, Any]:
     tools = await client.list_tools()
     doi = await client.call_tool("rw_check_doi", {"doi": f"https://doi.org/{WAKEFIELD}"})
     outside = await client.call_tool("rw_check_bibliography", {"path": "/etc/hostname"})
-    return {"tools": {t.name for t in tools.tools}, "doi": doi, "outside": outside}
+    cited = {"title": LACOUR_TITLE, "authors": ["LaCour", "Green"], "year": 2014}
+    verified = await client.call_tool("verify_citation", cited)
+    return {
+        "tools": {t.name for t in tools.tools},
+        "doi": doi,
+        "outside": outside,
+        "verified": verified,
+    }
 
 
 def _verify(seen: dict[str, Any]) -> None:
-    assert len(seen["tools"]) == 9 and "rw_check_manuscript" in seen["tools"]
+    assert len(seen["tools"]) == 12 and {"rw_check_manuscript", "get_bibtex"} <= seen["tools"]
     citation = structured(seen["doi"])["citation"]
     assert citation["status"] == "retracted"
     assert notices_of(citation) == WAKEFIELD_NOTICES
     assert "outside the allowed roots" in error_text(seen["outside"])
+    verified = structured(seen["verified"])
+    assert verified["verdict"] == "verified" and verified["sources_answered"] == [
+        "crossref",
+        "openalex",
+    ]
+    assert verified["matched"]["doi"] == "10.1126/science.1256151"
+    assert verified["integrity"]["status"] == "retracted"
 
 
-def test_stdio_end_to_end(fake_crossref: FakeCrossref) -> None:
+def test_stdio_end_to_end(fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex) -> None:
     params = StdioServerParameters(
-        command=RWGATE, args=["mcp", "--root", str(EXAMPLES)], env=_env(fake_crossref)
+        command=RWGATE,
+        args=["mcp", "--root", str(EXAMPLES)],
+        env=_env(fake_crossref, fake_openalex),
     )
 
     async def main() -> dict[str, Any]:
@@ -53,7 +81,8 @@ def test_stdio_end_to_end(fake_crossref: FakeCrossref) -> None:
             return await _exercise(client)
 
     _verify(anyio.run(main))
-    assert fake_crossref.requests_to("/works")  # the subprocess really asked the fake
+    assert fake_crossref.requests_to("/works")  # the subprocess really asked the fakes
+    assert fake_openalex.requests
 
 
 def _free_port() -> int:
@@ -63,11 +92,14 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def http_server(fake_crossref: FakeCrossref) -> Iterator[str]:
+def http_server(fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex) -> Iterator[str]:
     port = _free_port()
     args = ["mcp", "--transport", "streamable-http", "--port", str(port), "--root", str(EXAMPLES)]
     proc = subprocess.Popen(
-        [RWGATE, *args], env=_env(fake_crossref), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [RWGATE, *args],
+        env=_env(fake_crossref, fake_openalex),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 20

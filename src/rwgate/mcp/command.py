@@ -31,6 +31,7 @@ def add_mcp_command(subparsers: Any) -> None:
     p.add_argument("--cache-dir", type=Path)
     p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
     p.add_argument("--crossref-url")
+    p.add_argument("--openalex-url", help="OpenAlex API (verify_citation, search_references)")
     p.set_defaults(func=_cmd_mcp)
 
 
@@ -38,7 +39,15 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     from rwgate.config import ConfigError
     from rwgate.mcp.safety import BadArgument
 
-    keys = ("policy", "offline", "no_cache", "cache_dir", "snapshot", "crossref_url")
+    keys = (
+        "policy",
+        "offline",
+        "no_cache",
+        "cache_dir",
+        "snapshot",
+        "crossref_url",
+        "openalex_url",
+    )
     overrides = {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
     if not 0 < args.port < 65536:
         print(f"rwgate mcp: error: --port {args.port} is not a TCP port", file=sys.stderr)

@@ -26,6 +26,12 @@ class BadArgument(ValueError):
     """A tool argument that is refused; the message is one line."""
 
 
+def one_line(exc: BaseException) -> str:
+    """The first line of an exception's message: what a tool error may say."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
 class Roots:
     """The folders whose files the tools may read (resolved once, at start-up)."""
 

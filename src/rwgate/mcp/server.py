@@ -1,8 +1,11 @@
 """``rwgate mcp``: the integrity checks as MCP tools for an agent that drafts a manuscript.
 
-The tools are thin: each one validates its arguments, runs the matching :class:`Toolbox` method
-in a worker thread (the core blocks on HTTP and SQLite; the event loop must keep serving other
-requests) and returns a Pydantic model, so every tool advertises an output schema. A refused
+Nine ``rw_*`` tools give verdicts on works (as the build gives them) and three drafting tools
+(``verify_citation``, ``search_references``, ``get_bibtex``) check that a reference exists and
+export it, each result carrying the integrity status of the work. The tools are thin: each one
+validates its arguments, runs the matching :class:`Toolbox` method (or :mod:`rwgate.mcp.drafting`
+function) in a worker thread (the core blocks on HTTP and SQLite; the event loop must keep serving
+other requests) and returns a Pydantic model, so every tool advertises an output schema. A refused
 argument becomes an MCP tool error whose text is one line, never a traceback.
 """
 
@@ -20,6 +23,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from rwgate import __version__
+from rwgate.mcp import drafting
 from rwgate.mcp.models import (
     AuthorCheck,
     BatchCheck,
@@ -32,6 +36,7 @@ from rwgate.mcp.models import (
 )
 from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument
 from rwgate.mcp.tools import Toolbox
+from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
 _T = TypeVar("_T")
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
@@ -42,7 +47,10 @@ INSTRUCTIONS = (
     "rw_check_manuscript: it gives exactly the verdicts the build (rwgate check, rw-filter, "
     "rw-latexmk) will give. Each verdict has a status (the evidence) and an action (what the "
     "project's policy does with it: fail, annotate, warn, ignore); judge the notices yourself. "
-    "A cited retraction NOTICE is not a retracted work."
+    "A cited retraction NOTICE is not a retracted work. While drafting, call verify_citation on "
+    "each reference you did not take from a registry (language models invent references: never "
+    "cite one whose verdict is not_found), search_references to find real works, and get_bibtex "
+    "to export entries instead of writing BibTeX yourself."
 )
 
 Doi = Annotated[
@@ -51,6 +59,24 @@ Doi = Annotated[
         description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/...",
         max_length=1000,
     ),
+]
+OptionalDoi = Annotated[
+    str | None,
+    Field(description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/..."),
+]
+Title = Annotated[
+    str, Field(description=f"the cited title as written (max {drafting.MAX_TITLE} characters)")
+]
+Authors = Annotated[
+    list[str] | str | None,
+    Field(
+        description="cited authors, a list ['LaCour, Michael J.', 'Green, D. P.'] or one string "
+        "'LaCour, M. J. and Green, D. P.'; family names are compared"
+    ),
+]
+ArxivId = Annotated[str | None, Field(description="arXiv id: 1706.03762 or arXiv:1706.03762v5")]
+Url = Annotated[
+    str | None, Field(description="a URL of the work: READ for a DOI or arXiv id, never fetched")
 ]
 Limit = Annotated[int, Field(description=f"how many results, 1..{MAX_LIMIT}")]
 Year = Annotated[int | None, Field(description="publication year bound (inclusive)")]
@@ -95,11 +121,13 @@ async def _run(fn: Callable[..., _T], *args: Any) -> _T:
 
 
 def build_server(toolbox: Toolbox) -> RwServer:
-    """The MCP server with the nine ``rw_*`` tools bound to ``toolbox``."""
+    """The MCP server with the nine ``rw_*`` tools and the three drafting tools."""
     server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     _add_verdict_tools(server, toolbox)
     _add_search_tools(server, toolbox)
     _add_document_tools(server, toolbox)
+    _add_verify_tool(server, toolbox)
+    _add_finding_tools(server, toolbox)
     return server
 
 
@@ -211,6 +239,73 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
         `rwgate check`, `rw-filter` and `rw-latexmk` on the same file."""
         return await _run(toolbox.check_manuscript, path)
+
+
+def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
+    """Citation verification while drafting, with the settings the server was started with."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+    settings = toolbox.settings
+
+    @tool()
+    async def verify_citation(
+        title: Title,
+        authors: Authors = None,
+        year: Annotated[int | None, Field(description="cited publication year")] = None,
+        doi: OptionalDoi = None,
+        arxiv_id: ArxivId = None,
+        url: Url = None,
+        venue: Annotated[str | None, Field(description="cited journal or proceedings")] = None,
+    ) -> VerifyResult:
+        """Check that a reference EXISTS and that its metadata match, before citing it
+        (references written from memory are often invented or wrong). Crossref and OpenAlex
+        are searched; `verdict` is `verified` (confidence >= 0.85), `partial_match` (0.50-0.85:
+        read `errors`/`discrepancies`, e.g. "year: cited 2018, found 2017"), `not_found` (do
+        NOT cite it; `closest` is only a hint) or `unverified` (no source answered: unknown,
+        not wrong). `matched` is the real work, `bibtex` its corrected entry, `integrity` its
+        retraction status (as rw_check_doi gives it), `sources_answered` who answered."""
+        return await _run(
+            drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
+        )
+
+
+def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Real works to cite, and their entries, each with its integrity status."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+    settings = toolbox.settings
+
+    @tool()
+    async def search_references(
+        query: Annotated[str, Field(description="title words, topic or authors")],
+        max_results: Annotated[
+            int, Field(description=f"how many works, 1..{drafting.MAX_RESULTS}")
+        ] = 10,
+        year_from: Year = None,
+        year_to: Year = None,
+        sources: Annotated[
+            list[str] | None, Field(description="'crossref' and/or 'openalex' (default both)")
+        ] = None,
+    ) -> SearchResult:
+        """Find REAL works to cite (Crossref and OpenAlex; nothing is ever made up), de-duplicated
+        by DOI and title, each with its `integrity` status: never cite a `retracted` one without
+        saying so. `sources_answered` says which registries answered this time."""
+        return await _run(
+            drafting.search_references, settings, query, max_results, year_from, year_to, sources
+        )
+
+    @tool()
+    async def get_bibtex(
+        doi: OptionalDoi = None,
+        dois: Annotated[
+            list[str] | None,
+            Field(description=f"up to {drafting.MAX_BIBTEX_DOIS} DOIs or arXiv ids"),
+        ] = None,
+        title: Annotated[str | None, Field(description="a title (exported if it verifies)")] = None,
+    ) -> BibtexResult:
+        """BibTeX entries from the registries' records (Crossref's own rendering when it has
+        one), keyed {lastname}{year}{word}, no field guessed. Give a doi, a list of dois, or a
+        title (exported only when it matches one work). Retracted works carry the notice in
+        `note`; each entry has its `integrity`. Unresolvable inputs are listed in `not_found`."""
+        return await _run(drafting.get_bibtex, settings, doi, dois, title)
 
 
 def serve(

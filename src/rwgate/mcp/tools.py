@@ -35,6 +35,7 @@ from rwgate.mcp.models import (
     Update,
 )
 from rwgate.mcp.safety import BadArgument, Roots
+from rwgate.mcp.safety import one_line as _one_line
 from rwgate.references import ReaderError, load_bibliography, parse_bibliography
 from rwgate.references.gather import MANUSCRIPT_SUFFIXES, Gathered, doi_reference
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
@@ -370,8 +371,3 @@ class Toolbox:
                 "rows": safety.MAX_LIMIT,
             },
         )
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
