@@ -141,3 +141,39 @@ def test_rw_latexmk_needs_a_file() -> None:
     )
     assert run.returncode == 2
     assert "give the .tex file" in run.stderr
+
+
+def test_reuse_key_ignores_bibcite_lines_but_not_citations(tmp_path) -> None:
+    from rwgate.latex.reuse import inputs_key
+
+    aux = tmp_path / "paper.aux"
+    chapter = tmp_path / "chap.aux"
+    chapter.write_text("\\relax\n\\citation{b}\n")
+    aux.write_text("\\relax\n\\citation{a}\n\\@input{chap.aux}\n\\bibdata{refs}\n")
+    first = inputs_key("bibtex", aux)
+    aux.write_text(aux.read_text() + "\\bibcite{a}{1}\n\\gdef \\@abspage@last{1}\n")
+    assert inputs_key("bibtex", aux) == first
+    chapter.write_text("\\relax\n\\citation{b}\n\\citation{c}\n")
+    assert inputs_key("bibtex", aux) != first
+
+
+def test_reuse_only_within_the_same_build(tmp_path, monkeypatch) -> None:
+    import json
+
+    from rwgate.latex.reuse import ENV_BUILD, inputs_key, reuse, state_path
+
+    aux = tmp_path / "paper.aux"
+    aux.write_text("\\citation{a}\n\\bibdata{refs}\n")
+    bbl = tmp_path / "paper.bbl"
+    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
+    state = {"build": "one", "inputs": inputs_key("bibtex", aux), "notes": {"a": "NOTE-A"}}
+    state_path(bbl).write_text(json.dumps(state))
+    monkeypatch.delenv(ENV_BUILD, raising=False)
+    assert reuse("bibtex", aux, bbl) is None  # plain latexmk: never
+    monkeypatch.setenv(ENV_BUILD, "two")
+    assert reuse("bibtex", aux, bbl) is None  # another build
+    monkeypatch.setenv(ENV_BUILD, "one")
+    assert reuse("bibtex", aux, bbl) == ["a"]
+    assert "NOTE-A" in bbl.read_text()
+    aux.write_text("\\citation{a}\n\\citation{z}\n\\bibdata{refs}\n")
+    assert reuse("bibtex", aux, bbl) is None  # the citations moved: judge again

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate import __version__
-from rwgate.models import STATUSES
+from rwgate.vocab import STATUSES
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
 

@@ -9,33 +9,35 @@ is what lets the four front ends agree field for field.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rwgate.vocab import ACTIONS, FLAGGED_STATUSES, STATUSES, Action, Status
+
 REPORT_SCHEMA = "rwgate.report/1"
 
-Status = Literal[
-    "retracted",
-    "withdrawn",
-    "removed",
-    "partially_retracted",
-    "expression_of_concern",
-    "corrected",
-    "amended",
-    "reinstated",
-    "clean",
-    "unknown_doi",
-    "invalid_doi",
-    "no_doi",
-    "missing_entry",
-    "unverified",
+__all__ = [
+    "ACTIONS",
+    "FLAGGED_STATUSES",
+    "REPORT_SCHEMA",
+    "STATUSES",
+    "Action",
+    "BibResult",
+    "Citation",
+    "CitedDocument",
+    "Location",
+    "Lookup",
+    "Notice",
+    "Outcome",
+    "Problem",
+    "Reference",
+    "Report",
+    "SourceInfo",
+    "Status",
+    "Summary",
+    "ToolInfo",
 ]
-STATUSES: tuple[Status, ...] = get_args(Status)
-# Statuses that say something about the work itself (a notice is in force), in severity order.
-FLAGGED_STATUSES: tuple[Status, ...] = STATUSES[: STATUSES.index("clean")]
-Action = Literal["fail", "annotate", "warn", "ignore"]
-ACTIONS: tuple[Action, ...] = get_args(Action)
 
 
 class Location(BaseModel):

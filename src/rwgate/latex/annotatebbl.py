@@ -18,6 +18,7 @@ from rwgate.render.report import render_text, term_safe
 
 from .bbl import annotate_bbl
 from .hooks import ENV_GATE, HookError
+from .reuse import inputs_key
 from .verdict import cited_from_aux, cited_from_bcf, judge, latex_notes, write_state
 
 
@@ -50,7 +51,7 @@ def annotate_build(
         done = annotate_bbl(bbl, notes)
     except OSError as exc:
         raise HookError(f"{bbl}: cannot rewrite: {exc.strerror or exc}") from None
-    write_state(bbl, result, notes)
+    write_state(bbl, result, notes, inputs_key(tool, source))
     if settings.report is not None:
         write_atomic(Path(settings.report), result.report().to_json() + "\n")
     if os.environ.get(ENV_GATE) == "0":

@@ -20,6 +20,7 @@ from rwgate.references.latexaux import parse_aux, read_latex
 from rwgate.render.annotate import annotate
 from rwgate.render.report import term_safe
 
+from .reuse import state_path
 from .verdict import (
     cited_from_aux,
     cited_from_bcf,
@@ -27,7 +28,6 @@ from .verdict import (
     judge,
     latex_notes,
     read_fingerprint,
-    state_path,
 )
 
 OUTPUT_SUFFIXES = (".pdf", ".ps", ".dvi", ".xdv")

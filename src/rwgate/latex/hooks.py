@@ -21,10 +21,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rwgate.cli import add_check_options, flag_overrides
-from rwgate.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
 
 ENV_TEX = "RWGATE_LATEX_TEX"  # the main .tex (where configuration is searched from)
 ENV_OVERRIDES = "RWGATE_LATEX_OVERRIDES"  # JSON: rw-latexmk's command-line settings
@@ -160,6 +162,8 @@ def locate_biber(args: list[str]) -> tuple[Path, Path]:
 
 def hook_settings(opts: argparse.Namespace) -> tuple[Settings, Path | None]:
     """Settings as everywhere, searched from the main .tex; rw-latexmk's flags come by env."""
+    from rwgate.config import load_settings
+
     tex = opts.tex or (Path(os.environ[ENV_TEX]) if os.environ.get(ENV_TEX) else None)
     overrides: dict[str, Any] = {}
     if os.environ.get(ENV_OVERRIDES):
@@ -182,8 +186,6 @@ def _run_tool(tool: str, args: list[str]) -> int:
 
 def run_hook(tool: str, argv: list[str]) -> int:
     """Run ``tool`` (bibtex or biber) with ``argv``, then annotate its ``.bbl``; the exit code."""
-    from .annotatebbl import annotate_build
-
     try:
         opts, tool_args = split_hook_args(argv)
     except HookError as exc:
@@ -195,6 +197,21 @@ def run_hook(tool: str, argv: list[str]) -> int:
         return code
     try:
         source, bbl = locate_bibtex(tool_args) if tool == "bibtex" else locate_biber(tool_args)
+    except HookError as exc:
+        print(f"rwgate {tool}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if os.environ.get(ENV_GATE) == "0":
+        from .reuse import reuse
+
+        done = reuse(tool, source, bbl)
+        if done is not None:
+            print(f"rwgate {tool}: {bbl}: this build's verdict reused", file=sys.stderr)
+            return code
+    from rwgate.config import ConfigError
+
+    from .annotatebbl import annotate_build
+
+    try:
         settings, tex = hook_settings(opts)
         failed = annotate_build(tool, source, bbl, settings, tex)
     except (HookError, ConfigError) as exc:

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from .gate import (
     verdict,
 )
 from .hooks import ENV_GATE, ENV_OVERRIDES, ENV_TEX, HookError, own_options, split_hook_args
+from .reuse import ENV_BUILD
 
 PROG = "rw-latexmk"
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
@@ -140,6 +142,7 @@ def _environment(tex: Path, overrides: dict[str, object], dirs: Path) -> dict[st
     env[ENV_OVERRIDES] = json.dumps(overrides, default=str)
     env[ENV_GATE] = "0"
     env[ENV_DIRS] = str(dirs)
+    env[ENV_BUILD] = uuid.uuid4().hex
     return env
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,10 +24,10 @@ from rwgate.references.join import cited_references
 from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bib_name
 from rwgate.render.annotate import annotate
 
+from .reuse import ENV_BUILD, state_path
 from .texescape import annotation_latex
 
 STATE_SCHEMA = "rwgate.latex/1"
-STATE_SUFFIX = ".rwgate.json"
 
 
 def should_annotate(citation: Citation) -> bool:
@@ -48,18 +49,22 @@ def fingerprint(notes: Mapping[str, str]) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def state_path(bbl: Path) -> Path:
-    """``NAME.rwgate.json`` next to ``NAME.bbl``."""
-    return bbl.with_name(bbl.stem + STATE_SUFFIX)
+def write_state(
+    bbl: Path, result: CheckResult, notes: Mapping[str, str], inputs: str | None = None
+) -> None:
+    """Record what the ``.bbl`` now says (and the verdicts behind it) next to it.
 
-
-def write_state(bbl: Path, result: CheckResult, notes: Mapping[str, str]) -> None:
-    """Record what the ``.bbl`` now says (and the verdicts behind it) next to it."""
+    ``inputs`` and the build id let a later pass of the same build reuse ``notes`` (see
+    :mod:`rwgate.latex.reuse`).
+    """
     state = {
         "schema": STATE_SCHEMA,
         "bbl": bbl.name,
         "fingerprint": fingerprint(notes),
         "annotated": sorted(notes),
+        "notes": dict(notes),
+        "inputs": inputs,
+        "build": os.environ.get(ENV_BUILD),
         "citations": [
             c.model_dump(mode="json", include={"key", "doi", "status", "action", "allowed"})
             for c in result.citations
