@@ -297,3 +297,16 @@ def test_pmid_only_entry_is_matched_through_the_snapshot(capsys, monkeypatch, tm
     [cit] = report["citations"]
     assert (cit["status"], cit["doi"]) == ("retracted", "10.1016/j.neulet.2020.135139")
     assert "matched by PMID 32522602" in cit["reason"]
+
+
+def test_snapshot_without_retraction_watch_rows_proves_nothing_by_omission(
+    capsys, monkeypatch, tmp_path
+) -> None:
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "s.sqlite3"))
+    monkeypatch.setenv("RWGATE_OFFLINE", "1")
+    record = EXAMPLES / "data" / "crossref" / "lacour-2014-science.json"
+    assert main(["data", "import", str(record)]) == 0
+    capsys.readouterr()
+    _, report = run_json(capsys, "--doi", LACOUR, "--doi", CLEAN[0])
+    assert [c["status"] for c in report["citations"]] == ["retracted", "unverified"]
+    assert any("no Retraction Watch rows" in w for w in report["warnings"])

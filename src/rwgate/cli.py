@@ -87,20 +87,28 @@ def _cmd_check(args: argparse.Namespace) -> int:
     gathered = gather_inputs(args.inputs, args.doi or [])
     start = args.inputs[0] if args.inputs else None
     try:
-        overrides = {**gathered.metadata, **flag_overrides(args)}
-        settings = load_settings(start, overrides=overrides)
+        settings = load_settings(
+            start,
+            overrides=flag_overrides(args),
+            metadata=gathered.metadata,
+            metadata_name=f"{start}: rwgate metadata",
+        )
     except ConfigError as exc:
         print(f"rwgate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     result = check(gathered.references, settings, _progress_printer(), gathered.problems)
     code = EXIT_USAGE if gathered.unreadable else result.exit_code
     report = result.report().model_copy(update={"exit_code": code})
-    emit_report(
+    if not emit_report(
         args,
         report.to_json(),
         lambda colour: render_text(result, colour, args.verbose, settings.template),
         settings.report,
-    )
+    ):
+        return EXIT_USAGE
+    if gathered.unreadable:
+        names = ", ".join(dict.fromkeys(gathered.unreadable))
+        print(f"rwgate: exit 2: could not read {names}", file=sys.stderr)
     return code
 
 
@@ -109,19 +117,25 @@ def emit_report(
     json_text: str,
     render: Callable[[bool], str],
     also: Path | None = None,
-) -> None:
+) -> bool:
     """JSON to ``--output`` (and the ``report`` setting) or stdout; the human text to stdout, or to
-    stderr when stdout carries JSON. Colour only on a terminal, and never with ``NO_COLOR``."""
+    stderr when stdout carries JSON. Colour only on a terminal, and never with ``NO_COLOR``.
+    False (after a one-line error) when a report file cannot be written."""
     from rwgate.fsutil import write_atomic
 
     report_path = args.output if args.format == "json" else None
-    for path in {p for p in (report_path, also) if p is not None}:
-        write_atomic(Path(path), json_text + "\n")
-    if args.format == "json" and report_path is None:
-        sys.stdout.write(json_text + "\n")
-        return
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    (sys.stderr if args.format == "json" else sys.stdout).write(render(colour))
+    if args.format != "json" or report_path is not None:
+        (sys.stderr if args.format == "json" else sys.stdout).write(render(colour))
+    else:
+        sys.stdout.write(json_text + "\n")
+    for path in {p for p in (report_path, also) if p is not None}:
+        try:
+            write_atomic(Path(path), json_text + "\n")
+        except OSError as exc:
+            print(f"rwgate: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+            return False
+    return True
 
 
 def build_parser() -> argparse.ArgumentParser:

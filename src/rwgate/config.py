@@ -160,8 +160,14 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     overrides_name: str = "command line",
+    metadata: Mapping[str, Any] | None = None,
+    metadata_name: str = "metadata rwgate",
 ) -> Settings:
-    """Settings for a document at ``start`` (a file or folder; the working directory if None)."""
+    """Settings for a document at ``start`` (a file or folder; the working directory if None).
+
+    ``metadata`` (a document's ``rwgate:`` block) and ``overrides`` (flags) are both the last,
+    per-document layer, metadata first; each is validated under its own name.
+    """
     env = os.environ if env is None else env
     merged: dict[str, Any] = {}
     found = find_config(start or Path.cwd())
@@ -180,10 +186,11 @@ def load_settings(
     env_layer = _env_layer(env)
     _validated({**merged, **env_layer}, "environment")
     merged.update(env_layer)
-    if overrides:
-        layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
-        _validated({**merged, **layer}, overrides_name)
-        merged.update(layer)
+    for values, name in ((metadata, metadata_name), (overrides, overrides_name)):
+        if values:
+            layer = _clean_keys({k: v for k, v in values.items() if v is not None})
+            _validated({**merged, **layer}, name)
+            merged.update(layer)
     settings = _validated(merged, "configuration")
     settings.to_policy()  # surface invalid statuses now, with the file named
     return settings

@@ -92,9 +92,13 @@ def _snapshot_date(info: SourceInfo | None) -> str:
 
 
 def _judge(
-    doi: str, crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None
+    crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None, registry: bool
 ) -> _Evidence:
-    """DESIGN.md's evidence rules for one DOI, given what each source said."""
+    """DESIGN.md's evidence rules for one DOI, given what each source said.
+
+    ``registry``: the snapshot holds Retraction Watch rows, so not being listed there means clean
+    as of its date (a snapshot of recorded Crossref bodies alone proves nothing by omission).
+    """
     found = [lk for lk in (crossref, snap) if lk is not None and lk.outcome == "found"]
     if found:
         notices = merge_notices(n for lk in found for n in lk.notices)
@@ -107,7 +111,7 @@ def _judge(
         return _Evidence(status_from_notices(notices), found, reason, notices)
     if crossref.outcome == "not_found":
         return _Evidence("unknown_doi", [crossref], "no registry knows this DOI")
-    if snap is not None:
+    if snap is not None and registry:
         # Offline, or Crossref failed: the Retraction Watch database is the registry of record.
         return _Evidence(
             "clean",
@@ -220,7 +224,7 @@ def check(
     for index, ref in enumerate(references):
         ev = _unlooked(ref)
         if ev is None and ref.doi:
-            ev = _judge(ref.doi, crossref[ref.doi], snapshot.get(ref.doi), snap_info)
+            ev = _judge(crossref[ref.doi], snapshot.get(ref.doi), snap_info, srcs.registry)
             if index in recovered:
                 ev.reason = _recovered_reason(recovered[index], ev)
         elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:

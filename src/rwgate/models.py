@@ -169,6 +169,9 @@ class Problem(BaseModel):
     message: str
     location: Location | None = None
     severity: Literal["error", "warning"] = "warning"
+    unreadable: bool = Field(
+        default=False, description="a whole input could not be read (exit code 2), not one entry"
+    )
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message}" if self.location else self.message

@@ -196,7 +196,12 @@ class Toolbox:
 
     def _settings_for(self, real: Path, metadata: Mapping[str, Any]) -> Settings:
         try:
-            return load_settings(real, overrides={**metadata, **self.overrides})
+            return load_settings(
+                real,
+                overrides=self.overrides,
+                metadata=metadata,
+                metadata_name=f"{real}: rwgate metadata",
+            )
         except ConfigError as exc:
             raise BadArgument(_one_line(exc)) from None
 

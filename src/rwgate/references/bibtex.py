@@ -74,7 +74,10 @@ def parse_bib(text: str, file: str) -> BibResult:
         blocks = _split(text)
     except Exception as exc:  # the splitter raises on its own internal errors only
         problem = Problem(
-            message=f"BibTeX parser failed: {exc}", location=Location(file=file), severity="error"
+            message=f"BibTeX parser failed: {exc}",
+            location=Location(file=file),
+            severity="error",
+            unreadable=True,
         )
         return BibResult(problems=[problem])
 

@@ -31,9 +31,9 @@ def doi_reference(raw: str, where: str = "--doi") -> Reference:
     """A reference for a DOI typed on the command line or passed to a tool."""
     doi = try_normalize(raw)
     return Reference(
-        key=doi or raw.strip(),
+        key=doi or raw.strip() or '""',
         doi=doi,
-        raw_doi=None if doi else raw.strip(),
+        raw_doi=None if doi else raw.strip() or '""',
         location=Location(file=where),
     )
 
@@ -55,8 +55,9 @@ def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
     out = Gathered()
     for path in paths:
         if not path.is_file():
+            why = "is a folder, not a file" if path.is_dir() else "no such file"
             out.unreadable.append(str(path))
-            out.problems.append(Problem(message=f"{path}: no such file", severity="error"))
+            out.problems.append(Problem(message=f"{path}: {why}", severity="error"))
             continue
         try:
             if path.suffix.lower() in MANUSCRIPT_SUFFIXES:
@@ -69,4 +70,5 @@ def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
             out.unreadable.append(str(path))
             out.problems.append(Problem(message=str(exc), severity="error"))
     out.references.extend(doi_reference(d) for d in dois)
+    out.unreadable.extend(str(p) for p in out.problems if p.unreadable)
     return out

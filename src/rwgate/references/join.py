@@ -22,7 +22,7 @@ def _entries(doc: CitedDocument) -> BibResult:
         try:
             results.append(load_bibliography(Path(path)))
         except ReaderError as exc:
-            out.problems.append(Problem(message=str(exc), severity="error"))
+            out.problems.append(Problem(message=str(exc), severity="error", unreadable=True))
     if doc.inline_references:
         results.append(references_from_csl_items(doc.inline_references, doc.path))
     for result in results:

@@ -358,7 +358,9 @@ def _resolve_all(
         found = resolve_bib_name(name, base)
         if not found:
             message = f"bibliography file not found: {name}"
-            problems.append(Problem(message=message, location=where, severity="error"))
+            problems.append(
+                Problem(message=message, location=where, severity="error", unreadable=True)
+            )
         for item in found:
             _add(bibliographies, str(item))
     return bibliographies

@@ -64,6 +64,7 @@ def document_from_ast(
                     message=f"bibliography file not found: {name}",
                     location=Location(file=str(document), line=_line_of(document, name)),
                     severity="error",
+                    unreadable=True,
                 )
             )
         elif str(found) not in bibliographies:

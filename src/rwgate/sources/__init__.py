@@ -25,6 +25,7 @@ class OpenSources:
     snapshot: IntegritySource | None
     cache: Cache
     warnings: list[str] = field(default_factory=list)
+    registry: bool = False  # the snapshot holds Retraction Watch rows: unlisted means clean
 
     def infos(self) -> list[SourceInfo]:
         infos = [self.crossref.info()]
@@ -34,6 +35,9 @@ class OpenSources:
 
     def close(self) -> None:
         self.cache.close()
+        closer = getattr(self.snapshot, "close", None)
+        if closer is not None:
+            closer()
 
 
 def _crossref_factory(settings: Settings) -> IntegritySource:
@@ -87,6 +91,14 @@ def open_sources(settings: Settings) -> OpenSources:
         snapshot = open_snapshot(settings)
     except Exception as exc:  # a broken snapshot must not stop the check
         warnings.append(f"snapshot not usable: {exc}")
+    registry = bool(getattr(snapshot, "is_registry", False))
     if snapshot is not None:
         warnings.extend(_staleness(snapshot.info(), settings.max_snapshot_age_days))
-    return OpenSources(crossref=crossref, snapshot=snapshot, cache=cache, warnings=warnings)
+        if not registry:
+            warnings.append(
+                "the snapshot holds no Retraction Watch rows; works it does not list are not"
+                " called clean from it (run `rwgate data update`)"
+            )
+    return OpenSources(
+        crossref=crossref, snapshot=snapshot, cache=cache, warnings=warnings, registry=registry
+    )

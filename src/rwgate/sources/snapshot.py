@@ -345,6 +345,17 @@ class Snapshot:
         day = _date(row[0] or row[1]) if row else None
         return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
 
+    @property
+    def is_registry(self) -> bool:
+        """Whether Retraction Watch rows were imported (not only recorded Crossref bodies).
+
+        Only then may a DOI the snapshot does not list be called clean offline.
+        """
+        row = self._conn.execute(
+            "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-csv' AND rows > 0 LIMIT 1"
+        ).fetchone()
+        return row is not None
+
     def info(self) -> SourceInfo:
         """Named in every report: where the snapshot is and how fresh its data is."""
         rows = self._conn.execute("SELECT count(*) FROM notices").fetchone()[0]

@@ -109,12 +109,13 @@ def run_verify(args: argparse.Namespace) -> int:
     failed = sum(_fails(r, policy, args.fail_on_partial) for r in results)
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
     report = _report(results, problems, code, failed)
-    emit_report(
+    if not emit_report(
         args,
         report.to_json(),
         lambda colour: render_verify_text(report, colour, args.verbose),
         settings.report,
-    )
+    ):
+        return EXIT_USAGE
     return code
 
 
