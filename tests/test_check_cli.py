@@ -310,3 +310,22 @@ def test_snapshot_without_retraction_watch_rows_proves_nothing_by_omission(
     _, report = run_json(capsys, "--doi", LACOUR, "--doi", CLEAN[0])
     assert [c["status"] for c in report["citations"]] == ["retracted", "unverified"]
     assert any("no Retraction Watch rows" in w for w in report["warnings"])
+
+
+def test_several_processes_share_one_cache(crossref_env, tmp_path) -> None:
+    env = {**os.environ, "RWGATE_CROSSREF_URL": crossref_env.url}
+    exe = str(Path(sys.executable).parent / "rwgate")
+    args = [exe, "check", "--format", "json", "--doi", WAKEFIELD, "--doi", LACOUR]
+    runs = [
+        subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        report = json.loads(out)
+        assert [c["status"] for c in report["citations"]] == ["retracted", "retracted"]
+        assert not any("cache" in w for w in report["warnings"]), err
+    before = len(crossref_env.requests)
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout)["citations"][0]["status"] == "retracted"
+    assert len(crossref_env.requests) == before  # the shared cache answered
