@@ -70,7 +70,8 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
         when = n.date.isoformat() if n.date else "undated"
         rid = f" RW#{term_safe(n.record_id)}" if n.record_id else ""
         ndoi = f" doi:{term_safe(n.doi)}" if n.doi else ""
-        lines.append(f"        {when} {term_safe(n.type)}{ndoi}{rid} [{', '.join(n.source)}]")
+        sources = term_safe(", ".join(n.source))
+        lines.append(f"        {when} {term_safe(n.type)}{ndoi}{rid} [{sources}]")
     if c.reason:
         lines.append(f"        {term_safe(c.reason)}")
     return lines
