@@ -329,3 +329,35 @@ def test_several_processes_share_one_cache(crossref_env, tmp_path) -> None:
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
     assert json.loads(done.stdout)["citations"][0]["status"] == "retracted"
     assert len(crossref_env.requests) == before  # the shared cache answered
+
+
+@pytest.mark.parametrize(
+    ("csv_name", "doi", "status", "types"),
+    [
+        (
+            "eoc-over-three-corrections.csv",
+            "10.1016/J.JAUT.2016.05.012",  # mixed case, as authors write it
+            "expression_of_concern",
+            ["correction", "correction", "correction", "expression_of_concern"],
+        ),
+        (
+            "retraction-then-reinstatement.csv",
+            "10.1001/jama.2021.16685",
+            "reinstated",
+            ["retraction", "reinstatement"],
+        ),
+    ],
+)
+def test_offline_snapshot_rules_through_the_cli(
+    capsys, monkeypatch, tmp_path, csv_name, doi, status, types
+) -> None:
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "s.sqlite3"))
+    monkeypatch.setenv("RWGATE_OFFLINE", "1")
+    fixtures = Path(__file__).parent / "fixtures" / "rw"
+    assert main(["data", "import", str(fixtures / csv_name)]) == 0
+    capsys.readouterr()
+    _, report = run_json(capsys, "--doi", doi)
+    [cit] = report["citations"]
+    assert cit["status"] == status
+    assert [n["type"] for n in cit["notices"]] == types
+    assert all(n["source"] == ["retraction-watch-csv"] for n in cit["notices"])
