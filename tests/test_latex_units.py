@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -177,3 +178,103 @@ def test_reuse_only_within_the_same_build(tmp_path, monkeypatch) -> None:
     assert "NOTE-A" in bbl.read_text()
     aux.write_text("\\citation{a}\n\\citation{z}\n\\bibdata{refs}\n")
     assert reuse("bibtex", aux, bbl) is None  # the citations moved: judge again
+
+
+def test_bibtex_entry_that_itself_says_rwgate_is_still_annotated() -> None:
+    bbl = BIBTEX_BBL.replace("G.~Kucsko.", "G.~Kucsko. 100\\% rwgate")
+    text, done = annotate_bibtex(bbl, {"kucsko2013": "Retracted 2020"})
+    assert done == ["kucsko2013"] and "\\textbf{Retracted 2020}" + MARK in text
+
+
+def test_biblatex_bbl_is_annotated_once_and_keys_are_case_sensitive() -> None:
+    notes = {"lacour2014": "Retracted 2015", "Kucsko2013": "Corrected"}
+    text, done = annotate_biblatex(BIBLATEX_BBL, notes)
+    assert done == ["lacour2014"]  # biber: Kucsko2013 is not kucsko2013
+    assert "Corrected" not in text
+    again, done_again = annotate_biblatex(text, notes)
+    assert again == text and done_again == []
+    assert text.count("Retracted 2015") == 1
+
+
+def test_reuse_ignores_a_state_file_that_is_not_an_object(tmp_path, monkeypatch) -> None:
+    from rwgate.latex.reuse import ENV_BUILD, reuse, state_path
+
+    aux = tmp_path / "paper.aux"
+    aux.write_text("\\citation{a}\n")
+    bbl = tmp_path / "paper.bbl"
+    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
+    monkeypatch.setenv(ENV_BUILD, "one")
+    for junk in ("[1, 2]", '"build"', "null", '{"build": "one", "notes": [1]}'):
+        state_path(bbl).write_text(junk)
+        assert reuse("bibtex", aux, bbl) is None
+
+
+def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) -> None:
+    """-pvc never returns to rw-latexmk: the hooks must not skip their gate or reuse a verdict."""
+    from rwgate.latex.hooks import ENV_GATE
+    from rwgate.latex.latexmk import _environment
+    from rwgate.latex.reuse import ENV_BUILD
+
+    monkeypatch.setenv(ENV_GATE, "0")
+    monkeypatch.setenv(ENV_BUILD, "leaked")
+    ungated = _environment(tmp_path / "paper.tex", {}, None)
+    assert ENV_GATE not in ungated and ENV_BUILD not in ungated
+    gated = _environment(tmp_path / "paper.tex", {}, tmp_path / "dirs")
+    assert gated[ENV_GATE] == "0" and gated[ENV_BUILD] not in ("", "leaked")
+
+
+def test_rejecting_an_output_that_cannot_be_moved_names_it(tmp_path: Path) -> None:
+    from rwgate.latex.gate import reject_outputs
+
+    build = build_from_latexmk(tmp_path / "paper.tex", tmp_path, "\n\n0\n\n")
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF")
+    (tmp_path / "paper.dvi").write_bytes(b"dvi")
+    (tmp_path / "paper.pdf.rejected").mkdir()
+    (tmp_path / "paper.pdf.rejected" / "x").write_text("x")
+    moved = dict(reject_outputs(build))
+    assert isinstance(moved[tmp_path / "paper.pdf"], str)
+    assert moved[tmp_path / "paper.dvi"] == tmp_path / "paper.dvi.rejected"
+
+
+def test_hook_report_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "paper.aux").write_text("\\citation{a}\n\\bibdata{refs}\n")
+    (tmp_path / "refs.bib").write_text("@article{a, title={A}, doi={10.5555/a}}\n")
+    (tmp_path / "paper.bbl").write_text(
+        "\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n"
+    )
+    (tmp_path / "blocker").write_text("a file, not a folder")
+    env = {
+        **os.environ,
+        "RWGATE_BIBTEX": "true",
+        "RWGATE_OFFLINE": "1",
+        "RWGATE_NO_CACHE": "1",
+        "RWGATE_SNAPSHOT": str(tmp_path / "none.sqlite"),
+        "RWGATE_REPORT": str(tmp_path / "blocker" / "report.json"),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "rwgate", "bibtex", "paper"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert run.returncode == 2, run.stderr
+    error = run.stderr.strip().splitlines()[-1]
+    assert error.startswith("rwgate bibtex: error:") and "cannot write report" in error
+    assert "Traceback" not in run.stderr
+
+
+def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
+    """The hooks read the .bcf through the same resolver as ``rwgate check``: a URL is a
+    warning (never fetched), not a missing file."""
+    from rwgate.latex.verdict import cited_from_bcf
+
+    folder = Path(__file__).parent / "fixtures" / "manuscripts" / "biblatex"
+    doc = cited_from_bcf(folder / "paper.bcf", [folder])
+    assert doc.bibliographies == [
+        str((folder / "refs.bib").resolve()),
+        str((folder / "more.bib").resolve()),
+    ]
+    (remote,) = doc.problems
+    assert remote.severity == "warning" and "remote bibliography not checked" in remote.message

@@ -47,6 +47,12 @@ def _age(path: Path, seconds: int) -> None:
     os.utime(path, (stamp, stamp))
 
 
+def _age_sources(folder: Path, seconds: int) -> None:
+    """Make every .tex source look ``seconds`` old (the .aux/.bcf are judged against the newest)."""
+    for tex in folder.rglob("*.tex"):
+        _age(tex, seconds)
+
+
 def _pdflatex(folder: Path) -> None:
     subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
@@ -184,7 +190,7 @@ def test_read_latex_prefers_a_fresh_aux(tmp_path: Path) -> None:
     folder = _copy("natbib", tmp_path)
     aux = folder / "paper.aux"
     aux.write_text(aux.read_text() + "\\citation{onlyinaux}\n")
-    _age(folder / "paper.tex", 60)
+    _age_sources(folder, 60)
     doc = read_latex(folder / "paper.tex")
     assert doc.keys == [*NATBIB_KEYS, "onlyinaux"]
     assert doc.bibliographies == [
@@ -205,6 +211,19 @@ def test_read_latex_ignores_a_stale_aux(tmp_path: Path) -> None:
     assert "paper.aux is older than paper.tex" in doc.problems[-1].message
 
 
+def test_read_latex_ignores_an_aux_older_than_an_included_chapter(tmp_path: Path) -> None:
+    folder = _copy("natbib", tmp_path)
+    aux = folder / "paper.aux"
+    aux.write_text(aux.read_text() + "\\citation{onlyinaux}\n")
+    _age_sources(folder, 120)
+    _age(aux, 60)
+    chapter = folder / "chapters" / "chap1.tex"
+    chapter.write_text(chapter.read_text() + "\\cite{newcite}\n")  # edited after the last run
+    doc = read_latex(folder / "paper.tex")
+    assert "newcite" in doc.keys and "onlyinaux" not in doc.keys
+    assert "paper.aux is older than chap1.tex" in doc.problems[-1].message
+
+
 def test_read_latex_fresh_aux_without_citations_falls_back_quietly(tmp_path: Path) -> None:
     tex = tmp_path / "paper.tex"
     tex.write_text("\\documentclass{article}\n\\begin{document}\n\\cite{onlyintex}\n")
@@ -222,7 +241,7 @@ def test_read_latex_with_a_separate_aux_dir(tmp_path: Path) -> None:
     (folder / "paper.aux").rename(out / "paper.aux")
     (folder / "chapters" / "chap1.aux").rename(out / "chapters" / "chap1.aux")
     (out / "chapters" / "chap1.aux").write_text("\\relax \n\\citation{inbuilddir}\n")
-    _age(folder / "paper.tex", 60)
+    _age_sources(folder, 60)
     assert read_latex(folder / "paper.tex").keys == NATBIB_KEYS  # no aux next to the .tex
     assert "inbuilddir" in read_latex(folder / "paper.tex", aux_dir=out).keys
 
@@ -231,7 +250,7 @@ def test_read_latex_biblatex_uses_the_bcf(tmp_path: Path) -> None:
     folder = _copy("biblatex", tmp_path)
     for name in ("paper.bcf", "paper.aux"):
         os.utime(folder / name)
-    _age(folder / "paper.tex", 60)
+    _age_sources(folder, 60)
     (folder / "paper.bcf").write_text(
         (folder / "paper.bcf").read_text().replace(">inner<", ">innerfrombcf<")
     )

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.fsutil import write_atomic
 from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text, term_safe
@@ -19,7 +18,14 @@ from rwgate.render.report import render_text, term_safe
 from .bbl import annotate_bbl
 from .hooks import ENV_GATE, HookError
 from .reuse import inputs_key
-from .verdict import cited_from_aux, cited_from_bcf, judge, latex_notes, write_state
+from .verdict import (
+    cited_from_aux,
+    cited_from_bcf,
+    judge,
+    latex_notes,
+    write_report,
+    write_state,
+)
 
 
 def search_dirs(tex: Path | None, source: Path) -> list[Path]:
@@ -49,11 +55,11 @@ def annotate_build(
         raise HookError(f"{bbl}: {tool} wrote no .bbl file")
     try:
         done = annotate_bbl(bbl, notes)
+        write_state(bbl, result, notes, inputs_key(tool, source))
     except OSError as exc:
-        raise HookError(f"{bbl}: cannot rewrite: {exc.strerror or exc}") from None
-    write_state(bbl, result, notes, inputs_key(tool, source))
+        raise HookError(f"{exc.filename or bbl}: cannot write: {exc.strerror or exc}") from None
     if settings.report is not None:
-        write_atomic(Path(settings.report), result.report().to_json() + "\n")
+        write_report(result, Path(settings.report))
     if os.environ.get(ENV_GATE) == "0":
         for key in done:
             print(f"rwgate {tool}: annotated {term_safe(key)} in {bbl}", file=sys.stderr)

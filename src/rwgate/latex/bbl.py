@@ -10,7 +10,7 @@ bibliography run, so these functions always start from the tool's fresh output.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rwgate.fsutil import write_atomic
@@ -64,12 +64,14 @@ def _bibitem_key(text: str, pos: int) -> tuple[str, int] | None:
     return text[i + 1 : end - 1].strip(), end
 
 
-def _lookup(notes: Mapping[str, str], key: str) -> str | None:
-    """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we."""
-    if key in notes:
-        return notes[key]
+def _bibtex_lookup(notes: Mapping[str, str]) -> Callable[[str], str | None]:
+    """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we.
+
+    Only for BibTeX: biber keys are case-sensitive, so ``Smith2010`` and ``smith2010`` are two
+    works there and a note for one must never land on the other.
+    """
     folded = {k.casefold(): v for k, v in notes.items()}
-    return folded.get(key.casefold())
+    return lambda key: notes.get(key, folded.get(key.casefold()))
 
 
 def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]]:
@@ -77,6 +79,7 @@ def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]
     items = list(_BIBITEM.finditer(text))
     if not items:
         return text, []
+    lookup = _bibtex_lookup(notes)
     end_match = _END_BIB.search(text, items[-1].end())
     limit = end_match.start() if end_match else len(text)
     out: list[str] = [text[: items[0].start()]]
@@ -85,10 +88,12 @@ def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]
         stop = items[index + 1].start() if index + 1 < len(items) else limit
         block = text[match.start() : stop]
         parsed = _bibitem_key(text, match.end())
-        note = _lookup(notes, parsed[0]) if parsed else None
-        if parsed and note is not None and MARK not in block:
-            block = f"{block.rstrip()}\n\\newblock \\textbf{{{note}}}{MARK}\n\n"
-            done.append(parsed[0])
+        note = lookup(parsed[0]) if parsed else None
+        if parsed and note is not None:
+            added = f"\\newblock \\textbf{{{note}}}{MARK}"
+            if not block.rstrip().endswith(added):  # the entry's own text may say "% rwgate"
+                block = f"{block.rstrip()}\n{added}\n\n"
+                done.append(parsed[0])
         out.append(block)
     out.append(text[limit:])
     return "".join(out), done
@@ -103,15 +108,19 @@ def _entry_key(line: str) -> str | None:
     return line[start + 1 : end - 1] if end > 0 else None
 
 
-def _with_addendum(lines: list[str], indent: str, note: str) -> list[str]:
-    """The entry's lines with ``note`` added to its ``addendum`` (kept, if it has one)."""
+def _with_addendum(lines: list[str], indent: str, note: str) -> list[str] | None:
+    """The entry's lines with ``note`` added to its ``addendum`` (kept, if it has one); None
+    when the addendum already ends with this note, so annotating twice never doubles it."""
+    added = f"\\textbf{{{note}}}"
     for i, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith(_ADDENDUM) and stripped.endswith("}"):
             old = stripped[len(_ADDENDUM) : -1]
-            lines[i] = f"{indent}{_ADDENDUM}{old}\\adddot\\space\\textbf{{{note}}}}}\n"
+            if old.endswith(added):
+                return None
+            lines[i] = f"{indent}{_ADDENDUM}{old}\\adddot\\space{added}}}\n"
             return lines
-    return [*lines, f"{indent}{_ADDENDUM}\\textbf{{{note}}}}}\n"]
+    return [*lines, f"{indent}{_ADDENDUM}{added}}}\n"]
 
 
 def annotate_biblatex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]]:
@@ -129,12 +138,13 @@ def annotate_biblatex(text: str, notes: Mapping[str, str]) -> tuple[str, list[st
         elif stripped.startswith("\\verb{") or stripped.startswith("\\lverb{"):
             in_verb = True
         elif (found := _entry_key(line)) is not None:
-            key, note = found, _lookup(notes, found)
+            key, note = found, notes.get(found)
             entry = []
         elif stripped == "\\endentry" and entry is not None:
             indent = line[: len(line) - len(line.lstrip())] + "  "
-            if note is not None:
-                entry = _with_addendum(entry, indent, note)
+            noted = _with_addendum(entry, indent, note) if note is not None else None
+            if noted is not None:
+                entry = noted
                 done.append(key)
             out.extend(entry)
             entry = None
@@ -152,10 +162,9 @@ def is_biblatex(text: str) -> bool:
 
 def annotate_bbl(path: Path, notes: Mapping[str, str]) -> list[str]:
     """Annotate the ``.bbl`` at ``path`` in place (atomically); the keys that got a note."""
-    raw = path.read_bytes()
-    text = raw.decode("utf-8", errors="surrogateescape")
     if not notes:
         return []
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     annotate = annotate_biblatex if is_biblatex(text) else annotate_bibtex
     new, done = annotate(text, notes)
     if new != text:

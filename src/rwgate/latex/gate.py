@@ -95,14 +95,19 @@ def invalidate(build: Build) -> None:
     state_path(build.bbl).unlink(missing_ok=True)
 
 
-def reject_outputs(build: Build) -> list[Path]:
-    """Rename the typeset outputs to ``NAME.pdf.rejected``; the renamed paths."""
-    moved = []
+def reject_outputs(build: Build) -> list[tuple[Path, Path | str]]:
+    """Rename the typeset outputs to ``NAME.pdf.rejected``: each output with where it went, or
+    why it could not be moved (the caller names both, so a failed gate never hides a PDF)."""
+    moved: list[tuple[Path, Path | str]] = []
     for path in build.outputs():
         if path.is_file():
             target = path.with_name(path.name + REJECTED)
-            os.replace(path, target)
-            moved.append(target)
+            try:
+                os.replace(path, target)
+            except OSError as exc:
+                moved.append((path, str(exc.strerror or exc)))
+            else:
+                moved.append((path, target))
     return moved
 
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from rwgate.cli import flag_overrides
 from rwgate.config import ConfigError, load_settings
-from rwgate.fsutil import write_atomic
 from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
@@ -35,14 +34,23 @@ from .gate import (
     reject_outputs,
     verdict,
 )
-from .hooks import ENV_GATE, ENV_OVERRIDES, ENV_TEX, HookError, own_options, split_hook_args
+from .hooks import (
+    ENV_GATE,
+    ENV_OVERRIDES,
+    ENV_TEX,
+    EXIT_GATE,
+    EXIT_USAGE,
+    HookError,
+    own_options,
+    split_hook_args,
+)
 from .reuse import ENV_BUILD
+from .verdict import write_report
 
 PROG = "rw-latexmk"
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
 ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its directories
-EXIT_GATE, EXIT_USAGE = 1, 2
 
 # Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
 PERL_CODE = (
@@ -64,6 +72,7 @@ USAGE = f"""usage: {PROG} [rwgate options] [latexmk options] FILE.tex ...
 latexmk with the rwgate integrity gate: flagged works are annotated in the typeset bibliography;
 when the policy fails, each offending citation is listed, NAME.pdf is renamed NAME.pdf.rejected
 and the exit code is 1. Every other option is passed to latexmk (see latexmk -help).
+With -pvc (which never returns) each bibtex/biber run gates itself, as with latexmkrc.example.
 
 rwgate options: --policy {{default,strict,permissive}}, --fail-on STATUS, --offline, --no-cache,
   --cache-dir DIR, --snapshot FILE, --crossref-url URL
@@ -135,14 +144,23 @@ def _run_latexmk(cmd: list[str], env: dict[str, str]) -> int:
         return EXIT_USAGE
 
 
-def _environment(tex: Path, overrides: dict[str, object], dirs: Path) -> dict[str, str]:
+def _environment(tex: Path, overrides: dict[str, object], dirs: Path | None) -> dict[str, str]:
+    """latexmk's environment; ``dirs`` None when rw-latexmk does not gate after latexmk.
+
+    Only a gated build lets the hooks skip their own gate and reuse a pass's verdict, because
+    only then does :func:`build_one` re-check afterwards. Ungated (``-pvc``, which never returns),
+    each hook gates and judges on its own, as with ``latexmkrc.example``.
+    """
     env = dict(os.environ)
+    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD):
+        env.pop(name, None)
     env[ENV_HOOK] = _hook_command()
     env[ENV_TEX] = str(tex.resolve())
     env[ENV_OVERRIDES] = json.dumps(overrides, default=str)
-    env[ENV_GATE] = "0"
-    env[ENV_DIRS] = str(dirs)
-    env[ENV_BUILD] = uuid.uuid4().hex
+    if dirs is not None:
+        env[ENV_GATE] = "0"
+        env[ENV_DIRS] = str(dirs)
+        env[ENV_BUILD] = uuid.uuid4().hex
     return env
 
 
@@ -169,9 +187,10 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
             code = _run_latexmk(cmd, env)
             current = verdict(build, settings, cwd)
     result = current.result
-    sys.stderr.write(render_text(result, sys.stderr.isatty(), False, settings.template))
+    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    sys.stderr.write(render_text(result, colour, False, settings.template))
     if settings.report is not None:
-        write_atomic(Path(settings.report), result.report().to_json() + "\n")
+        write_report(result, Path(settings.report))
     if result.exit_code == 0:
         clear_rejected(build)
         return code
@@ -183,9 +202,11 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     )
     for citation in failing:
         print(offending_line(citation, settings.template), file=sys.stderr)
-    for path in reject_outputs(build):
-        original = path.with_name(path.name.removesuffix(".rejected"))
-        print(f"{PROG}: output kept as {path}; no {original} is left", file=sys.stderr)
+    for original, kept in reject_outputs(build):
+        if isinstance(kept, Path):
+            print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
+        else:
+            print(f"{PROG}: error: cannot rename {original}: {kept}", file=sys.stderr)
     return EXIT_GATE
 
 
@@ -217,10 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     overrides = flag_overrides(opts)
     files = [_tex_path(name) for name in inv.files]
     if not inv.gate:
-        with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
-            tex = files[0] if files else Path.cwd()
-            env = _environment(tex, overrides, Path(tmp) / "dirs")
-            return _run_latexmk(_latexmk_cmd(inv.latexmk, inv.files), env)
+        env = _environment(files[0] if files else Path.cwd(), overrides, None)
+        return _run_latexmk(_latexmk_cmd(inv.latexmk, inv.files), env)
     if not files:
         print(f"{PROG}: error: give the .tex file to build (see {PROG} -help)", file=sys.stderr)
         return EXIT_USAGE

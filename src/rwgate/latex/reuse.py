@@ -17,6 +17,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from .bbl import annotate_bbl
 
@@ -30,6 +31,15 @@ _AUX_INCLUDE = re.compile(r"^\\@input\{([^}]*)\}", re.MULTILINE)
 def state_path(bbl: Path) -> Path:
     """``NAME.rwgate.json`` next to ``NAME.bbl``."""
     return bbl.with_name(bbl.stem + STATE_SUFFIX)
+
+
+def read_state(bbl: Path) -> dict[str, Any] | None:
+    """What the hook recorded next to ``bbl``; None when absent or unreadable."""
+    try:
+        state = json.loads(state_path(bbl).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
 
 
 def inputs_key(tool: str, source: Path) -> str:
@@ -57,12 +67,11 @@ def reuse(tool: str, source: Path, bbl: Path) -> list[str] | None:
     build = os.environ.get(ENV_BUILD)
     if not build or not bbl.is_file():
         return None
-    try:
-        state = json.loads(state_path(bbl).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    state = read_state(bbl)
+    if state is None or state.get("build") != build:
         return None
-    notes = state.get("notes") if isinstance(state, dict) else None
-    if state.get("build") != build or not isinstance(notes, dict):
+    notes = state.get("notes")
+    if not isinstance(notes, dict):
         return None
     try:
         if state.get("inputs") != inputs_key(tool, source):

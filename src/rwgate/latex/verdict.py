@@ -19,12 +19,13 @@ from pathlib import Path
 from rwgate.config import Settings
 from rwgate.core import FLAGGED, CheckResult, check
 from rwgate.fsutil import write_atomic
-from rwgate.models import Citation, CitedDocument, Location, Problem
+from rwgate.models import Citation, CitedDocument, Location
 from rwgate.references.join import cited_references
-from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bib_name
+from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bibliographies
 from rwgate.render.annotate import annotate
 
-from .reuse import ENV_BUILD, state_path
+from .hooks import HookError
+from .reuse import ENV_BUILD, read_state, state_path
 from .texescape import annotation_latex
 
 STATE_SCHEMA = "rwgate.latex/1"
@@ -73,42 +74,25 @@ def write_state(
     write_atomic(state_path(bbl), json.dumps(state, indent=1) + "\n")
 
 
+def write_report(result: CheckResult, path: Path) -> None:
+    """The JSON report (``report`` setting or ``RWGATE_REPORT``), written atomically."""
+    try:
+        write_atomic(path, result.report().to_json() + "\n")
+    except OSError as exc:
+        raise HookError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+
+
 def read_fingerprint(bbl: Path) -> str | None:
     """The fingerprint the hook stored for ``bbl``; None when absent or unreadable."""
-    try:
-        state = json.loads(state_path(bbl).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = state.get("fingerprint") if isinstance(state, dict) else None
+    state = read_state(bbl)
+    value = state.get("fingerprint") if state is not None else None
     return value if isinstance(value, str) else None
-
-
-def _resolve(
-    names: Sequence[str], search: Sequence[Path], origin: Path
-) -> tuple[list[str], list[Problem]]:
-    found: list[str] = []
-    problems: list[Problem] = []
-    for name in names:
-        paths: list[Path] = []
-        for folder in search:
-            paths = resolve_bib_name(name, folder)
-            if paths:
-                break
-        if not paths:
-            where = Location(file=str(origin))
-            problems.append(
-                Problem(
-                    message=f"bibliography file not found: {name}", location=where, severity="error"
-                )
-            )
-        found.extend(str(p) for p in paths if str(p) not in found)
-    return found, problems
 
 
 def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
     """What bibtex will read: ``\\citation``s of the ``.aux`` and its ``\\@input`` files."""
     info = parse_aux(aux)
-    bibs, problems = _resolve(info.bibdata, search, aux)
+    bibs, problems = resolve_bibliographies(info.bibdata, search, Location(file=str(aux)))
     return CitedDocument(
         path=str(aux),
         keys=info.keys,
@@ -121,7 +105,7 @@ def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
 def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:
     """What biber will read: the ``.bcf`` citekeys (every refsection) and file datasources."""
     info = parse_bcf(bcf)
-    bibs, problems = _resolve(info.datasources, search, bcf)
+    bibs, problems = resolve_bibliographies(info.datasources, search, Location(file=str(bcf)))
     return CitedDocument(
         path=str(bcf),
         keys=info.keys,

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -344,18 +345,29 @@ def resolve_bib_name(name: str, base: Path) -> list[Path]:
 _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-def _resolve_all(
-    names: list[str], base: Path, scan: TexScan, origin: Location, problems: list[Problem]
-) -> list[str]:
-    """Bibliography names to files; each name that cannot be found becomes an error Problem."""
+def resolve_bibliographies(
+    names: Sequence[str],
+    search: Sequence[Path],
+    origin: Location,
+    locations: Mapping[str, Location] | None = None,
+) -> tuple[list[str], list[Problem]]:
+    """Bibliography names to files, each searched for in ``search`` in turn.
+
+    One function for ``rwgate check`` and the latexmk hooks, so a remote or missing bibliography
+    gets the same verdict from both: a URL is a warning (never fetched), a name not found an
+    error at its ``\\bibliography`` line (``locations``) or else at ``origin``.
+    """
     bibliographies: list[str] = []
+    problems: list[Problem] = []
     for name in names:
-        where = scan.bib_locations.get(name, origin)
+        where = (locations or {}).get(name, origin)
         if _URL_RE.match(name):
             message = f"remote bibliography not checked (download it and cite the file): {name}"
             problems.append(Problem(message=message, location=where))
             continue
-        found = resolve_bib_name(name, base)
+        found: list[Path] = []
+        for folder in search:
+            found = found or resolve_bib_name(name, folder)
         if not found:
             message = f"bibliography file not found: {name}"
             problems.append(
@@ -363,12 +375,13 @@ def _resolve_all(
             )
         for item in found:
             _add(bibliographies, str(item))
-    return bibliographies
+    return bibliographies, problems
 
 
-def _fresh(record: Path, source: Path) -> bool:
-    """A file LaTeX wrote is usable when it is no older than the main ``.tex`` file."""
-    return record.is_file() and record.stat().st_mtime >= source.stat().st_mtime
+def _fresh(record: Path, newest: Path) -> bool:
+    """A file LaTeX wrote is usable when it is no older than the newest ``.tex`` source: a
+    citation added to an ``\\include``d chapter since the last run is not in it yet."""
+    return record.is_file() and record.stat().st_mtime >= newest.stat().st_mtime
 
 
 def read_latex(path: Path, aux_dir: Path | None = None) -> CitedDocument:
@@ -378,24 +391,27 @@ def read_latex(path: Path, aux_dir: Path | None = None) -> CitedDocument:
     problems = list(scan.problems)
     out = Path(aux_dir) if aux_dir else tex.parent
     aux_path, bcf_path = out / f"{tex.stem}.aux", out / f"{tex.stem}.bcf"
-    aux = parse_aux(aux_path) if _fresh(aux_path, tex) else None
+    newest = max(scan.files, key=lambda p: p.stat().st_mtime)
+    aux = parse_aux(aux_path) if _fresh(aux_path, newest) else None
     keys, cite_all, names = scan.keys, scan.cite_all, scan.bib_names
     origin = str(tex)
-    if _fresh(bcf_path, tex) and (aux is None or aux.biblatex):
+    if _fresh(bcf_path, newest) and (aux is None or aux.biblatex):
         bcf = parse_bcf(bcf_path)
         keys, cite_all, names, origin = bcf.keys, bcf.cite_all, bcf.datasources, str(bcf_path)
     elif aux is not None and (aux.keys or aux.cite_all or aux.bibdata):
         keys, cite_all, origin = aux.keys, aux.cite_all, str(aux_path)
         names = aux.bibdata or scan.bib_names
     elif aux is None and (stale := [p for p in (aux_path, bcf_path) if p.is_file()]):
-        message = f"{stale[0].name} is older than {tex.name}; citations read from the source"
+        message = f"{stale[0].name} is older than {newest.name}; citations read from the source"
         problems.append(Problem(message=message))
-    bibliographies = _resolve_all(names, tex.parent, scan, Location(file=origin), problems)
+    bibliographies, missing = resolve_bibliographies(
+        names, [tex.parent], Location(file=origin), scan.bib_locations
+    )
     return CitedDocument(
         path=str(tex),
         keys=keys,
         cite_all=cite_all,
         bibliographies=bibliographies,
-        problems=problems,
+        problems=[*problems, *missing],
         key_locations=scan.key_locations,
     )
