@@ -141,3 +141,11 @@ def test_polite_pool_mailto(fake: FakeCrossref, tmp_path: Path) -> None:
     request = fake.requests[-1]
     assert request.query["mailto"] == ["me@example.org"]
     assert "mailto:me@example.org" in request.headers["user-agent"]
+
+
+def test_a_doi_with_dot_segments_asks_only_for_that_doi(fake: FakeCrossref, tmp_path: Path) -> None:
+    # 10.1234/../../members/1 is a well-formed DOI; an HTTP client would resolve the dot
+    # segments and ask /members/1 instead of /works/{doi}.
+    assert _query(fake, tmp_path).work("10.1234/../../members/1") is None
+    # The fake decodes the path; an HTTP client resolving ".." would have asked /members/1.
+    assert [r.path for r in fake.requests] == ["/works/10.1234/../../members/1"]

@@ -386,3 +386,35 @@ def test_other_commands_never_import_the_sdk() -> None:
         "assert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')], 'SDK loaded'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_manuscript_with_a_missing_bibliography_is_exit_2_as_in_rwgate_check(
+    fake: FakeCrossref, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(EXAMPLES / "refs.bib", tmp_path / "refs.bib")
+    paper = tmp_path / "paper.md"
+    paper.write_text(
+        "---\nbibliography: [refs.bib, gone.bib]\n---\n\nText [@wakefield1998].\n",
+        encoding="utf-8",
+    )
+    cli_code, cli = _cli_report(capsys, paper)
+    checked = structured(call([tmp_path], "rw_check_manuscript", {"path": "paper.md"}))
+    assert cli_code == 2 and cli["exit_code"] == 2
+    assert (checked["gate"], checked["exit_code"]) == ("fail", 2)
+    assert any("gone.bib" in w for w in checked["warnings"])
+
+
+def test_hostile_paths_give_one_line_errors(fake: FakeCrossref, tmp_path: Path) -> None:
+    (tmp_path / "a\nb.txt").write_text("10.1038/nature12373\n", encoding="utf-8")
+    (tmp_path / "loop.bib").symlink_to(tmp_path / "loop.bib")
+    cases = [
+        ("rw_check_bibliography", "x\ny.bib", "no such file"),
+        ("rw_check_manuscript", "a\nb.txt", "is not a manuscript"),
+        ("rw_check_bibliography", "x" * 5000, "longer than 4096 characters"),
+        ("rw_check_bibliography", "x" * 300 + ".bib", "File name too long"),
+        ("rw_check_bibliography", "loop.bib", "loop.bib"),
+    ]
+    for tool, path, expected in cases:
+        text = error_text(call([tmp_path], tool, {"path": path}))
+        assert expected in text and len(text) < 1000, (tool, text)
+        assert "Error executing tool" not in text.split(": ", 1)[1]

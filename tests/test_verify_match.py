@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from rwgate.verify import bibtex_export as bx
 from rwgate.verify.match import (
+    PARTIAL,
     WEIGHTS,
     author_overlap,
     normalize_title,
@@ -16,8 +17,9 @@ from rwgate.verify.match import (
     venue_similarity,
     verdict_for,
 )
-from rwgate.verify.models import Author, Work
+from rwgate.verify.models import Author, Cited, Work
 from rwgate.verify.records import arxiv_id, family_of, identifiers_in_url
+from rwgate.verify.verify import _score as verify_score
 
 # --- normalisation and components -------------------------------------------------------------
 
@@ -89,6 +91,29 @@ def test_missing_components_do_not_count_and_poor_titles_cap_the_score() -> None
         "Nature",
     )
     assert other_paper.title is not None and other_paper.total <= other_paper.title
+
+
+def test_an_untitled_candidate_never_verifies_a_titled_citation() -> None:
+    # A registry record without a title (Crossref components, reviews) by the same author in
+    # the same year must not verify a titled citation, nor lend it a recovered DOI.
+    cited = Cited(
+        title="Ileal-lymphoid-nodular hyperplasia in children",
+        authors=["Wakefield"],
+        year=1998,
+        venue="The Lancet",
+    )
+    for untitled in (None, "", "<i></i>"):
+        work = Work(
+            title=untitled, authors=[Author(family="Wakefield")], year=1998, venue="The Lancet"
+        )
+        parts = verify_score(cited, work)
+        assert parts.title is None and parts.total == PARTIAL
+        assert verdict_for(parts.total) == "partial_match"
+    by_doi = Cited(doi="10.1/x", authors=["Wakefield"], year=1998)  # no title to confirm
+    titled = Work(
+        title="Ileal-lymphoid-nodular hyperplasia", authors=[Author(family="Wakefield")], year=1998
+    )
+    assert verify_score(by_doi, titled).total == 1.0
 
 
 def test_identifiers() -> None:

@@ -99,3 +99,9 @@ def test_answers_are_cached_errors_are_not(fake: FakeOpenAlex, tmp_path: Path) -
     assert offline.work(NATURE) is not None
     with pytest.raises(OpenAlexUnavailable, match="offline"):
         offline.work(LACOUR)
+
+
+def test_a_doi_with_dot_segments_stays_under_works(fake: FakeOpenAlex) -> None:
+    assert source(fake.url).work("10.1234/../../authors") is None
+    # The fake decodes the path; an HTTP client resolving ".." would have asked /authors.
+    assert [r.path for r in fake.requests] == ["/works/doi:10.1234/../../authors"]

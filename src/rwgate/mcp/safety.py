@@ -19,6 +19,7 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_LIMIT = 1000
 MAX_NAME = 300
 MAX_QUERY = 1000
+MAX_PATH = 4096
 _UPDATE_TYPE = re.compile(r"^[a-z][a-z_-]{1,40}$")
 
 
@@ -30,6 +31,12 @@ def one_line(exc: BaseException) -> str:
     """The first line of an exception's message: what a tool error may say."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def printable(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped, so that an argument
+    echoed in a refusal cannot split the tool error into several lines."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class Roots:
@@ -49,17 +56,24 @@ class Roots:
         text = raw.strip()
         if not text or "\x00" in text:
             raise BadArgument(f"{argument}: give a file path")
-        candidate = Path(text).expanduser()
-        if not candidate.is_absolute():
-            candidate = self.paths[0] / candidate
-        real = candidate.resolve()
-        if not any(real.is_relative_to(root) for root in self.paths):
-            raise BadArgument(f"{argument}: {text} is outside the allowed roots; refused")
-        if not real.is_file():
-            raise BadArgument(f"{argument}: {text}: no such file")
-        size = real.stat().st_size
+        if len(text) > MAX_PATH:
+            raise BadArgument(f"{argument}: longer than {MAX_PATH} characters")
+        shown = printable(text)
+        try:
+            candidate = Path(text).expanduser()
+            if not candidate.is_absolute():
+                candidate = self.paths[0] / candidate
+            real = candidate.resolve()
+            if not any(real.is_relative_to(root) for root in self.paths):
+                raise BadArgument(f"{argument}: {shown} is outside the allowed roots; refused")
+            if not real.is_file():
+                raise BadArgument(f"{argument}: {shown}: no such file")
+            size = real.stat().st_size
+        except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, ...
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable"
+            raise BadArgument(f"{argument}: {shown}: {reason}") from None
         if size > MAX_FILE_BYTES:
-            raise BadArgument(f"{argument}: {text} is {size} bytes; the limit is {MAX_FILE_BYTES}")
+            raise BadArgument(f"{argument}: {shown} is {size} bytes; the limit is {MAX_FILE_BYTES}")
         return real
 
     def allows(self, path: Path) -> bool:

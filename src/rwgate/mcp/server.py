@@ -34,7 +34,7 @@ from rwgate.mcp.models import (
     RecentNotices,
     Record,
 )
-from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument
+from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument, printable
 from rwgate.mcp.tools import Toolbox
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
@@ -113,11 +113,12 @@ def _validation_line(tool: str, exc: ValidationError) -> str:
 
 
 async def _run(fn: Callable[..., _T], *args: Any) -> _T:
-    """Run a blocking Toolbox method in a worker thread; refusals become tool errors."""
+    """Run a blocking Toolbox method in a worker thread; refusals become one-line tool errors
+    (a refusal may quote an argument, and a file name may hold a line break)."""
     try:
         return await anyio.to_thread.run_sync(functools.partial(fn, *args))
     except BadArgument as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(printable(str(exc))) from None
 
 
 def build_server(toolbox: Toolbox) -> RwServer:

@@ -151,7 +151,7 @@ class Toolbox:
             safety.text_within_limit(text, "text")
             found = parse_bibliography(text, "<text>")
             result = check(found.references, self.settings, problems=found.problems)
-            return self._document(result, None, self.settings, unreadable=False)
+            return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
         if real.suffix.lower() in MANUSCRIPT_SUFFIXES:
             raise BadArgument(f"path: {path} is a manuscript; use rw_check_manuscript")
@@ -161,7 +161,7 @@ class Toolbox:
             raise BadArgument(_one_line(exc)) from None
         settings = self._settings_for(real, {})
         result = check(found.references, settings, problems=found.problems)
-        return self._document(result, real, settings, unreadable=False)
+        return self._document(result, real, settings)
 
     def check_manuscript(self, path: str) -> DocumentCheck:
         real = self.roots.confine(path)
@@ -173,7 +173,7 @@ class Toolbox:
         gathered = self._gather_manuscript(real)
         settings = self._settings_for(real, gathered.metadata)
         result = check(gathered.references, settings, problems=gathered.problems)
-        return self._document(result, real, settings, unreadable=bool(gathered.unreadable))
+        return self._document(result, real, settings)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
         """What ``gather_inputs`` reads for a manuscript, refusing bibliographies outside roots."""
@@ -215,10 +215,12 @@ class Toolbox:
         )
 
     def _document(
-        self, result: CheckResult, real: Path | None, settings: Settings, unreadable: bool
+        self, result: CheckResult, real: Path | None, settings: Settings
     ) -> DocumentCheck:
+        # As `rwgate check`: an input it cannot read (a bibliography the manuscript names that
+        # is not there) is exit code 2, whatever the verdicts of the citations it could read.
         report = result.report()
-        code = 2 if unreadable else result.exit_code
+        code = 2 if any(p.unreadable for p in result.problems) else result.exit_code
         return DocumentCheck(
             path=str(real) if real else None,
             gate="fail" if code else "pass",

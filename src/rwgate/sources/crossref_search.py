@@ -32,6 +32,20 @@ _SOURCE = "crossref"
 _Kind = Literal["list", "work", "text"]
 
 
+def doi_path(doi: str, safe: str = "/") -> str:
+    """``doi`` as URL path segments that stay under ``/works/``.
+
+    A DOI may contain ``/../`` (``10.1234/../../members`` is well-formed), and HTTP clients
+    resolve dot segments, so such a DOI would ask another endpoint of the API (or, behind a
+    configured base URL with a path, another service on that host). Dot segments are
+    percent-encoded, so the registry sees the DOI as written and nothing else is asked.
+    """
+    return "/".join(
+        "%2E" * len(part) if part in (".", "..") else quote(part, safe=safe.replace("/", ""))
+        for part in doi.split("/")
+    )
+
+
 class SourceUnavailable(Exception):
     """Crossref could not answer (network, HTTP error, offline); the message is one line."""
 
@@ -101,7 +115,7 @@ class CrossrefQuery:
         doi = doi.strip().lower()
         if not doi:
             raise SourceUnavailable("crossref: empty DOI")
-        return f"{self.base_url}/works/{quote(doi, safe='/')}"
+        return f"{self.base_url}/works/{doi_path(doi)}"
 
     def _key(self, url: str, params: Mapping[str, str]) -> str:
         query = json.dumps(sorted(params.items()), separators=(",", ":"))

@@ -20,12 +20,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from rwgate.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 from rwgate.sources.crossref import user_agent
-from rwgate.sources.crossref_search import SourceUnavailable
+from rwgate.sources.crossref_search import SourceUnavailable, doi_path
 from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
 
 if TYPE_CHECKING:
@@ -100,7 +99,7 @@ class OpenAlexSource:
 
     def work(self, doi: str) -> dict[str, Any] | None:
         """The work registered under ``doi`` (canonical form), or None when OpenAlex lacks it."""
-        path = "/works/doi:" + quote(doi.strip().lower(), safe="/:;()._-")
+        path = "/works/doi:" + doi_path(doi.strip().lower(), safe="/:;()._-")
         data = self._json(path, {"select": SELECT}, TTL_WORK, list_answer=False)
         return data or None
 

@@ -16,7 +16,9 @@ Components, each in [0, 1], compared only where both sides have the field:
 The total is the weighted mean over the components present (weights renormalised), so a citation
 without a venue is not punished for it (verification warns instead). A title below
 :data:`TITLE_GATE` caps the total at the title similarity: the same authors in the same year wrote
-other papers. Verdicts: ``verified`` >= 0.85, ``partial_match`` >= 0.50, else ``not_found``.
+other papers (for the same reason, verification caps a candidate without a title at
+:data:`PARTIAL` when the citation gives one). Verdicts: ``verified`` >= 0.85, ``partial_match``
+>= 0.50, else ``not_found``.
 """
 
 from __future__ import annotations

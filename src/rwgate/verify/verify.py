@@ -21,7 +21,7 @@ from rwgate.models import Reference
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.discrepancy import compare, missing_fields
 from rwgate.verify.lookup import Answers, Registries, ask, doi_tasks, open_registries, search_tasks
-from rwgate.verify.match import PARTIAL, VERIFIED, score, verdict_for
+from rwgate.verify.match import PARTIAL, VERIFIED, normalize_title, score, verdict_for
 from rwgate.verify.models import Cited, ScoreParts, VerifyResult, Work
 from rwgate.verify.records import arxiv_doi, arxiv_id, identifiers_in_url
 
@@ -49,7 +49,10 @@ def _identifiers(cited: Cited, result: VerifyResult) -> str | None:
 
 
 def _score(cited: Cited, work: Work) -> ScoreParts:
-    return score(
+    """The scorer's parts; a candidate without a title (Crossref holds untitled components and
+    reviews) cannot confirm a cited title, so authors, year and venue alone never make it
+    ``verified`` (nor lend the citation a recovered DOI)."""
+    parts = score(
         cited.title,
         work.title,
         cited.authors,
@@ -59,6 +62,9 @@ def _score(cited: Cited, work: Work) -> ScoreParts:
         cited.venue,
         work.venue,
     )
+    if normalize_title(cited.title) and not normalize_title(work.title):
+        parts.total = min(parts.total, PARTIAL)
+    return parts
 
 
 def _best(cited: Cited, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
