@@ -285,7 +285,11 @@ _TITLE = st.text(string.ascii_letters + string.digits + " ,.", min_size=1, max_s
 _SUFFIX = st.text(string.ascii_letters + string.digits + "./-_()<>;:", min_size=1, max_size=20)
 _DOI = st.builds(
     lambda reg, suffix: f"10.{reg}/{suffix}", st.integers(1000, 99999), _SUFFIX
-).filter(lambda d: try_normalize(d) == d.lower())  # already canonical up to case
+).filter(
+    # Canonical up to case, and recoverable from running text: find_in_text rightly ends a DOI
+    # at an HTML closing tag ("</"), which a DOI in a URL or a note cannot then contain.
+    lambda d: try_normalize(d) == d.lower() and "</" not in d
+)
 _ENTRY = st.tuples(_TITLE, _DOI, st.integers(0, 3), st.sampled_from(["doi", "url", "note"]))
 
 

@@ -361,3 +361,9 @@ def test_offline_snapshot_rules_through_the_cli(
     assert cit["status"] == status
     assert [n["type"] for n in cit["notices"]] == types
     assert all(n["source"] == ["retraction-watch-csv"] for n in cit["notices"])
+
+
+def test_dot_segments_in_a_doi_never_leave_works(crossref_env, capsys) -> None:
+    _, report = run_json(capsys, "--doi", "10.1234/../../members/1")
+    assert report["citations"][0]["status"] == "unknown_doi"
+    assert crossref_env.requests and all(r.path.startswith("/works") for r in crossref_env.requests)

@@ -294,3 +294,49 @@ def test_progress_bar_draws_only_on_a_terminal() -> None:
         bar.finish()
     assert screen.getvalue() == ("\rdownloading: 5.0/10.0 MB (50%)  \rdownloading: 12.0 MB  \n")
     assert pipe.getvalue() == ""
+
+
+def test_an_unwritable_snapshot_location_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    snap = blocker / "s.sqlite3"  # its folder is a file
+    code, _, err = run(capsys, "data", "import", str(EXTRACT), "--snapshot", str(snap))
+    assert code == 2
+    assert err.startswith(f"rwgate: error: cannot write the snapshot {snap}: ")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_update_into_a_foreign_file_fails_before_downloading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], server: CSVServer
+) -> None:
+    foreign = tmp_path / "notes.sqlite3"
+    foreign.write_text("not a database\n" * 100, encoding="utf-8")
+    code, _, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(foreign))
+    assert code == 2 and "not an rwgate snapshot" in err
+    assert server.requests == []
+    assert foreign.read_text(encoding="utf-8").startswith("not a database")
+
+
+@pytest.mark.parametrize("url", ["ftp://example.org/rw.csv", "retraction_watch.csv"])
+def test_update_from_a_url_it_cannot_fetch_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    code, out, err = run(capsys, "data", "update", "--url", url, "--snapshot", str(tmp_path / "s"))
+    assert code == 2 and out == ""
+    assert err.startswith(f"rwgate: error: cannot download {url!r}: ")
+    assert "resume" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_damaged_validators_file_starts_the_download_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], server: CSVServer
+) -> None:
+    snap = tmp_path / "s.sqlite3"
+    part, sidecar = part_paths(server.url, tmp_path)
+    part.write_bytes(b"half a file")
+    sidecar.write_text('["not", "an", "object"]', encoding="utf-8")
+    code, out, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    assert code == 0, err
+    assert "range" not in server.requests[-1]
+    assert "imported 39 record(s)" in out

@@ -239,3 +239,29 @@ def test_same_verdicts_as_rwgate_check(tmp_path: Path, fake_crossref: FakeCrossr
         return [(c["key"], c["status"], c["action"]) for c in data["citations"]]
 
     assert verdicts("filter.json") == verdicts("check.json")
+
+
+def test_control_characters_from_upstream_never_reach_stderr(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    notice = "10.5555/n\x1b[2J\x1b]0;owned\x07\u202eevil"
+    fake_crossref.add_synthetic(
+        "10.5555/esc.2020",
+        updated_by=[
+            {
+                "DOI": notice,
+                "type": "retraction",
+                "source": "retraction-watch",
+                "label": "Retraction",
+                "updated": {"date-parts": [[2021, 5, 1]]},
+            }
+        ],
+    )
+    (tmp_path / "refs.bib").write_text(
+        "@article{esc, title = {T}, year = 2020, doi = {10.5555/esc.2020}}\n", encoding="utf-8"
+    )
+    write_doc(tmp_path / "doc.md", "bibliography: refs.bib", "Cited [@esc].")
+    out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref), document="doc.md")
+    assert out.returncode == 0, out.stderr
+    assert "esc: retracted, retraction 2021, notice doi:10.5555/n?[2j?]0;owned??evil" in out.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e]", out.stderr)

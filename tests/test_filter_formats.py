@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import subprocess
 import zipfile
 from pathlib import Path
 
+from conftest import require_tool
 from fakes.crossref import FakeCrossref
-from test_filter_helpers import build, copy_fixtures, require_tool, write_doc
+from test_filter_helpers import build, copy_fixtures, write_doc
 
 HOSTILE_DOI = "10.5555/hostile.2020"
 HOSTILE_NOTICE = "10.5555/x<script>alert(1)</script>%#_&~\\input{evil}"
@@ -22,7 +22,7 @@ def _env(fake: FakeCrossref) -> dict[str, str]:
 
 
 def _pdftotext(pdf: Path) -> str:
-    tool = require_tool("pdftotext", shutil.which("pdftotext"))
+    tool = require_tool("pdftotext")
     proc = subprocess.run([tool, str(pdf), "-"], capture_output=True, text=True, check=True)
     return " ".join(proc.stdout.split())
 
@@ -58,7 +58,7 @@ def test_latex_output_has_notice_in_entries(tmp_path: Path, fake_crossref: FakeC
 
 
 def test_pdf_via_latex(tmp_path: Path, fake_crossref: FakeCrossref) -> None:
-    require_tool("pdflatex", shutil.which("pdflatex"))
+    require_tool("pdflatex")
     copy_fixtures(tmp_path)
     out = build(tmp_path, ["--citeproc"], "out.pdf", _env(fake_crossref))
     assert out.returncode == 0, out.stderr
@@ -80,8 +80,8 @@ def test_natbib_build_uses_shadow_bib(tmp_path: Path, fake_crossref: FakeCrossre
     bib = (tmp_path / shadow.group(1)).read_text(encoding="utf-8")
     assert bib.count("Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4") == 1
     # A real BibTeX build prints the note (plainnat).
-    pdflatex = require_tool("pdflatex", shutil.which("pdflatex"))
-    bibtex = require_tool("bibtex", shutil.which("bibtex"))
+    pdflatex = require_tool("pdflatex")
+    bibtex = require_tool("bibtex")
     latex = [pdflatex, "-interaction=nonstopmode", "paper.tex"]
     for cmd in (latex, [bibtex, "paper"], latex):
         subprocess.run(cmd, cwd=tmp_path, capture_output=True, check=True, timeout=120)
@@ -135,7 +135,7 @@ def test_hostile_upstream_strings_are_text_in_latex_and_pdf(
     assert r"\input{" not in out.text
     assert re.search(r"\\textbackslash(\{\}| )input", out.text)
     assert re.search(r"100\\% \\#1 a\\_b \\& c\\textasciitilde(\{\}| )d", out.text)
-    require_tool("pdflatex", shutil.which("pdflatex"))
+    require_tool("pdflatex")
     pdf = build(tmp_path, ["--citeproc"], "out.pdf", _env(fake_crossref), document="doc.md")
     assert pdf.returncode == 0, pdf.stderr
     text = _pdftotext(pdf.output)
@@ -150,8 +150,8 @@ def test_hostile_strings_in_the_shadow_bib_compile(
     assert out.returncode == 0, out.stderr
     shadow = next((tmp_path / ".rwgate").glob("refs-*.bib")).read_text(encoding="utf-8")
     assert r"\input{" not in shadow and "<script>" not in shadow
-    pdflatex = require_tool("pdflatex", shutil.which("pdflatex"))
-    bibtex = require_tool("bibtex", shutil.which("bibtex"))
+    pdflatex = require_tool("pdflatex")
+    bibtex = require_tool("bibtex")
     for cmd in (
         [pdflatex, "-interaction=nonstopmode", "-no-shell-escape", "doc.tex"],
         [bibtex, "doc"],
@@ -161,3 +161,29 @@ def test_hostile_strings_in_the_shadow_bib_compile(
         assert proc.returncode == 0, proc.stdout.decode("utf-8", "replace")[-2000:]
     text = _pdftotext(tmp_path / "doc.pdf")
     assert "\\input{/etc/passwd} 100% #1 a_b & c~d" in text
+
+
+def test_refs_placeholder_without_citeproc_still_uses_shadow_bib(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    # An author's empty `::: {#refs}` (to place the bibliography) is not a rendered bibliography.
+    copy_fixtures(tmp_path, "refs.bib")
+    body = "Cited [@wakefield1998].\n\n::: {#refs}\n:::\n\nAppendix."
+    write_doc(tmp_path / "doc.md", "bibliography: refs.bib", body)
+    out = build(tmp_path, ["--natbib", "-s"], "doc.tex", _env(fake_crossref), document="doc.md")
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"\\bibliography\{\.rwgate/refs-[0-9a-f]{8}\.bib\}", out.text), out.stderr
+    assert "rw-marker" not in out.text and "could not be annotated" not in out.stderr
+
+
+def test_own_ref_div_is_not_a_bibliography_entry(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    copy_fixtures(tmp_path, "refs.bib")
+    body = "::: {#ref-wakefield1998}\nMy own note.\n:::\n\nCited [@wakefield1998]."
+    write_doc(tmp_path / "doc.md", "bibliography: refs.bib", body)
+    out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref), document="doc.md")
+    assert out.returncode == 0, out.stderr
+    own = out.text.split("My own note.", 1)[1].split("</div>", 1)[0]
+    assert "rw-notice" not in own
+    assert out.text.count('class="rw-notice rw-retracted"') == 1

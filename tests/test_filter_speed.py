@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from fakes.crossref import FakeCrossref
 from test_filter_helpers import ROOT, copy_fixtures, pandoc
@@ -17,12 +18,13 @@ sys.stdin = io.TextIOWrapper(io.BytesIO(open(sys.argv[1], "rb").read()))
 sys.stdout = io.TextIOWrapper(io.BytesIO())
 from rwgate.pandoc.filter import main
 code = main(["html"])
-heavy = sorted(m for m in ("httpx", "httpcore", "mcp", "panflute") if m in sys.modules)
+heavy = ("httpx", "httpcore", "mcp", "panflute", "rwgate.references.latexaux")
+heavy = sorted(m for m in heavy if m in sys.modules)
 sys.__stdout__.write(json.dumps({"code": code, "heavy": heavy}))
 """
 
 
-def _probe(ast: Path, cwd: Path, env: dict[str, str]) -> dict[str, object]:
+def _probe(ast: Path, cwd: Path, env: dict[str, str]) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(ast)],
         cwd=cwd,

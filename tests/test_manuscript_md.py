@@ -212,3 +212,22 @@ def test_meta_to_plain_shapes() -> None:
     }
     assert pandoc_ast.rwgate_metadata(ast) == {}
     assert pandoc_ast.inline_references(ast) == []
+
+
+def test_file_name_that_looks_like_an_option_is_read_not_obeyed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without "--", pandoc would read "-odd.md" as "-o dd.md" and write its output there.
+    monkeypatch.chdir(tmp_path)
+    Path("-odd.md").write_text("Text [@k].\n", encoding="utf-8")
+    assert pandoc_ast.cited_keys(run_pandoc_json(Path("-odd.md"))) == ["k"]
+    assert not Path("dd.md").exists()
+
+
+def test_unknown_home_in_bibliography_is_not_found_not_a_crash(tmp_path: Path) -> None:
+    doc_path = tmp_path / "doc.md"
+    doc_path.write_text("---\nbibliography: '~no-such-user-rwgate/refs.bib'\n---\n\n[@k]\n")
+    doc = read_markdown(doc_path)
+    assert doc.bibliographies == []
+    (problem,) = doc.problems
+    assert problem.message == "bibliography file not found: ~no-such-user-rwgate/refs.bib"

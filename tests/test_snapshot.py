@@ -415,3 +415,79 @@ def test_fast_and_validated_construction_give_equal_answers(
         monkeypatch.setattr(snapshot_module, "_FAST", False)
         checked = snap.query_all(dois), snap.query_pmids(["9500320", "32522602"])
     assert fast == checked
+
+
+def test_invisible_characters_and_non_ascii_capitals_in_a_query_still_match(db: Path) -> None:
+    # Such DOIs look canonical to the fast path; had it kept them, they would miss their rows
+    # and an offline check would call the work clean.
+    odd = [WAKEFIELD + "\u200b", WAKEFIELD.replace("6736", "67\u00ad36")]
+    with Snapshot(db) as snap:
+        answers = snap.query_all(odd)
+    assert [(a.doi, a.outcome) for a in answers.values()] == [(WAKEFIELD, "found")] * 2
+
+
+def test_only_a_snapshot_with_retraction_watch_rows_is_a_registry(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "wakefield-1998-lancet.json", RW / "clean-2013-nature.json"])
+    with Snapshot(path) as snap:
+        assert snap.is_registry is False  # recorded Crossref bodies say nothing by omission
+    header, row = REAL[1].read_text(encoding="utf-8").rstrip("\n").split("\n")
+    all_bad = tmp_path / "all-rows-malformed.csv"
+    all_bad.write_text(f"{header}\n{row.replace('50438', 'x', 1)}\n", encoding="utf-8")
+    result = import_files(path, [all_bad])
+    assert result.failed == [] and len(result.skipped) == 1
+    with Snapshot(path) as snap:
+        assert snap.is_registry is False
+    import_files(path, [REAL[1]])
+    with Snapshot(path) as snap:
+        assert snap.is_registry is True
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_import_gives_the_snapshot_the_usual_mode_and_keeps_a_chosen_one(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    umask = os.umask(0o022)
+    try:
+        import_files(path, [REAL[1]])
+        assert path.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+        path.chmod(0o640)
+        import_files(path, [RW / "wakefield-1998-lancet.json"])
+    finally:
+        os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_an_import_where_every_file_fails_leaves_everything_as_it_was(
+    db: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.csv"
+    broken.write_text("not,a,retraction,watch,file\n", encoding="utf-8")
+    fresh = tmp_path / "new" / "s.sqlite3"
+    assert len(import_files(fresh, [broken]).failed) == 1
+    assert not fresh.exists()  # no empty snapshot appears
+    before = db.read_bytes()
+    assert len(import_files(db, [broken, tmp_path / "missing.csv"]).failed) == 2
+    assert db.read_bytes() == before  # not even the "updated" stamp moved
+    assert _leftovers(db.parent) == []
+
+
+def test_malformed_crossref_bodies_are_reported_not_raised(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    good = json.loads((RW / "clean-2013-nature.json").read_text(encoding="utf-8"))["message"]
+    records = tmp_path / "records.json"
+    records.write_text(
+        json.dumps([{"DOI": 5}, {"DOI": "10.1000/x", "updated-by": [{"DOI": 7}]}, good]),
+        encoding="utf-8",
+    )
+    items = tmp_path / "items.json"
+    items.write_text('{"message-type": "work-list", "message": {"items": 5}}', encoding="utf-8")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = import_files(path, [records, items, deep])
+    assert result.rows == 1
+    assert [p.message.split(":")[0] for p in result.skipped] == ["record 1", "record 2"]
+    assert all("malformed Crossref work" in p.message for p in result.skipped)
+    assert [p.message for p in result.failed] == [
+        f"{items}: not a Crossref /works response (items is not a list)",
+        f"{deep}: JSON nested too deeply",
+    ]

@@ -20,7 +20,12 @@ from rwgate.paths import DEFAULT_RW_CSV_URL, default_snapshot_path
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.sources.snapshot import ImportResult, ProvenanceEntry, SnapshotStatus
+    from rwgate.sources.snapshot import (
+        ImportResult,
+        ImportSource,
+        ProvenanceEntry,
+        SnapshotStatus,
+    )
 
 # Every command module imports its machinery inside the command: building rwgate's parser must
 # stay cheap, because latexmk starts `rwgate bibtex` several times per build.
@@ -59,42 +64,57 @@ def _print_import(result: ImportResult) -> None:
         _err(str(problem))
 
 
-def cmd_import(args: argparse.Namespace) -> int:
-    """Import CSV files and Crossref JSON bodies; 2 when any file could not be read."""
+def _import(path: Path, files: Sequence[Path | ImportSource]) -> ImportResult | None:
+    """Run the import and print what happened; ``None`` (error printed) if the snapshot failed."""
+    import sqlite3
+
     from rwgate.sources.snapshot import SnapshotError, import_files
 
-    path = snapshot_path(args)
     try:
-        result = import_files(path, [Path(f) for f in args.files])
+        result = import_files(path, files)
     except SnapshotError as exc:
         _err(str(exc))
-        return 2
+        return None
+    except (OSError, sqlite3.Error) as exc:  # an unwritable folder, a full disk
+        _err(f"cannot write the snapshot {path}: {getattr(exc, 'strerror', None) or exc}")
+        return None
     _print_import(result)
+    return result
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import CSV files and Crossref JSON bodies; 2 when any file could not be read."""
+    path = snapshot_path(args)
+    result = _import(path, [Path(f) for f in args.files])
+    if result is None:
+        return 2
     print(f"snapshot: {path} ({result.rows} record(s) imported now)")
     return 2 if result.failed else 0
 
 
 def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
-    from rwgate.sources.snapshot import Snapshot, SnapshotError
+    """The last import of ``url``; raises SnapshotError before a download that could not land."""
+    from rwgate.sources.snapshot import Snapshot
 
     if not path.exists():
         return None
-    try:
-        with Snapshot(path) as snap:
-            entries = [p for p in snap.provenance() if p.source == url]
-    except SnapshotError:
-        return None
+    with Snapshot(path) as snap:
+        entries = [p for p in snap.provenance() if p.source == url]
     return entries[-1] if entries else None
 
 
 def cmd_update(args: argparse.Namespace) -> int:
     """Download the current CSV (conditionally, resumably) and import it."""
     from rwgate.sources.rwdownload import DownloadError, TerminalProgress, discard_part, download
-    from rwgate.sources.snapshot import ImportSource, SnapshotError, import_files
+    from rwgate.sources.snapshot import ImportSource, SnapshotError
 
     path = snapshot_path(args)
     url: str = args.url or DEFAULT_RW_CSV_URL
-    last = _last_download(path, url)
+    try:
+        last = _last_download(path, url)
+    except SnapshotError as exc:
+        _err(str(exc))
+        return 2
     progress = TerminalProgress()
     try:
         got = download(
@@ -116,12 +136,9 @@ def cmd_update(args: argparse.Namespace) -> int:
     if got.resumed_from:
         print(f"resumed download at byte {got.resumed_from}")
     source = ImportSource(got.path, url=url, etag=got.etag, last_modified=got.last_modified)
-    try:
-        result = import_files(path, [source])
-    except SnapshotError as exc:
-        _err(str(exc))
+    result = _import(path, [source])
+    if result is None:
         return 2
-    _print_import(result)
     if not result.failed:
         discard_part(url, path.parent)
     print(f"snapshot: {path}")

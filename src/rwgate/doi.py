@@ -102,6 +102,22 @@ def find_in_text(text: str | None) -> str | None:
     return None
 
 
+def doi_path(doi: str, safe: str = "/") -> str:
+    """``doi`` as URL path segments that stay where they are put (``/works/{doi}``).
+
+    A DOI may contain ``/../`` (``10.1234/../../members`` is well-formed), and HTTP clients
+    resolve dot segments, so such a DOI would ask another endpoint of the API (or, behind a
+    configured base URL with a path, another service on that host). Dot segments are
+    percent-encoded, so the registry sees the DOI as written and nothing else is asked.
+    """
+    from urllib.parse import quote
+
+    return "/".join(
+        "%2E" * len(part) if part in (".", "..") else quote(part, safe=safe.replace("/", ""))
+        for part in doi.split("/")
+    )
+
+
 def url(doi: str) -> str:
     """The resolver URL of a canonical DOI, with characters unsafe in a URL escaped."""
     from urllib.parse import quote

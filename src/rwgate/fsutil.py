@@ -7,11 +7,24 @@ import tempfile
 from pathlib import Path
 
 
+def _mode_for(path: Path) -> int:
+    """The existing file's mode, else what a plain ``open()`` would give (0666 less the umask);
+    ``mkstemp`` alone would leave every report readable by its owner only."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomic(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
             fh.flush()

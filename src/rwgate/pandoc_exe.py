@@ -94,7 +94,8 @@ def input_format(path: Path) -> str:
     return FORMATS_BY_EXTENSION.get(path.suffix.lower(), "markdown")
 
 
-def _first_line(text: str) -> str:
+def _short_message(text: str) -> str:
+    """pandoc's error in one line: its first two lines carry the position and the reason."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return " ".join(lines[:2]) if lines else "no message"
 
@@ -103,7 +104,8 @@ def run_pandoc_json(path: Path | str, input_fmt: str | None = None) -> dict[str,
     """The pandoc JSON AST of a document (what a filter would receive on stdin)."""
     path = Path(path)
     fmt = input_fmt or input_format(path)
-    cmd = [pandoc_path(), f"--from={fmt}", "--to=json", str(path)]
+    # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
+    cmd = [pandoc_path(), f"--from={fmt}", "--to=json", "--", str(path)]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, timeout=PANDOC_TIMEOUT, check=False, stdin=subprocess.DEVNULL
@@ -113,7 +115,7 @@ def run_pandoc_json(path: Path | str, input_fmt: str | None = None) -> dict[str,
     except OSError as exc:
         raise PandocError(f"{path}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
     if proc.returncode != 0:
-        message = _first_line(proc.stderr.decode("utf-8", "replace"))
+        message = _short_message(proc.stderr.decode("utf-8", "replace"))
         raise PandocError(f"{path}: pandoc failed: {message}")
     try:
         ast = json.loads(proc.stdout)

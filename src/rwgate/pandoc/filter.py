@@ -51,15 +51,12 @@ def _parse(source: bytes) -> dict[str, Any]:
 def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Settings:
     """Defaults < rwgate.toml/pyproject.toml upward from the working directory < env < metadata."""
     from rwgate.config import ConfigError, load_settings
-    from rwgate.references.pandoc_ast import rwgate_metadata
+    from rwgate.references.pandoc_ast import rwgate_block_malformed, rwgate_metadata
 
-    raw = ast.get("meta", {}).get("rwgate")
-    if raw is not None and not (isinstance(raw, dict) and raw.get("t") == "MetaMap"):
+    if rwgate_block_malformed(ast):
         raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
     try:
-        return load_settings(
-            Path.cwd(), rwgate_metadata(ast), env=env, overrides_name="metadata rwgate"
-        )
+        return load_settings(Path.cwd(), env=env, metadata=rwgate_metadata(ast))
     except ConfigError as exc:
         raise FilterError(str(exc)) from None
 

@@ -86,16 +86,21 @@ def _divs(doc: pf.Doc) -> Iterator[pf.Div]:
 
 
 def _entry_divs(doc: pf.Doc) -> dict[str, pf.Div]:
+    """Key -> citeproc's entry ``Div#ref-KEY.csl-entry`` (a user's own ``#ref-x`` is not one)."""
     found: dict[str, pf.Div] = {}
     for div in _divs(doc):
-        if div.identifier.startswith("ref-"):
+        if div.identifier.startswith("ref-") and "csl-entry" in div.classes:
             found.setdefault(div.identifier[4:], div)
     return found
 
 
 def has_rendered_bibliography(doc: pf.Doc) -> bool:
-    """Whether citeproc has already run (it leaves a ``Div#refs``/``csl-bib-body``)."""
-    return any(d.identifier == "refs" or "csl-bib-body" in d.classes for d in _divs(doc))
+    """Whether citeproc has already run: it gives ``Div#refs`` the class ``csl-bib-body``.
+
+    ``#refs`` alone is not enough: an author writes an empty ``::: {#refs}`` to place the
+    bibliography, and that placeholder is there before citeproc and with ``--natbib`` too.
+    """
+    return any("csl-bib-body" in d.classes for d in _divs(doc))
 
 
 def _entry_target(div: pf.Div) -> pf.Element | None:

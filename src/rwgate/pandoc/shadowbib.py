@@ -12,27 +12,16 @@ prints ``note``, while only biblatex knows ``addendum``; pandoc's own BibTeX rea
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 SHADOW_DIR = ".rwgate"
 
-# Replaced character by character, so no replacement is escaped twice. Braces become commands (not
-# \{ \}) because BibTeX counts braces even after a backslash.
-_LATEX_SPECIALS = (
-    ("\\", "\\textbackslash{}"),
-    ("{", "\\textbraceleft{}"),
-    ("}", "\\textbraceright{}"),
-    ("%", "\\%"),
-    ("#", "\\#"),
-    ("&", "\\&"),
-    ("_", "\\_"),
-    ("$", "\\$"),
-    ("~", "\\textasciitilde{}"),
-    ("^", "\\textasciicircum{}"),
-    ("<", "\\textless{}"),
-    (">", "\\textgreater{}"),
-)
+# BibTeX counts every brace, even one after a backslash, so braces become commands rather than the
+# \{ \} that rwgate.latex.texescape uses; everything else is escaped exactly as in a .bbl.
+_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+_BRACE_SPLIT = re.compile(r"([{}])")
 
 
 class ShadowError(Exception):
@@ -41,8 +30,10 @@ class ShadowError(Exception):
 
 def latex_escape(text: str) -> str:
     """``text`` as LaTeX that typesets it literally (safe inside a braced BibTeX field)."""
-    table = dict(_LATEX_SPECIALS)
-    return "".join(table.get(char, char) for char in text)
+    from rwgate.latex.texescape import escape_text
+
+    parts = _BRACE_SPLIT.split(text)
+    return "".join(_BRACES.get(part) or escape_text(part) for part in parts)
 
 
 def shadow_path(original: Path, workdir: Path) -> Path:

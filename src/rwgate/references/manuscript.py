@@ -3,18 +3,18 @@
 A manuscript is reduced to the keys it cites and the bibliography files it names; the core joins
 those with the bibliography readers. Markdown (and every other text format pandoc reads) goes
 through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX goes through
-:mod:`rwgate.references.latexaux`.
+:mod:`rwgate.references.latexaux`. The pandoc filter, which already holds the AST, needs only
+:func:`document_from_ast`, so the file readers are imported where they run, not at start-up.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 from rwgate.models import CitedDocument, Location, Problem
-from rwgate.pandoc_exe import PandocError, run_pandoc_json
 from rwgate.references import pandoc_ast
-from rwgate.references.latexaux import LatexError, read_latex
 
 LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
 
@@ -27,7 +27,10 @@ def resolve_bibliography(
     name: str, document: Path, resource_path: list[Path] | None = None
 ) -> Path | None:
     """Find a bibliography the way pandoc does: absolute, else document dir, cwd, resource path."""
-    written = Path(name).expanduser()
+    written = Path(name)
+    # "~nosuchuser/refs.bib" names no home folder: then the name is looked up as written.
+    with contextlib.suppress(RuntimeError):
+        written = written.expanduser()
     if written.is_absolute():
         return written.resolve() if written.is_file() else None
     bases = [document.parent, Path.cwd(), *(resource_path or [])]
@@ -69,11 +72,7 @@ def document_from_ast(
             )
         elif str(found) not in bibliographies:
             bibliographies.append(str(found))
-    meta = ast.get("meta")
-    raw_rwgate = meta.get("rwgate") if isinstance(meta, dict) else None
-    if raw_rwgate is not None and not (
-        isinstance(raw_rwgate, dict) and raw_rwgate.get("t") == "MetaMap"
-    ):
+    if pandoc_ast.rwgate_block_malformed(ast):
         problems.append(
             Problem(
                 message="metadata field 'rwgate' must be a map (e.g. rwgate: {policy: strict})",
@@ -94,6 +93,8 @@ def document_from_ast(
 
 def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
     """Read a Markdown (or other pandoc-readable text) manuscript through pandoc."""
+    from rwgate.pandoc_exe import PandocError, run_pandoc_json
+
     path = Path(path)
     if not path.is_file():
         raise ManuscriptError(f"{path}: no such file")
@@ -108,6 +109,8 @@ def read_manuscript(path: Path, resource_path: list[Path] | None = None) -> Cite
     """Read any manuscript: LaTeX by its extension, everything else through pandoc."""
     path = Path(path)
     if path.suffix.lower() in LATEX_SUFFIXES:
+        from rwgate.references.latexaux import LatexError, read_latex
+
         try:
             return read_latex(path)
         except LatexError as exc:

@@ -169,6 +169,12 @@ def inline_references(ast: dict[str, Any]) -> list[dict[str, Any]]:
     return [_csl_entry(entry) for entry in plain if isinstance(entry, dict)]
 
 
+def rwgate_block_malformed(ast: dict[str, Any]) -> bool:
+    """Whether an ``rwgate:`` block is present but not a map (``rwgate: strict``, a list...)."""
+    raw = _meta(ast).get("rwgate")
+    return raw is not None and not (isinstance(raw, dict) and raw.get("t") == "MetaMap")
+
+
 def rwgate_metadata(ast: dict[str, Any]) -> dict[str, Any]:
     """The per-document ``rwgate:`` block as plain values ({} when absent or not a map)."""
     plain = meta_to_plain(_meta(ast).get("rwgate"))

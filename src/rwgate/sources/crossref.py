@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote
 
 from rwgate import __version__
+from rwgate.doi import doi_path
 from rwgate.evidence import lookup_from_crossref
 from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.base import Progress
@@ -197,7 +197,7 @@ class CrossrefSource:
         return found, [d for d in dois if d not in found]
 
     def _fetch_one(self, run: _Run, doi: str) -> _Result:
-        url = f"{self.base_url}/works/{quote(doi, safe='/')}"
+        url = f"{self.base_url}/works/{doi_path(doi)}"
         reply = self._get(run, url, {}, "work")
         if reply.error is not None:
             lookup = self._error(doi, reply.error)

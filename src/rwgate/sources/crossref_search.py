@@ -15,11 +15,11 @@ import json
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote
 
 from pydantic import BaseModel
 
 from rwgate.config import Settings
+from rwgate.doi import doi_path
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 
 if TYPE_CHECKING:
@@ -30,20 +30,6 @@ if TYPE_CHECKING:
 BIBTEX_TYPE = "application/x-bibtex"
 _SOURCE = "crossref"
 _Kind = Literal["list", "work", "text"]
-
-
-def doi_path(doi: str, safe: str = "/") -> str:
-    """``doi`` as URL path segments that stay under ``/works/``.
-
-    A DOI may contain ``/../`` (``10.1234/../../members`` is well-formed), and HTTP clients
-    resolve dot segments, so such a DOI would ask another endpoint of the API (or, behind a
-    configured base URL with a path, another service on that host). Dot segments are
-    percent-encoded, so the registry sees the DOI as written and nothing else is asked.
-    """
-    return "/".join(
-        "%2E" * len(part) if part in (".", "..") else quote(part, safe=safe.replace("/", ""))
-        for part in doi.split("/")
-    )
 
 
 class SourceUnavailable(Exception):

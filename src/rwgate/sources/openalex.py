@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rwgate.config import Settings
+from rwgate.doi import doi_path
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 from rwgate.sources.crossref import user_agent
-from rwgate.sources.crossref_search import SourceUnavailable, doi_path
+from rwgate.sources.crossref_search import SourceUnavailable
 from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
 
 if TYPE_CHECKING:

@@ -78,16 +78,24 @@ class TerminalProgress:
             self.stream.flush()
 
 
+def _validators(sidecar: Path) -> dict[str, str | None]:
+    """The ETag/Last-Modified saved beside a ``.part``; empty when missing or damaged."""
+    try:
+        saved = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(saved, dict):
+        return {}
+    return {k: v for k, v in saved.items() if k in ("etag", "last_modified") and isinstance(v, str)}
+
+
 def _resume_headers(part: Path, sidecar: Path) -> tuple[dict[str, str], int]:
     """Range headers for an unfinished ``.part``; a part without validators is started over."""
     offset = part.stat().st_size if part.exists() else 0
     validator = None
     if offset and sidecar.exists():
-        try:
-            saved = json.loads(sidecar.read_text(encoding="utf-8"))
-            validator = saved.get("etag") or saved.get("last_modified")
-        except (OSError, ValueError):
-            validator = None
+        saved = _validators(sidecar)
+        validator = saved.get("etag") or saved.get("last_modified")
     if not offset or not validator:
         return {}, 0
     return {"Range": f"bytes={offset}-", "If-Range": validator}, offset
@@ -124,6 +132,8 @@ def download(
             client.stream("GET", url, headers=headers) as response,
         ):
             return _receive(response, url, part, sidecar, offset, progress)
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+        raise DownloadError(f"cannot download {url!r}: {exc}") from None
     except httpx.ConnectError as exc:
         raise DownloadError(f"cannot reach {url} ({exc or 'connection failed'})") from None
     except httpx.TimeoutException:
@@ -151,7 +161,7 @@ def _receive(
         return Downloaded(path=None, etag=etag, last_modified=modified)
     if status == 416 and offset:
         # The part already holds the whole file (a previous run stopped after the transfer).
-        saved = json.loads(sidecar.read_text(encoding="utf-8"))
+        saved = _validators(sidecar)
         return Downloaded(part, saved.get("etag"), saved.get("last_modified"), offset)
     if status == 206 and _range_start(response.headers.get("content-range")) == offset:
         mode = "ab"
@@ -173,7 +183,7 @@ def _receive(
             done += len(chunk)
             if progress:
                 progress(done, total)
-    saved = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+    saved = _validators(sidecar)
     return Downloaded(
         part, saved.get("etag") or etag, saved.get("last_modified") or modified, offset
     )

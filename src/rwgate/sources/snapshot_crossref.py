@@ -28,10 +28,11 @@ class JSONFormatError(ValueError):
 
 def _messages(path: Path, body: Any) -> Iterator[Any]:
     """Work records inside a single-record body, a work-list body, a bare record or a list."""
-    if isinstance(body, list):
-        for item in body:
-            yield from _messages(path, item)
-        return
+    for item in body if isinstance(body, list) else [body]:
+        yield from _records(path, item)
+
+
+def _records(path: Path, body: Any) -> Iterator[Any]:
     if not isinstance(body, Mapping):
         raise JSONFormatError(
             f"{path}: not a Crossref /works response (a JSON {type(body).__name__})"
@@ -41,7 +42,10 @@ def _messages(path: Path, body: Any) -> Iterator[Any]:
     if kind == "work" and isinstance(message, Mapping):
         yield message
     elif kind == "work-list" and isinstance(message, Mapping):
-        yield from message.get("items") or []
+        items = message.get("items") or []
+        if not isinstance(items, list):
+            raise JSONFormatError(f"{path}: not a Crossref /works response (items is not a list)")
+        yield from items
     elif kind is None and "DOI" in body:
         yield body
     else:
@@ -56,6 +60,8 @@ def _load(path: Path) -> Any:
         raise JSONFormatError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise JSONFormatError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise JSONFormatError(f"{path}: JSON nested too deeply") from None
 
 
 def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
@@ -97,6 +103,13 @@ def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
         )
 
 
+def _read_record(message: Any) -> tuple[Lookup | None, dt.date | None]:
+    """The record's notices and metadata, and when Crossref last indexed it."""
+    if not isinstance(message, Mapping):
+        return None, None
+    return lookup_from_crossref(message), crossref_date(message.get("indexed"))
+
+
 def import_json(
     conn: sqlite3.Connection, path: Path, prov_id: int
 ) -> tuple[int, list[Problem], dt.date | None]:
@@ -110,16 +123,20 @@ def import_json(
     indexed: list[dt.date] = []
     count = 0
     for index, message in enumerate(_messages(path, _load(path)), start=1):
-        lookup = lookup_from_crossref(message) if isinstance(message, Mapping) else None
+        try:
+            lookup, when = _read_record(message)
+        except (AttributeError, TypeError, ValueError) as exc:
+            # A field of the wrong JSON type (a number for a DOI, a string for a list): the
+            # record is malformed, not the file.
+            lookup, when = None, None
+            reason = f"record {index}: malformed Crossref work ({exc}); skipped"
+        else:
+            reason = f"record {index} has no usable DOI; skipped"
         if lookup is None or not lookup.doi:
-            where = Location(file=str(path))
-            skipped.append(
-                Problem(message=f"record {index} has no usable DOI; skipped", location=where)
-            )
+            skipped.append(Problem(message=reason, location=Location(file=str(path))))
             continue
         _store(conn, lookup, prov_id)
         dates += [n.date for n in lookup.notices if n.date]
-        when = crossref_date(message.get("indexed"))
         indexed += [when] if when else []
         count += 1
     return count, skipped, max(indexed, default=None) or max(dates, default=None)

@@ -36,9 +36,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import secrets
 import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -197,26 +197,47 @@ def _exclusive(db_path: Path) -> Iterator[None]:
 def _rebuild(
     db_path: Path, todo: list[tuple[ImportSource, str]], now: dt.datetime, result: ImportResult
 ) -> None:
-    """Copy, import into the copy, then swap it in; on any failure the old file stays as it was."""
-    fd, tmp_name = tempfile.mkstemp(dir=db_path.parent, prefix=f".{db_path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    """Copy, import into the copy, then swap it in; on any failure the old file stays as it was.
+
+    When no file could be imported the copy is dropped: the snapshot (or its absence) stays as
+    it was, so a bad file never creates an empty snapshot nor touches the old one's timestamps.
+    """
+    tmp = _new_temp(db_path)
     try:
         if db_path.exists():
             shutil.copyfile(db_path, tmp)
+            shutil.copymode(db_path, tmp)  # a shared snapshot stays readable to its group
         conn = connect_rw(tmp)
         try:
-            for source, sha in todo:
-                _import_one(conn, source, sha, now, result)
-            _write_meta(conn, now)
+            landed = any([_import_one(conn, source, sha, now, result) for source, sha in todo])
+            if landed:
+                _write_meta(conn, now)
         finally:
             conn.close()
+        if not landed:
+            tmp.unlink()
+            return
         with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, db_path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _new_temp(db_path: Path) -> Path:
+    """An empty, new file beside ``db_path``, created with the mode any new file gets.
+
+    ``tempfile.mkstemp`` would create it 0600, and the rename would then make every snapshot
+    unreadable to anyone but its importer (a CI runner's other users, a shared data folder).
+    """
+    while True:
+        tmp = db_path.with_name(f".{db_path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
 
 
 def _files_to_import(
@@ -259,7 +280,8 @@ def _import_one(
     sha: str,
     now: dt.datetime,
     result: ImportResult,
-) -> None:
+) -> bool:
+    """Import one file inside a savepoint; False (the file in ``result.failed``) if unreadable."""
     name = source.url or str(source.path)
     conn.execute("SAVEPOINT file_import")
     try:
@@ -274,16 +296,12 @@ def _import_one(
             rows, skipped, newest = _import_csv(conn, source.path, prov_id)
         else:
             rows, skipped, newest = snapshot_crossref.import_json(conn, source.path, prov_id)
-    except (_FileFailed, rwcsv.CSVFormatError, snapshot_crossref.JSONFormatError) as exc:
+    except (_FileFailed, rwcsv.CSVFormatError, snapshot_crossref.JSONFormatError, OSError) as exc:
         conn.execute("ROLLBACK TO file_import")
         conn.execute("RELEASE file_import")
-        result.failed.append(Problem(message=str(exc), severity="error"))
-        return
-    except OSError as exc:
-        conn.execute("ROLLBACK TO file_import")
-        conn.execute("RELEASE file_import")
-        result.failed.append(Problem(message=f"{source.path}: {_os_reason(exc)}", severity="error"))
-        return
+        message = f"{source.path}: {_os_reason(exc)}" if isinstance(exc, OSError) else str(exc)
+        result.failed.append(Problem(message=message, severity="error"))
+        return False
     export = newest or _mtime_date(source.path)
     conn.execute(
         "UPDATE provenance SET rows = ?, skipped = ?, export_date = ? WHERE id = ?",
@@ -297,6 +315,7 @@ def _import_one(
             source=name, kind=kind, sha256=sha, rows=rows, skipped=len(skipped), export_date=export
         )
     )
+    return True
 
 
 def _detect_kind(path: Path) -> str:
