@@ -367,3 +367,21 @@ def test_dot_segments_in_a_doi_never_leave_works(crossref_env, capsys) -> None:
     _, report = run_json(capsys, "--doi", "10.1234/../../members/1")
     assert report["citations"][0]["status"] == "unknown_doi"
     assert crossref_env.requests and all(r.path.startswith("/works") for r in crossref_env.requests)
+
+
+def test_snapshot_verdicts_say_when_crossref_failed_but_not_when_offline(
+    capsys, monkeypatch, tmp_path
+) -> None:
+    from fakes.crossref import closed_port_url
+
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "s.sqlite3"))
+    csv = EXAMPLES / "data" / "retraction-watch" / "rw-sample.csv"
+    assert main(["data", "import", str(csv)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", closed_port_url())
+    monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
+    _, online = run_json(capsys, "--doi", "10.1016/j.neulet.2020.135139", "--doi", CLEAN[0])
+    assert [c["status"] for c in online["citations"]] == ["retracted", "clean"]
+    assert all("Crossref not consulted" in c["reason"] for c in online["citations"])
+    _, offline = run_json(capsys, "--offline", "--doi", "10.1016/j.neulet.2020.135139")
+    assert offline["citations"][0].get("reason") is None

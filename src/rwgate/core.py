@@ -92,18 +92,24 @@ def _snapshot_date(info: SourceInfo | None) -> str:
 
 
 def _judge(
-    crossref: Lookup, snap: Lookup | None, snap_info: SourceInfo | None, registry: bool
+    crossref: Lookup,
+    snap: Lookup | None,
+    snap_info: SourceInfo | None,
+    registry: bool,
+    offline: bool = False,
 ) -> _Evidence:
     """DESIGN.md's evidence rules for one DOI, given what each source said.
 
     ``registry``: the snapshot holds Retraction Watch rows, so not being listed there means clean
     as of its date (a snapshot of recorded Crossref bodies alone proves nothing by omission).
+    ``offline``: the report already says Crossref was not asked; no need to repeat it per work.
     """
+    skipped = "" if offline else f" (Crossref not consulted: {crossref.error})"
     found = [lk for lk in (crossref, snap) if lk is not None and lk.outcome == "found"]
     if found:
         notices = merge_notices(n for lk in found for n in lk.notices)
         reason = None
-        if crossref.outcome == "error":
+        if crossref.outcome == "error" and not offline:
             reason = f"Crossref not consulted ({crossref.error}); Retraction Watch snapshot only"
         notice_for = [d for lk in found for d in lk.notice_for]
         if not notices and notice_for:
@@ -116,8 +122,7 @@ def _judge(
         return _Evidence(
             "clean",
             [snap],
-            f"not listed in the Retraction Watch snapshot of {_snapshot_date(snap_info)}"
-            f" (Crossref not consulted: {crossref.error})",
+            f"not listed in the Retraction Watch snapshot of {_snapshot_date(snap_info)}{skipped}",
         )
     return _Evidence("unverified", [crossref], crossref.error or "no source could be asked")
 
@@ -224,7 +229,9 @@ def check(
     for index, ref in enumerate(references):
         ev = _unlooked(ref)
         if ev is None and ref.doi:
-            ev = _judge(crossref[ref.doi], snapshot.get(ref.doi), snap_info, srcs.registry)
+            ev = _judge(
+                crossref[ref.doi], snapshot.get(ref.doi), snap_info, srcs.registry, settings.offline
+            )
             if index in recovered:
                 ev.reason = _recovered_reason(recovered[index], ev)
         elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:
