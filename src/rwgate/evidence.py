@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rwgate.doi import try_normalize
-from rwgate.models import Lookup, Notice, Status
+from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Status
 
 # Spellings seen upstream (Crossref, Retraction Watch, older tools) -> DESIGN.md types.
 _ALIASES = {
@@ -39,15 +39,9 @@ _TYPE_STATUS: dict[str, Status] = {
     "new_version": "amended",
     "new_edition": "amended",
 }
-# Most severe first; DESIGN.md's order.
+# Most severe first (DESIGN.md's order); ``reinstated`` is no severity: it ends a history.
 SEVERITY: tuple[Status, ...] = (
-    "retracted",
-    "withdrawn",
-    "removed",
-    "partially_retracted",
-    "expression_of_concern",
-    "corrected",
-    "amended",
+    *(s for s in FLAGGED_STATUSES if s != "reinstated"),
     "clean",
 )
 # Notices a reinstatement lifts. DESIGN.md names retraction, withdrawal and expression of concern;
