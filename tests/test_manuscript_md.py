@@ -231,3 +231,46 @@ def test_unknown_home_in_bibliography_is_not_found_not_a_crash(tmp_path: Path) -
     assert doc.bibliographies == []
     (problem,) = doc.problems
     assert problem.message == "bibliography file not found: ~no-such-user-rwgate/refs.bib"
+
+
+def _outside_secret(tmp_path: Path) -> Path:
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("SECRET-CONTENT [@leaked]\n", encoding="utf-8")
+    return secret
+
+
+@pytest.mark.parametrize(
+    ("name", "directive", "line"),
+    [("paper.rst", ".. include:: {}", 4), ("paper.org", '#+INCLUDE: "{}"', 3)],
+)
+def test_include_directives_are_not_followed_and_are_reported(
+    tmp_path: Path, name: str, directive: str, line: int
+) -> None:
+    secret = _outside_secret(tmp_path)
+    doc_path = tmp_path / name
+    header = "Title\n=====\n\n" if name.endswith(".rst") else "* Title\n\n"
+    doc_path.write_text(header + directive.format(secret) + "\n\nText.\n", encoding="utf-8")
+    assert "SECRET-CONTENT" not in json.dumps(run_pandoc_json(doc_path))  # pandoc's --sandbox
+    doc = read_manuscript(doc_path)
+    assert doc.keys == []
+    (problem,) = doc.problems
+    assert str(problem) == (
+        f"{doc_path}:{line}: included file not read (its citations are not checked): {secret}"
+    )
+
+
+def test_sandbox_leaves_markdown_reading_unchanged(tmp_path: Path) -> None:
+    secret = _outside_secret(tmp_path)
+    doc_path = tmp_path / "paper.md"
+    doc_path.write_text(f"![figure]({secret})\n\nText [@a] and [@b].\n", encoding="utf-8")
+    sandboxed = run_pandoc_json(doc_path)
+    plain = subprocess.run(
+        [pandoc_path(), "--to=json", "--", str(doc_path)],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    assert sandboxed == json.loads(plain.stdout)
+    doc = read_manuscript(doc_path)
+    assert doc.keys == ["a", "b"] and doc.problems == []

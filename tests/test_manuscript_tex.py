@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -321,3 +322,49 @@ def test_real_biblatex_bcf_agrees_with_the_scan(tmp_path: Path) -> None:
     assert info.keys == BIBLATEX_KEYS
     assert info.cite_all is True
     assert info.datasources == ["refs.bib", "more.bib", "https://example.org/remote.bib"]
+
+
+# ----------------------------------------------------------------------------------------- allowed
+
+
+def _inside(root: Path) -> Callable[[Path], bool]:
+    return lambda path: path.resolve().is_relative_to(root.resolve())
+
+
+def test_an_input_outside_the_allowed_folders_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.tex").write_text("\\cite{leaked} SECRET-CONTENT\n", encoding="utf-8")
+    tex = root / "paper.tex"
+    tex.write_text(f"\\cite{{a}}\n\\input{{{outside / 'secret'}}}\n", encoding="utf-8")
+    with pytest.raises(LatexError) as refused:
+        read_latex(tex, allowed=_inside(root))
+    assert str(refused.value) == f"{outside / 'secret.tex'} is outside the allowed roots; refused"
+    with pytest.raises(ManuscriptError, match="outside the allowed roots"):
+        read_manuscript(tex, allowed=_inside(root))
+    assert read_latex(tex).keys == ["a", "leaked"]  # rwgate check, with no roots, reads it
+
+
+def test_an_aux_or_bcf_symlinked_outside_is_refused_by_its_own_name(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", _copy("biblatex", tmp_path)
+    root.mkdir()
+    shutil.copy(outside / "paper.tex", root / "paper.tex")
+    _age_sources(root, 60)
+    for name in ("paper.aux", "paper.bcf"):
+        os.utime(outside / name)  # fresh, so that read_latex reads it
+        (root / name).symlink_to(outside / name)
+        with pytest.raises(LatexError) as refused:
+            read_latex(root / "paper.tex", allowed=_inside(root))
+        assert str(refused.value) == f"{root / name} is outside the allowed roots; refused"
+        (root / name).unlink()
+        shutil.copy(outside / name, root / name)  # a real copy inside is read as usual
+    assert "innerfrombcf" not in read_latex(root / "paper.tex", allowed=_inside(root)).keys
+
+
+def test_includes_inside_the_allowed_folders_are_read_as_before(tmp_path: Path) -> None:
+    folder = _copy("natbib", tmp_path)
+    _age_sources(folder, 60)
+    doc = read_latex(folder / "paper.tex", allowed=_inside(tmp_path))
+    assert doc.keys == NATBIB_KEYS
+    assert doc == read_latex(folder / "paper.tex")

@@ -6,6 +6,7 @@ Shared helpers (in_process, call, structured, error_text) are imported by test_m
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -331,6 +332,65 @@ def test_manuscript_bibliography_outside_the_root_is_refused(
     assert "refs.bib is outside the allowed roots" in text
 
 
+def _outside_chapter(tmp_path: Path) -> Path:
+    """A root holding the example paper.tex and refs.bib, and a chapter outside that root."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    for name in ("paper.tex", "refs.bib"):
+        shutil.copy(EXAMPLES / name, root / name)
+    (outside / "chapter.tex").write_text("SECRET-CONTENT \\cite{leaked}\n", encoding="utf-8")
+    return root
+
+
+def test_manuscript_tex_inputting_a_file_outside_the_root_is_refused(
+    fake: FakeCrossref, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _outside_chapter(tmp_path)
+    paper = root / "paper.tex"
+    ok = structured(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
+    code, report = _cli_report(capsys, paper)  # a manuscript inside the root works as before
+    _same_citations(ok["citations"], report["citations"])
+    assert ok["exit_code"] == code and len(ok["citations"]) == 10
+    fake.requests.clear()
+    for include in ("\\input{../outside/chapter}", f"\\include{{{tmp_path / 'outside/chapter'}}}"):
+        paper.write_text(
+            (EXAMPLES / "paper.tex")
+            .read_text()
+            .replace("\\bibliography{", include + "\n\\bibliography{")
+        )
+        text = error_text(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
+        assert text.endswith("chapter.tex is outside the allowed roots; refused"), text
+        assert "SECRET" not in text and "leaked" not in text
+    assert fake.requests == []  # refused before any citation was checked
+
+
+def test_manuscript_aux_symlinked_outside_the_root_is_refused(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    root = _outside_chapter(tmp_path)
+    (tmp_path / "outside" / "paper.aux").write_text("\\citation{leaked}\n", encoding="utf-8")
+    (root / "paper.aux").symlink_to(tmp_path / "outside" / "paper.aux")
+    os.utime(root / "paper.tex", (1, 1))  # the .aux looks fresh, so it would be read
+    text = error_text(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
+    assert text.endswith(f"{root / 'paper.aux'} is outside the allowed roots; refused")
+
+
+def test_manuscript_rst_include_outside_the_root_is_not_read(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    root = _outside_chapter(tmp_path)
+    secret = tmp_path / "outside" / "chapter.tex"
+    (root / "notes.rst").write_text(f"Notes\n=====\n\n.. include:: {secret}\n", encoding="utf-8")
+    out = structured(call([root], "rw_check_manuscript", {"path": "notes.rst"}))
+    assert out["citations"] == [] and out["gate"] == "pass"
+    assert "SECRET" not in json.dumps(out)
+    assert any(
+        f"included file not read (its citations are not checked): {secret}" in w
+        for w in out["warnings"]
+    )
+
+
 def test_bad_arguments_give_one_line_tool_errors(fake: FakeCrossref, tmp_path: Path) -> None:
     async def body(client: Client) -> list[str]:
         cases: list[tuple[str, dict[str, Any]]] = [
@@ -418,3 +478,31 @@ def test_hostile_paths_give_one_line_errors(fake: FakeCrossref, tmp_path: Path) 
         text = error_text(call([tmp_path], tool, {"path": path}))
         assert expected in text and len(text) < 1000, (tool, text)
         assert "Error executing tool" not in text.split(": ", 1)[1]
+
+
+def test_a_document_cannot_redirect_the_server_or_its_files(
+    fake: FakeCrossref, project: Path, tmp_path: Path
+) -> None:
+    """An agent-written rwgate: block may set the policy, never where the server reaches."""
+    from fakes.crossref import FakeCrossref as Other
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with Other() as rogue:
+        paper = project / "paper.md"
+        paper.write_text(
+            paper.read_text(encoding="utf-8").replace(
+                "---\n",
+                "---\nrwgate:\n"
+                f"  crossref_url: {rogue.url}\n"
+                f"  report: {elsewhere / 'stolen.json'}\n"
+                f"  snapshot: {elsewhere / 'snap.sqlite3'}\n"
+                "  offline: false\n",
+                1,
+            ),
+            encoding="utf-8",
+        )
+        out = structured(call([project], "rw_check_manuscript", {"path": "paper.md"}))
+        assert out["policy"]["preset"] == "strict"  # the document's own policy still applies
+        assert rogue.requests == [] and fake.requests  # the server's Crossref was asked
+        assert list(elsewhere.iterdir()) == []

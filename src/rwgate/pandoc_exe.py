@@ -2,9 +2,13 @@
 
 rwgate reads Markdown through pandoc itself, so that the keys it checks are exactly the keys
 pandoc's citeproc will see (footnotes, tables, ``nocite`` and every other corner of pandoc's syntax
-included). A ``pandoc`` on PATH wins, because that is the one the user builds with; otherwise the
-binary that the ``pypandoc-binary`` wheel ships is used, found on disk so that no heavy import is
-needed.
+included). pandoc runs with ``--sandbox``: an include directive (reStructuredText ``.. include::``,
+Org ``#+INCLUDE``, AsciiDoc ``include::``) could otherwise make it read any file on the machine,
+which the MCP server, whose manuscripts an agent may have written, must not allow; rwgate reads
+bibliographies itself, so pandoc needs no file but the manuscript.
+
+A ``pandoc`` on PATH wins, because that is the one the user builds with; otherwise the binary that
+the ``pypandoc-binary`` wheel ships is used, found on disk so that no heavy import is needed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 PANDOC_TIMEOUT = 120.0
+_WARNING = "[WARNING] "
 
 # Input formats pandoc reads from text files, by file extension. Anything else is read as Markdown,
 # which is what pandoc does for an unknown extension.
@@ -100,12 +105,18 @@ def _short_message(text: str) -> str:
     return " ".join(lines[:2]) if lines else "no message"
 
 
-def run_pandoc_json(path: Path | str, input_fmt: str | None = None) -> dict[str, Any]:
-    """The pandoc JSON AST of a document (what a filter would receive on stdin)."""
+def run_pandoc_json(
+    path: Path | str, input_fmt: str | None = None, warnings: list[str] | None = None
+) -> dict[str, Any]:
+    """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed.
+
+    pandoc's ``[WARNING]`` lines (an include the sandbox refused, for one) are appended to
+    ``warnings`` when it is given, without the prefix.
+    """
     path = Path(path)
     fmt = input_fmt or input_format(path)
     # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
-    cmd = [pandoc_path(), f"--from={fmt}", "--to=json", "--", str(path)]
+    cmd = [pandoc_path(), "--sandbox", f"--from={fmt}", "--to=json", "--", str(path)]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, timeout=PANDOC_TIMEOUT, check=False, stdin=subprocess.DEVNULL
@@ -123,4 +134,8 @@ def run_pandoc_json(path: Path | str, input_fmt: str | None = None) -> dict[str,
         raise PandocError(f"{path}: pandoc returned output that is not JSON") from exc
     if not isinstance(ast, dict) or "blocks" not in ast:
         raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
+    if warnings is not None:
+        for line in proc.stderr.decode("utf-8", "replace").splitlines():
+            if line.startswith(_WARNING):
+                warnings.append(line.removeprefix(_WARNING))
     return ast

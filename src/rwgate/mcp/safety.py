@@ -77,7 +77,12 @@ class Roots:
         return real
 
     def allows(self, path: Path) -> bool:
-        real = path.resolve()
+        """Does ``path``, symlinks followed, lie under a root? (A path that cannot be resolved,
+        such as a symlink loop, does not.)"""
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):
+            return False
         return any(real.is_relative_to(root) for root in self.paths)
 
 

@@ -116,6 +116,21 @@ def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
     )
 
 
+# Settings a document may not change under MCP (see Toolbox._settings_for).
+SERVER_ONLY = (
+    "crossref_url",
+    "openalex_url",
+    "mailto",
+    "snapshot",
+    "cache_dir",
+    "no_cache",
+    "report",
+    "offline",
+    "timeout",
+    "max_total_seconds",
+)
+
+
 class Toolbox:
     """The state one server shares between calls: roots, start-up flags, a Crossref client."""
 
@@ -176,12 +191,17 @@ class Toolbox:
         return self._document(result, real, settings)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
-        """What ``gather_inputs`` reads for a manuscript, refusing bibliographies outside roots."""
+        """What ``gather_inputs`` reads for a manuscript, refusing any file outside the roots.
+
+        A LaTeX include or ``.aux``/``.bcf`` outside is refused before it is opened; pandoc's
+        sandbox keeps other formats to the manuscript; bibliographies are checked here, before
+        they are read.
+        """
         from rwgate.references.join import cited_references
         from rwgate.references.manuscript import read_manuscript
 
         try:
-            doc = read_manuscript(real)
+            doc = read_manuscript(real, allowed=self.roots.allows)
             outside = [b for b in doc.bibliographies if not self.roots.allows(Path(b))]
             if outside:
                 raise BadArgument(
@@ -195,8 +215,14 @@ class Toolbox:
         return Gathered(found.references, found.problems, dict(doc.metadata))
 
     def _settings_for(self, real: Path, metadata: Mapping[str, Any]) -> Settings:
+        """The document's settings, as ``rwgate check`` finds them, except where it reaches out.
+
+        A manuscript an agent drafts can carry an ``rwgate:`` block (or an ``rwgate.toml`` beside
+        it); under MCP it may choose the policy, overrides, allow-list and template, but not which
+        servers are asked or which files are read and written: those stay the server's own.
+        """
         try:
-            return load_settings(
+            found = load_settings(
                 real,
                 overrides=self.overrides,
                 metadata=metadata,
@@ -204,6 +230,7 @@ class Toolbox:
             )
         except ConfigError as exc:
             raise BadArgument(_one_line(exc)) from None
+        return found.model_copy(update={k: getattr(self.settings, k) for k in SERVER_ONLY})
 
     def _batch(self, result: CheckResult) -> BatchCheck:
         report = result.report()

@@ -5,6 +5,10 @@ BibTeX and natbib) or ``bcf:citekey`` elements in the ``.bcf`` control file (for
 Those are what bibtex and biber read, so the latexmk hooks use them directly. Before the first
 LaTeX run, or when those files are stale, the ``.tex`` sources are scanned instead. Each piece is a
 separate function because the bibtex and biber hooks need only one of them.
+
+Every reader takes an optional ``allowed`` predicate, checked before each file is opened: the MCP
+server passes its roots, so that an ``\\input{/etc/...}`` or an ``.aux`` symlinked elsewhere is
+refused before a byte of it is read, rather than read and then hidden.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +26,7 @@ from rwgate.models import CitedDocument, Location, Problem
 
 KPSEWHICH_TIMEOUT = 5.0
 _MAX_DEPTH = 50
+Allowed = Callable[[Path], bool]
 
 
 class LatexError(ValueError):
@@ -71,7 +76,23 @@ def _split_keys(text: str) -> list[str]:
     return [key.strip() for key in text.split(",") if key.strip()]
 
 
-def _read(path: Path) -> str:
+@dataclass
+class _Walk:
+    """What one walk through a file and its includes carries along."""
+
+    allowed: Allowed | None
+    seen: set[Path] = field(default_factory=set)
+    root: Path = Path()  # the folder included names are relative to: the main file's
+
+
+def _check_allowed(path: Path, allowed: Allowed | None) -> None:
+    # Named as the document names it (a symlink by its own name), never by what it points to.
+    if allowed is not None and not allowed(path):
+        raise LatexError(f"{path} is outside the allowed roots; refused")
+
+
+def _read(path: Path, allowed: Allowed | None) -> str:
+    _check_allowed(path, allowed)
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -91,25 +112,25 @@ _AUX_RE = re.compile(
 )
 
 
-def parse_aux(path: Path | str) -> AuxInfo:
+def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     """Read an ``.aux`` file and every ``\\@input`` aux file it names (relative to its dir)."""
     main = Path(path)
     info = AuxInfo()
-    _parse_aux_file(main, main.parent, info, seen=set(), required=True)
+    _parse_aux_file(main, info, _Walk(allowed, root=main.parent), required=True)
     return info
 
 
-def _parse_aux_file(path: Path, base: Path, info: AuxInfo, seen: set[Path], required: bool) -> None:
+def _parse_aux_file(path: Path, info: AuxInfo, walk: _Walk, required: bool) -> None:
     resolved = path.resolve()
-    if resolved in seen or len(seen) > 10_000:
+    if resolved in walk.seen or len(walk.seen) > 10_000:
         return
-    seen.add(resolved)
+    walk.seen.add(resolved)
     if not path.is_file():
         if required:
             raise LatexError(f"{path}: no such file")
         return  # LaTeX writes \@input for \include files not yet compiled; bibtex skips them too
     info.files.append(path)
-    for match in _AUX_RE.finditer(_read(path)):
+    for match in _AUX_RE.finditer(_read(path, walk.allowed)):
         kind = match.lastgroup
         value = match.group(kind) if kind else ""
         if kind in ("citation", "abxcite"):
@@ -128,7 +149,7 @@ def _parse_aux_file(path: Path, base: Path, info: AuxInfo, seen: set[Path], requ
         elif kind == "bibstyle":
             info.bibstyle = value.strip() or None
         elif kind == "input":
-            _parse_aux_file(base / value.strip(), base, info, seen, required=False)
+            _parse_aux_file(walk.root / value.strip(), info, walk, required=False)
 
 
 # --------------------------------------------------------------------------------------------- .bcf
@@ -138,11 +159,12 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def parse_bcf(path: Path | str) -> BcfInfo:
+def parse_bcf(path: Path | str, allowed: Allowed | None = None) -> BcfInfo:
     """Read a biblatex control file: cited keys of every refsection and the file data sources."""
     path = Path(path)
     if not path.is_file():
         raise LatexError(f"{path}: no such file")
+    _check_allowed(path, allowed)
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
@@ -225,23 +247,23 @@ def _tex_candidates(name: str, base: Path) -> list[Path]:
     return [path.with_name(path.name + ".tex"), path]
 
 
-def scan_tex(path: Path | str) -> TexScan:
+def scan_tex(path: Path | str, allowed: Allowed | None = None) -> TexScan:
     """Scan a ``.tex`` file and the files it includes for citations and bibliography names."""
     main = Path(path)
     if not main.is_file():
         raise LatexError(f"{main}: no such file")
     scan = TexScan()
-    _scan_file(main, main.parent, scan, seen=set(), depth=0)
+    _scan_file(main, scan, _Walk(allowed, root=main.parent), depth=0)
     return scan
 
 
-def _scan_file(path: Path, root: Path, scan: TexScan, seen: set[Path], depth: int) -> None:
+def _scan_file(path: Path, scan: TexScan, walk: _Walk, depth: int) -> None:
     resolved = path.resolve()
-    if resolved in seen or depth > _MAX_DEPTH:
+    if resolved in walk.seen or depth > _MAX_DEPTH:
         return
-    seen.add(resolved)
+    walk.seen.add(resolved)
     scan.files.append(path)
-    text = strip_comments(_read(path))
+    text = strip_comments(_read(path, walk.allowed))
     starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
     for match in _TEX_RE.finditer(text):
         here = Location(file=str(path), line=bisect.bisect_right(starts, match.start()))
@@ -252,7 +274,7 @@ def _scan_file(path: Path, root: Path, scan: TexScan, seen: set[Path], depth: in
         elif match.group("bib"):
             _bibliography(scan, match, here)
         else:
-            _include(scan, match, path, root, here, seen, depth)
+            _include(scan, match, path, here, walk, depth)
 
 
 def _cite(scan: TexScan, args: str, command: str, here: Location) -> None:
@@ -275,25 +297,19 @@ def _bibliography(scan: TexScan, match: re.Match[str], here: Location) -> None:
 
 
 def _include(
-    scan: TexScan,
-    match: re.Match[str],
-    current: Path,
-    root: Path,
-    here: Location,
-    seen: set[Path],
-    depth: int,
+    scan: TexScan, match: re.Match[str], current: Path, here: Location, walk: _Walk, depth: int
 ) -> None:
     if match.group("imp"):
         command = match.group("imp")
-        base = current.parent if command.startswith("sub") else root
+        base = current.parent if command.startswith("sub") else walk.root
         name = match.group("impdir").strip() + match.group("impfile").strip()
     else:
-        base, name = root, (match.group("incarg") or match.group("incbare") or "").strip()
+        base, name = walk.root, (match.group("incarg") or match.group("incbare") or "").strip()
     if not name:
         return
     for candidate in _tex_candidates(name, base):
         if candidate.is_file():
-            _scan_file(candidate, root, scan, seen, depth + 1)
+            _scan_file(candidate, scan, walk, depth + 1)
             return
     scan.problems.append(Problem(message=f"included file not found: {name}", location=here))
 
@@ -384,19 +400,21 @@ def _fresh(record: Path, newest: Path) -> bool:
     return record.is_file() and record.stat().st_mtime >= newest.stat().st_mtime
 
 
-def read_latex(path: Path, aux_dir: Path | None = None) -> CitedDocument:
+def read_latex(
+    path: Path, aux_dir: Path | None = None, allowed: Allowed | None = None
+) -> CitedDocument:
     """A LaTeX manuscript's citations: from its .bcf or .aux when fresh, else from its sources."""
     tex = Path(path)
-    scan = scan_tex(tex)
+    scan = scan_tex(tex, allowed)
     problems = list(scan.problems)
     out = Path(aux_dir) if aux_dir else tex.parent
     aux_path, bcf_path = out / f"{tex.stem}.aux", out / f"{tex.stem}.bcf"
     newest = max(scan.files, key=lambda p: p.stat().st_mtime)
-    aux = parse_aux(aux_path) if _fresh(aux_path, newest) else None
+    aux = parse_aux(aux_path, allowed) if _fresh(aux_path, newest) else None
     keys, cite_all, names = scan.keys, scan.cite_all, scan.bib_names
     origin = str(tex)
     if _fresh(bcf_path, newest) and (aux is None or aux.biblatex):
-        bcf = parse_bcf(bcf_path)
+        bcf = parse_bcf(bcf_path, allowed)
         keys, cite_all, names, origin = bcf.keys, bcf.cite_all, bcf.datasources, str(bcf_path)
     elif aux is not None and (aux.keys or aux.cite_all or aux.bibdata):
         keys, cite_all, origin = aux.keys, aux.cite_all, str(aux_path)

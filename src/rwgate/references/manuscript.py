@@ -10,6 +10,8 @@ through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX
 from __future__ import annotations
 
 import contextlib
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,9 @@ from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
 
 LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
+# pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
+# position it gives is where the reader stopped, after the directive, so the line is looked up.
+_SKIPPED_INCLUDE = re.compile(r"^Could not load include file (?P<name>.*) at .* line \d+")
 
 
 class ManuscriptError(ValueError):
@@ -92,27 +97,47 @@ def document_from_ast(
 
 
 def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
-    """Read a Markdown (or other pandoc-readable text) manuscript through pandoc."""
+    """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
+
+    pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
+    warning, because the citations inside it are not checked.
+    """
     from rwgate.pandoc_exe import PandocError, run_pandoc_json
 
     path = Path(path)
     if not path.is_file():
         raise ManuscriptError(f"{path}: no such file")
+    warnings: list[str] = []
     try:
-        ast = run_pandoc_json(path)
+        ast = run_pandoc_json(path, warnings=warnings)
     except PandocError as exc:
         raise ManuscriptError(str(exc)) from exc
-    return document_from_ast(ast, path, resource_path)
+    doc = document_from_ast(ast, path, resource_path)
+    for warning in warnings:
+        skipped = _SKIPPED_INCLUDE.match(warning)
+        if skipped:
+            message = f"included file not read (its citations are not checked): {skipped['name']}"
+            where = Location(file=str(path), line=_line_of(path, skipped["name"]))
+            doc.problems.append(Problem(message=message, location=where))
+    return doc
 
 
-def read_manuscript(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
-    """Read any manuscript: LaTeX by its extension, everything else through pandoc."""
+def read_manuscript(
+    path: Path,
+    resource_path: list[Path] | None = None,
+    allowed: Callable[[Path], bool] | None = None,
+) -> CitedDocument:
+    """Read any manuscript: LaTeX by its extension, everything else through pandoc.
+
+    ``allowed`` says which files besides ``path`` may be read (the MCP server's roots); pandoc's
+    sandbox already keeps it to the manuscript, so only LaTeX's own includes need the check.
+    """
     path = Path(path)
     if path.suffix.lower() in LATEX_SUFFIXES:
         from rwgate.references.latexaux import LatexError, read_latex
 
         try:
-            return read_latex(path)
+            return read_latex(path, allowed=allowed)
         except LatexError as exc:
             raise ManuscriptError(str(exc)) from exc
     return read_markdown(path, resource_path)
