@@ -7,72 +7,43 @@ own (``/works/{doi}``) before it is called ``not_found``: a list answer that sil
 out is not proof that the DOI does not exist. A request that finally fails gives every DOI in it
 ``outcome="error"`` so that the core reports ``unverified``, never ``clean``.
 
-``httpx`` is imported only on the path that really talks to the network: rwgate promises that a run
-answered from the cache never loads the HTTP client.
+Retries, ``Retry-After``, the deadline and the learned rate limits are :mod:`rwgate.sources.http`'s;
+like it, this module loads ``httpx`` only when a request really goes out (a run answered from the
+cache never loads the HTTP client).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import random
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from rwgate import __version__
 from rwgate.doi import doi_path
 from rwgate.evidence import lookup_from_crossref
 from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.base import Progress
-from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
+from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
+from rwgate.sources.ratelimit import Limiter
 
 if TYPE_CHECKING:
     import httpx
 
 SELECT = "DOI,title,container-title,issued,update-to,updated-by"
-PROJECT_URL = "https://github.com/rwgate/rwgate"
 _MAX_THREADS = 8
-_BACKOFF_CAP = 30.0
-_MIN_TIMEOUT = 0.05
-_Kind = Literal["list", "work", "text"]
-
-
-def user_agent(mailto: str | None) -> str:
-    """Crossref asks for a tool name, a URL and (for the polite pool) a contact address."""
-    contact = f"; mailto:{mailto}" if mailto else ""
-    return f"rwgate/{__version__} ({PROJECT_URL}{contact})"
+Kind = Literal["list", "work", "text"]
+"""What a readable answer is: a work list, one work or plain text (``transform``; 404 = unknown)."""
 
 
 @dataclass
-class _Failure:
-    reason: str
-    retry: bool
-    retry_after: float | None = None
-
-
-@dataclass
-class _Run:
-    """What the worker threads of one ``query_all`` share."""
-
-    client: httpx.Client
-    deadline: float
-    cancel: threading.Event
-
-
-@dataclass
-class _Reply:
+class Reply:
     """One finished GET: a readable answer (status 200 or 404) or the reason there is none."""
 
     status: int = 0
     data: Any = None
     error: str | None = None
-
-
-Reply = _Reply
-"""The public name of one finished GET, for callers of :meth:`CrossrefSource.request`."""
 
 
 _Result = tuple[dict[str, Lookup], list[str]]
@@ -105,17 +76,24 @@ class CrossrefSource:
             raise ValueError(f"crossref mailto is not an e-mail address: {mailto!r}")
         self.base_url = base_url.rstrip("/")
         self.mailto = mailto
-        self.timeout = timeout
-        self.max_total_seconds = max_total_seconds
-        self.max_attempts = max_attempts
-        self.backoff_base = backoff_base
         self.batch_size = batch_size
-        self.user_agent = user_agent(mailto)
-        self.requests_made = 0
         # Public-pool defaults until the first answer says otherwise; kept across calls.
         self.limiter = Limiter(concurrency=1, limit=5, interval=1.0, max_concurrency=_MAX_THREADS)
-        self._count_lock = threading.Lock()
+        self.http = Retrying(
+            self.name,
+            self.limiter,
+            timeout=timeout,
+            max_total_seconds=max_total_seconds,
+            max_attempts=max_attempts,
+            backoff_base=backoff_base,
+            backoff_cap=30.0,
+            learn_limits=True,
+        )
         self._as_of: dt.datetime | None = None
+
+    @property
+    def requests_made(self) -> int:
+        return self.http.requests_made
 
     def info(self) -> SourceInfo:
         return SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
@@ -123,17 +101,16 @@ class CrossrefSource:
     def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
         """One Lookup per distinct DOI; failures become ``outcome="error"``, never an exception."""
         wanted = list(dict.fromkeys(dois))
-        self._as_of = dt.datetime.now(dt.UTC)
+        self._as_of = _now()
         if not wanted:
             return {}
-        deadline = time.monotonic() + self.max_total_seconds
         # A comma would split the DOI inside filter=doi:A,doi:B, so such DOIs are asked alone.
         batchable = [d for d in wanted if "," not in d]
         batches = [
             batchable[i : i + self.batch_size] for i in range(0, len(batchable), self.batch_size)
         ]
         singles = [d for d in wanted if "," in d]
-        run = _Run(self._open_client(), deadline, threading.Event())
+        run = self.http.run(self.open_client())
         pool = ThreadPoolExecutor(max_workers=_MAX_THREADS, thread_name_prefix="rwgate-crossref")
         completed = False
         try:
@@ -150,7 +127,7 @@ class CrossrefSource:
     def _drive(
         self,
         pool: ThreadPoolExecutor,
-        run: _Run,
+        run: Run,
         batches: list[list[str]],
         singles: list[str],
         total: int,
@@ -182,7 +159,7 @@ class CrossrefSource:
         except Exception as exc:  # a bug must not cost the other DOIs their answers
             return {d: self._error(d, f"crossref: internal error: {exc}") for d in dois}, []
 
-    def _fetch_batch(self, run: _Run, dois: list[str]) -> _Result:
+    def _fetch_batch(self, run: Run, dois: list[str]) -> _Result:
         params = {"filter": ",".join(f"doi:{d}" for d in dois), "select": SELECT}
         params["rows"] = str(len(dois))
         reply = self._get(run, f"{self.base_url}/works", params, "list")
@@ -196,7 +173,7 @@ class CrossrefSource:
                 found[key] = self._parse(key, item)
         return found, [d for d in dois if d not in found]
 
-    def _fetch_one(self, run: _Run, doi: str) -> _Result:
+    def _fetch_one(self, run: Run, doi: str) -> _Result:
         url = f"{self.base_url}/works/{doi_path(doi)}"
         reply = self._get(run, url, {}, "work")
         if reply.error is not None:
@@ -217,117 +194,30 @@ class CrossrefSource:
     def _error(self, doi: str, text: str) -> Lookup:
         return Lookup(doi=doi, outcome="error", source=self.name, error=text, as_of=_now())
 
-    # --- HTTP with retries --------------------------------------------------------------------
+    # --- HTTP --------------------------------------------------------------------------------
 
     def open_client(self) -> httpx.Client:
         """An HTTP client for :meth:`request` (the caller closes it)."""
-        return self._open_client()
+        return open_client(self.mailto, self.http.timeout, _MAX_THREADS)
 
     def request(
-        self, client: httpx.Client, url: str, params: Mapping[str, str], kind: _Kind
+        self, client: httpx.Client, url: str, params: Mapping[str, str], kind: Kind
     ) -> Reply:
         """One GET on the same retry, ``Retry-After`` and rate-limit path as :meth:`query_all`.
 
-        ``kind`` says what a readable answer is: a work list, one work (404 = not found) or
-        plain text (``transform`` answers; 404 = not found). Never raises for HTTP trouble.
+        Never raises for HTTP trouble: the one-line reason is ``Reply.error``.
         """
-        run = _Run(client, time.monotonic() + self.max_total_seconds, threading.Event())
-        return self._get(run, url, dict(params), kind)
+        return self._get(self.http.run(client), url, params, kind)
 
-    def _open_client(self) -> httpx.Client:
-        import httpx  # here and only here: see the module docstring
-
-        return httpx.Client(
-            headers={"User-Agent": self.user_agent, "Accept": "application/json"},
-            timeout=self.timeout,
-            follow_redirects=True,
-            limits=httpx.Limits(
-                max_connections=_MAX_THREADS, max_keepalive_connections=_MAX_THREADS
-            ),
-        )
-
-    def _get(self, run: _Run, url: str, params: dict[str, str], kind: _Kind) -> _Reply:
-        """GET with exponential backoff (full jitter), ``Retry-After`` and the overall deadline."""
-        if self.mailto:
-            params = {**params, "mailto": self.mailto}
-        failure: _Failure | None = None
-        attempts = 0
-        while attempts < self.max_attempts:
-            if failure is not None:
-                delay = failure.retry_after
-                if delay is None:
-                    delay = random.uniform(
-                        0, min(_BACKOFF_CAP, self.backoff_base * 2 ** (attempts - 1))
-                    )
-                if time.monotonic() + delay >= run.deadline:
-                    return _Reply(error=self._deadline_text(failure, attempts))
-                if failure.retry_after is not None:
-                    self.limiter.hold(delay)  # Retry-After is meant for the whole client
-                elif run.cancel.wait(delay):
-                    return _Reply(error="crossref: cancelled")
-            attempts += 1
-            try:
-                reply, failure = self._attempt(run, url, params, kind)
-            except DeadlineExceeded:
-                return _Reply(error=self._deadline_text(failure, attempts - 1))
-            if failure is None:
-                return reply
-            if not failure.retry:
-                return _Reply(error=f"crossref: {failure.reason}")
-        assert failure is not None
-        return _Reply(error=f"crossref: {failure.reason} after {attempts} attempts")
-
-    def _deadline_text(self, failure: _Failure | None, attempts: int) -> str:
-        last = f"{failure.reason}; " if failure else ""
-        return (
-            f"crossref: {last}gave up at the {self.max_total_seconds:g}s deadline"
-            f" after {attempts} attempt{'s' if attempts != 1 else ''}"
-        )
-
-    def _attempt(
-        self, run: _Run, url: str, params: dict[str, str], kind: _Kind
-    ) -> tuple[_Reply, _Failure | None]:
-        import httpx
-
-        with self.limiter.slot(run.deadline, run.cancel):
-            remaining = run.deadline - time.monotonic()
-            if remaining < _MIN_TIMEOUT:
-                raise DeadlineExceeded
-            with self._count_lock:
-                self.requests_made += 1
-            try:
-                response = run.client.get(url, params=params, timeout=min(self.timeout, remaining))
-            except httpx.TimeoutException:
-                return _Reply(), _Failure("timed out", retry=True)
-            except httpx.TransportError as exc:
-                return _Reply(), _Failure(_transport_reason(exc), retry=True)
-            self.limiter.update(response.headers)
-        return _interpret(response, kind)
+    def _get(self, run: Run, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
+        try:
+            return self.http.get(run, url, params, partial(_interpret, kind=kind))
+        except GaveUp as exc:
+            return Reply(error=str(exc))
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-def _transport_reason(exc: Exception) -> str:
-    """A short name for a network failure; the full chain goes nowhere near the report."""
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 8:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
-        return "connection refused"
-    if any("disconnected" in str(e).lower() or isinstance(e, ConnectionResetError) for e in chain):
-        return "connection dropped by the server"
-    return f"connection failed ({type(exc).__name__}: {str(exc)[:80]})"
-
-
-def _well_formed(data: Any, kind: _Kind) -> bool:
-    message = data.get("message") if isinstance(data, dict) else None
-    if kind == "list":
-        return isinstance(message, dict) and isinstance(message.get("items"), list)
-    return isinstance(message, dict)
 
 
 def _crossref_message(response: httpx.Response) -> str:
@@ -340,22 +230,21 @@ def _crossref_message(response: httpx.Response) -> str:
         return response.text.strip()[:200]
 
 
-def _interpret(response: httpx.Response, kind: _Kind) -> tuple[_Reply, _Failure | None]:
+def _interpret(response: httpx.Response, kind: Kind) -> Reply:
+    """A readable answer; raises :class:`Failure` otherwise (429 and 5xx never get here)."""
     status = response.status_code
     if status == 200 and kind == "text":
-        return _Reply(status=200, data=response.text), None
+        return Reply(status=200, data=response.text)
     if status == 200:
-        try:
-            data = response.json()
-        except ValueError:
-            return _Reply(), _Failure("malformed JSON", retry=True)
-        if not _well_formed(data, kind):
-            return _Reply(), _Failure("malformed response (no message)", retry=True)
-        return _Reply(status=200, data=data), None
+        data = json_body(response)
+        message = data.get("message") if isinstance(data, dict) else None
+        shaped = isinstance(message, dict) and (
+            kind != "list" or isinstance(message.get("items"), list)
+        )
+        if not shaped:
+            raise Failure("malformed response (no message)")
+        return Reply(status=200, data=data)
     if status == 404 and kind != "list" and response.text.strip().startswith("Resource not found"):
-        return _Reply(status=404), None
-    if status == 429 or status >= 500:
-        wait_for = retry_after_seconds(response.headers.get("retry-after"))
-        return _Reply(), _Failure(f"HTTP {status}", retry=True, retry_after=wait_for)
+        return Reply(status=404)
     detail = _crossref_message(response) if status == 400 else ""
-    return _Reply(), _Failure(f"HTTP {status}" + (f": {detail}" if detail else ""), retry=False)
+    raise Failure(f"HTTP {status}" + (f": {detail}" if detail else ""), retry=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -25,11 +25,10 @@ from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 if TYPE_CHECKING:
     import httpx
 
-    from rwgate.sources.crossref import CrossrefSource, Reply
+    from rwgate.sources.crossref import CrossrefSource, Kind, Reply
 
 BIBTEX_TYPE = "application/x-bibtex"
 _SOURCE = "crossref"
-_Kind = Literal["list", "work", "text"]
 
 
 class SourceUnavailable(Exception):
@@ -107,7 +106,7 @@ class CrossrefQuery:
         query = json.dumps(sorted(params.items()), separators=(",", ":"))
         return f"{_SOURCE}:query:{url}?{query}"
 
-    def _json(self, url: str, params: Mapping[str, str], kind: _Kind, ttl: float) -> dict[str, Any]:
+    def _json(self, url: str, params: Mapping[str, str], kind: Kind, ttl: float) -> dict[str, Any]:
         """The decoded answer (``{}`` for a 404 of one work), from the cache when fresh."""
         key = self._key(url, params)
         cached = self.cache.get(key)
@@ -118,13 +117,13 @@ class CrossrefQuery:
         self.cache.set(key, data, ttl)
         return data
 
-    def _fetch(self, url: str, params: Mapping[str, str], kind: _Kind) -> Reply:
+    def _fetch(self, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
         if self.offline:
             raise SourceUnavailable("crossref: offline (RWGATE_OFFLINE=1) and not in the cache")
         source, client = self._open()
         reply = source.request(client, url, params, kind)
         if reply.error is not None:
-            raise SourceUnavailable(reply.error.splitlines()[0] if reply.error else "crossref")
+            raise SourceUnavailable(reply.error)
         return reply
 
     def _open(self) -> tuple[CrossrefSource, httpx.Client]:

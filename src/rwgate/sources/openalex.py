@@ -3,30 +3,27 @@
 Citation verification asks OpenAlex what it asks Crossref (does a work with this title exist, what
 is the record behind this DOI), because the two registries fail differently: OpenAlex knows arXiv
 preprints (DataCite DOIs) that Crossref does not, and flags retractions with ``is_retracted``.
-The discipline is the core's: a shared :class:`~rwgate.sources.ratelimit.Limiter`, exponential
-backoff with full jitter, ``Retry-After`` honoured, an overall deadline, successful answers cached
-with the per-kind time-to-live, failures never cached and raised as :class:`OpenAlexUnavailable`
-so a caller says "OpenAlex could not be asked" rather than "nothing found".
-
-``httpx`` is imported only when a request really goes out (a cached answer never loads it).
+The discipline is Crossref's (:mod:`rwgate.sources.http`: backoff with full jitter,
+``Retry-After``, an overall deadline; ``httpx`` loaded only when a request really goes out), with
+successful answers cached with the per-kind time-to-live and failures never cached but raised as
+:class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked" rather than "nothing
+found".
 """
 
 from __future__ import annotations
 
 import json
-import random
 import threading
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rwgate.config import Settings
 from rwgate.doi import doi_path
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
-from rwgate.sources.crossref import user_agent
 from rwgate.sources.crossref_search import SourceUnavailable
-from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
+from rwgate.sources.http import Failure, GaveUp, Retrying, json_body, open_client
+from rwgate.sources.ratelimit import Limiter
 
 if TYPE_CHECKING:
     import httpx
@@ -36,25 +33,12 @@ SELECT = (
     "authorships,primary_location,biblio,is_retracted,ids"
 )
 MAX_PER_PAGE = 200  # OpenAlex's own limit for ``per-page``
-_BACKOFF_CAP = 20.0
-_MIN_TIMEOUT = 0.05
+_CONCURRENCY = 4
 _NOT_FOUND = {"__rwgate_not_found__": True}
-_REFUSED = "connection refused"
 
 
 class OpenAlexUnavailable(SourceUnavailable):
     """OpenAlex could not answer (network, HTTP error, offline); the message is one line."""
-
-
-class _Down(Exception):
-    """Every retry failed: the source is taken to be down for the rest of the run."""
-
-
-@dataclass
-class _Failure:
-    reason: str
-    retry: bool
-    retry_after: float | None = None
 
 
 class OpenAlexSource:
@@ -72,17 +56,29 @@ class OpenAlexSource:
         self.base_url = settings.openalex_url.rstrip("/")
         self.mailto = settings.mailto
         self.offline = settings.offline
-        self.timeout = settings.timeout
-        self.max_total_seconds = settings.max_total_seconds
-        self.max_attempts = max(1, max_attempts)
-        self.backoff_base = backoff_base
         self.cache = cache or Cache(None)
-        self.requests_made = 0
         # OpenAlex allows 10 requests per second; staying under it avoids 429s altogether.
-        self.limiter = Limiter(concurrency=4, limit=8, interval=1.0, max_concurrency=4)
+        self.limiter = Limiter(
+            concurrency=_CONCURRENCY, limit=8, interval=1.0, max_concurrency=_CONCURRENCY
+        )
+        self.http = Retrying(
+            self.name,
+            self.limiter,
+            timeout=settings.timeout,
+            max_total_seconds=settings.max_total_seconds,
+            max_attempts=max(1, max_attempts),
+            backoff_base=backoff_base,
+            backoff_cap=20.0,
+            refused_attempts=2,  # nothing listens there: one retry covers a restarting server
+        )
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
-        self._down: str | None = None
+        self._down: str | None = None  # why OpenAlex is taken to be down for the rest of the run
+        self._gone = threading.Event()  # set with _down: stops the threads still retrying
+
+    @property
+    def requests_made(self) -> int:
+        return self.http.requests_made
 
     # --- public look-ups ---------------------------------------------------------------------
 
@@ -130,108 +126,44 @@ class OpenAlexSource:
             raise OpenAlexUnavailable("openalex: offline (RWGATE_OFFLINE=1) and not in the cache")
         if self._down is not None:
             raise OpenAlexUnavailable(self._down)
+        run = self.http.run(self._open(), cancel=self._gone)
         try:
-            data = self._get(self.base_url + path, dict(params), list_answer)
-        except _Down as exc:
-            # Retries are exhausted: OpenAlex is down for this run. Later questions fail at once
-            # instead of each waiting through its own backoff (a .bib of 300 entries would wait
-            # minutes for a source that is not there).
-            self._down = str(exc)
-            raise OpenAlexUnavailable(str(exc)) from None
+            data = self.http.get(
+                run, self.base_url + path, params, partial(_interpret, list_answer=list_answer)
+            )
+        except GaveUp as exc:
+            if exc.down:
+                # OpenAlex is down for this run. Later questions fail at once, and those still
+                # retrying stop, instead of each waiting through its own backoff (a .bib of 300
+                # entries would wait minutes for a source that is not there).
+                self._down = str(exc)
+                self._gone.set()
+                self.limiter.wake()
+            raise OpenAlexUnavailable(self._down or str(exc)) from None
         self.cache.set(key, data if data is not None else _NOT_FOUND, ttl)
         return data or {}
 
     def _open(self) -> httpx.Client:
-        import httpx  # here and only here: see the module docstring
-
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(
-                    headers={"User-Agent": user_agent(self.mailto), "Accept": "application/json"},
-                    timeout=self.timeout,
-                    follow_redirects=True,
-                )
+                self._client = open_client(self.mailto, self.http.timeout, _CONCURRENCY)
             return self._client
 
-    def _get(self, url: str, params: dict[str, str], list_answer: bool) -> dict[str, Any] | None:
-        """GET with backoff; the answer, None for a 404, or :class:`OpenAlexUnavailable`."""
-        if self.mailto:
-            params = {**params, "mailto": self.mailto}
-        client = self._open()
-        deadline = time.monotonic() + self.max_total_seconds
-        failure: _Failure | None = None
-        made = 0
-        for attempt in range(self.max_attempts):
-            if failure is not None and self._down is not None:
-                raise _Down(self._down)  # another thread already gave up on OpenAlex
-            if failure is not None:
-                delay = failure.retry_after
-                if delay is None:
-                    cap = min(_BACKOFF_CAP, self.backoff_base * 2 ** (attempt - 1))
-                    delay = random.uniform(0, cap)
-                if time.monotonic() + delay >= deadline:
-                    break
-                self.limiter.hold(delay)
-            try:
-                status, data, failure = self._attempt(client, url, params, deadline, list_answer)
-            except DeadlineExceeded:
-                break
-            made += 1
-            if failure is None:
-                return data if status == 200 else None
-            if not failure.retry:
-                raise OpenAlexUnavailable(f"openalex: {failure.reason}")
-            if failure.reason == _REFUSED and made >= 2:
-                break  # nothing listens there: one retry covers a restarting server
-        reason = failure.reason if failure else "no answer before the deadline"
-        raise _Down(f"openalex: {reason} after {made} attempt{'s' * (made != 1)}")
 
-    def _attempt(
-        self,
-        client: httpx.Client,
-        url: str,
-        params: dict[str, str],
-        deadline: float,
-        list_answer: bool,
-    ) -> tuple[int, dict[str, Any] | None, _Failure | None]:
-        import httpx
-
-        with self.limiter.slot(deadline):
-            remaining = deadline - time.monotonic()
-            if remaining < _MIN_TIMEOUT:
-                raise DeadlineExceeded
-            with self._lock:
-                self.requests_made += 1
-            try:
-                response = client.get(url, params=params, timeout=min(self.timeout, remaining))
-            except httpx.TimeoutException:
-                return 0, None, _Failure("timed out", retry=True)
-            except httpx.TransportError as exc:
-                return 0, None, _Failure(_transport_reason(exc), retry=True)
-        return _interpret(response, list_answer)
-
-
-def _interpret(
-    response: httpx.Response, list_answer: bool
-) -> tuple[int, dict[str, Any] | None, _Failure | None]:
+def _interpret(response: httpx.Response, list_answer: bool) -> dict[str, Any] | None:
+    """The answer, or None for a work OpenAlex does not know; raises :class:`Failure`."""
     status = response.status_code
-    if status == 200:
-        try:
-            data = response.json()
-        except ValueError:
-            return 0, None, _Failure("malformed JSON", retry=True)
-        shaped = isinstance(data, dict) and (
-            isinstance(data.get("results"), list) if list_answer else "id" in data
-        )
-        if not shaped:
-            return 0, None, _Failure("malformed response", retry=True)
-        return 200, data, None
     if status == 404 and not list_answer:
-        return 404, None, None
-    if status == 429 or status >= 500:
-        wait_for = retry_after_seconds(response.headers.get("retry-after"))
-        return 0, None, _Failure(f"HTTP {status}", retry=True, retry_after=wait_for)
-    return 0, None, _Failure(f"HTTP {status}: {_message(response)}", retry=False)
+        return None
+    if status != 200:
+        raise Failure(f"HTTP {status}: {_message(response)}", retry=False)
+    data = json_body(response)
+    shaped = isinstance(data, dict) and (
+        isinstance(data.get("results"), list) if list_answer else "id" in data
+    )
+    if not shaped:
+        raise Failure("malformed response")
+    return data
 
 
 def _message(response: httpx.Response) -> str:
@@ -242,12 +174,3 @@ def _message(response: httpx.Response) -> str:
     except (ValueError, AttributeError):
         text = response.text
     return " ".join(text.split())[:200] or "error"
-
-
-def _transport_reason(exc: Exception) -> str:
-    text = f"{type(exc).__name__} {exc}".lower()
-    if "refused" in text or "connecterror" in text:
-        return _REFUSED
-    if "disconnect" in text or "reset" in text or "protocol" in text:
-        return "connection dropped by the server"
-    return f"connection failed ({type(exc).__name__})"

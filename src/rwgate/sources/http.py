@@ -1,0 +1,205 @@
+"""The one retrying GET behind every registry rwgate asks (Crossref, OpenAlex).
+
+Giving up too early turns a citation ``unverified``; never giving up hangs a build. So every GET
+has one discipline: backoff with full jitter, ``Retry-After`` honoured by the whole client (the
+shared :class:`~rwgate.sources.ratelimit.Limiter`), an overall deadline and a one-line reason fit
+for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is imported
+only where a request really goes out: a run answered from the cache never loads it.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from rwgate import __version__
+from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
+
+if TYPE_CHECKING:
+    import httpx
+
+PROJECT_URL = "https://github.com/rwgate/rwgate"
+REFUSED = "connection refused"
+_MIN_TIMEOUT = 0.05
+T = TypeVar("T")
+
+
+def open_client(mailto: str | None, timeout: float, connections: int) -> httpx.Client:
+    """A client named as Crossref asks: tool, URL and (polite pool) ``mailto`` on every GET."""
+    import httpx  # here and in Retrying._send only: see the module docstring
+
+    contact = f"; mailto:{mailto}" if mailto else ""
+    return httpx.Client(
+        headers={
+            "User-Agent": f"rwgate/{__version__} ({PROJECT_URL}{contact})",
+            "Accept": "application/json",
+        },
+        params={"mailto": mailto} if mailto else None,
+        timeout=timeout,
+        follow_redirects=True,
+        limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
+    )
+
+
+@dataclass
+class Failure(Exception):
+    """Why one attempt brought no usable answer; ``retry`` is false when asking again won't help."""
+
+    reason: str
+    retry: bool = True
+    retry_after: float | None = None
+
+
+class GaveUp(Exception):
+    """No answer in the end; ``str()`` is the one-line reason for the report.
+
+    ``down`` is true when retrying ran out (attempts or deadline) rather than the server saying
+    no or the caller cancelling: the server looks down, which a caller may remember for its run.
+    """
+
+    def __init__(self, text: str, down: bool = False) -> None:
+        super().__init__(" ".join(text.split()))  # a server's error body may span lines
+        self.down = down
+
+
+def json_body(response: httpx.Response) -> Any:
+    """The decoded body; a cut-off or garbled one is worth another try."""
+    try:
+        return response.json()
+    except ValueError:
+        raise Failure("malformed JSON") from None
+
+
+@dataclass
+class Run:
+    """What the GETs of one question share: the client, one overall deadline, a way to stop.
+
+    Setting ``cancel`` (then :meth:`Limiter.wake`) ends every GET of the run at its next wait.
+    """
+
+    client: httpx.Client
+    deadline: float
+    cancel: threading.Event
+
+
+@dataclass
+class Retrying:
+    """The retry discipline of one API, shared by every thread that asks it."""
+
+    name: str
+    limiter: Limiter
+    timeout: float
+    max_total_seconds: float
+    max_attempts: int
+    backoff_base: float
+    backoff_cap: float
+    learn_limits: bool = False
+    """Adopt the ``x-rate-limit-*`` limits each answer advertises (Crossref does)."""
+    refused_attempts: int | None = None
+    """Stop after this many refused connections: nothing listens there (a restart takes one)."""
+    requests_made: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def run(self, client: httpx.Client, cancel: threading.Event | None = None) -> Run:
+        """A run whose deadline is ``max_total_seconds`` from now."""
+        deadline = time.monotonic() + self.max_total_seconds
+        return Run(client, deadline, threading.Event() if cancel is None else cancel)
+
+    def get(
+        self,
+        run: Run,
+        url: str,
+        params: Mapping[str, str],
+        interpret: Callable[[httpx.Response], T],
+    ) -> T:
+        """``interpret`` of the first usable answer, else :class:`GaveUp` (never an httpx error).
+
+        429 and 5xx are retried before ``interpret`` sees them; it raises :class:`Failure` for
+        any other answer it cannot use.
+        """
+        last: Failure | None = None
+        attempts = 0  # made so far
+        while True:
+            if last is not None:
+                self._back_off(last, attempts, run)
+            try:
+                return interpret(self._send(run, url, params))
+            except Failure as failure:
+                last, attempts = failure, attempts + 1
+            except DeadlineExceeded:
+                if run.cancel.is_set():
+                    raise GaveUp(f"{self.name}: cancelled") from None
+                raise self._late(last, attempts) from None
+
+    def _back_off(self, failure: Failure, attempts: int, run: Run) -> None:
+        """Wait before the next attempt, or raise :class:`GaveUp` when there must be none."""
+        if not failure.retry:
+            raise GaveUp(f"{self.name}: {failure.reason}")
+        if attempts >= self.max_attempts or (
+            failure.reason == REFUSED and attempts >= (self.refused_attempts or self.max_attempts)
+        ):
+            raise GaveUp(f"{self.name}: {failure.reason} after {_attempts(attempts)}", down=True)
+        delay = failure.retry_after
+        if delay is None:
+            cap = min(self.backoff_cap, self.backoff_base * 2 ** (attempts - 1))
+            delay = random.uniform(0, cap)
+        if time.monotonic() + delay >= run.deadline:
+            raise self._late(failure, attempts)
+        if failure.retry_after is not None:
+            self.limiter.hold(delay)  # Retry-After is meant for the whole client
+        elif run.cancel.wait(delay):
+            raise GaveUp(f"{self.name}: cancelled")
+
+    def _late(self, failure: Failure | None, attempts: int) -> GaveUp:
+        last = f"{failure.reason}; " if failure else ""
+        return GaveUp(
+            f"{self.name}: {last}gave up at the {self.max_total_seconds:g}s deadline"
+            f" after {_attempts(attempts)}",
+            down=True,
+        )
+
+    def _send(self, run: Run, url: str, params: Mapping[str, str]) -> httpx.Response:
+        """One GET in a limiter slot; :class:`Failure` for the network, 429 and 5xx."""
+        import httpx
+
+        with self.limiter.slot(run.deadline, run.cancel):
+            remaining = run.deadline - time.monotonic()
+            if remaining < _MIN_TIMEOUT:
+                raise DeadlineExceeded
+            with self._lock:
+                self.requests_made += 1
+            try:
+                response = run.client.get(url, params=params, timeout=min(self.timeout, remaining))
+            except httpx.TimeoutException:
+                raise Failure("timed out") from None
+            except httpx.TransportError as exc:
+                raise Failure(transport_reason(exc)) from None
+            if self.learn_limits:
+                self.limiter.update(response.headers)
+        status = response.status_code
+        if status == 429 or status >= 500:
+            wait_for = retry_after_seconds(response.headers.get("retry-after"))
+            raise Failure(f"HTTP {status}", retry_after=wait_for)
+        return response
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt{'s' if n != 1 else ''}"
+
+
+def transport_reason(exc: Exception) -> str:
+    """A short name for a network failure; the full chain goes nowhere near the report."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
+        return REFUSED
+    if any("disconnected" in str(e).lower() or isinstance(e, ConnectionResetError) for e in chain):
+        return "connection dropped by the server"
+    return f"connection failed ({type(exc).__name__}: {str(exc)[:80]})"

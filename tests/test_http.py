@@ -1,0 +1,134 @@
+"""The shared retrying GET (rwgate.sources.http) against the loopback fakes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from fakes.crossref import FakeCrossref, closed_port_url
+from fakes.openalex import FakeOpenAlex
+from rwgate.config import Settings
+from rwgate.sources.http import Failure, GaveUp, Retrying, open_client, transport_reason
+from rwgate.sources.openalex import OpenAlexSource, OpenAlexUnavailable
+from rwgate.sources.ratelimit import Limiter
+
+NATURE = "10.1038/nature12373"
+
+
+@pytest.fixture
+def fake_openalex() -> Iterator[FakeOpenAlex]:
+    with FakeOpenAlex() as server:
+        yield server
+
+
+def retrying(max_attempts: int = 3) -> Retrying:
+    return Retrying(
+        "fake",
+        Limiter(concurrency=2, limit=100),
+        timeout=2.0,
+        max_total_seconds=10.0,
+        max_attempts=max_attempts,
+        backoff_base=0.01,
+        backoff_cap=0.1,
+    )
+
+
+def status(response: httpx.Response) -> int:
+    if response.status_code != 200:
+        raise Failure(f"HTTP {response.status_code}", retry=False)
+    return response.status_code
+
+
+def get(http: Retrying, url: str, cancel: threading.Event | None = None) -> int:
+    with open_client(None, 2.0, 2) as client:
+        return http.get(http.run(client, cancel), f"{url}/works/{NATURE}", {}, status)
+
+
+def test_server_trouble_is_retried_and_a_refusal_is_not(fake_crossref: FakeCrossref) -> None:
+    http = retrying()
+    fake_crossref.fail_next("503", times=2)
+    assert get(http, fake_crossref.url) == 200 and http.requests_made == 3
+
+    fake_crossref.fail_next("400")
+    with pytest.raises(GaveUp) as refused:
+        get(http, fake_crossref.url)
+    assert str(refused.value) == "fake: HTTP 400" and not refused.value.down
+    assert http.requests_made == 4
+
+
+def test_running_out_of_attempts_counts_them_in_words(fake_crossref: FakeCrossref) -> None:
+    fake_crossref.fail_next("503", times=5)
+    with pytest.raises(GaveUp) as once:
+        get(retrying(max_attempts=1), fake_crossref.url)
+    assert str(once.value) == "fake: HTTP 503 after 1 attempt" and once.value.down
+
+
+def test_cancel_ends_a_wait_for_retry_after(fake_crossref: FakeCrossref) -> None:
+    http, cancel = retrying(), threading.Event()
+    fake_crossref.fail_next("503", retry_after=5)
+
+    def stop() -> None:
+        cancel.set()
+        http.limiter.wake()
+
+    threading.Timer(0.3, stop).start()
+    started = time.monotonic()
+    with pytest.raises(GaveUp, match=r"^fake: cancelled$") as cancelled:
+        get(http, fake_crossref.url, cancel)
+    assert time.monotonic() - started < 2.0 and not cancelled.value.down
+    assert len(fake_crossref.requests) == 1
+
+
+def test_openalex_stops_at_once_when_nothing_listens() -> None:
+    src = OpenAlexSource(Settings(openalex_url=closed_port_url()), backoff_base=0.01)
+    with pytest.raises(
+        OpenAlexUnavailable, match=r"^openalex: connection refused after 2 attempts$"
+    ):
+        src.work(NATURE)
+    assert src.requests_made == 2  # of four allowed: one retry covers a restarting server
+    with pytest.raises(OpenAlexUnavailable, match="connection refused after 2 attempts"):
+        src.search("anything")
+    assert src.requests_made == 2  # down for the rest of the run
+
+
+def test_openalex_names_the_deadline_it_gave_up_at(fake_openalex: FakeOpenAlex) -> None:
+    fake_openalex.fail_next("429", retry_after="3600")
+    src = OpenAlexSource(Settings(openalex_url=fake_openalex.url, max_total_seconds=3.0))
+    started = time.monotonic()
+    with pytest.raises(OpenAlexUnavailable) as failure:
+        src.work(NATURE)
+    assert time.monotonic() - started < 1.0
+    assert str(failure.value) == "openalex: HTTP 429; gave up at the 3s deadline after 1 attempt"
+
+
+def test_transport_reasons_are_short_and_one_line() -> None:
+    def raised(exc: Exception, cause: BaseException) -> Exception:
+        try:
+            raise exc from cause
+        except Exception as chained:
+            return chained
+
+    refused = raised(httpx.ConnectError("[Errno 111]"), ConnectionRefusedError(111, "x"))
+    reset = raised(httpx.ReadError("read failed"), ConnectionResetError(104, "y"))
+    other = httpx.ConnectError("[Errno -2] Name or service\nnot known")
+    assert transport_reason(refused) == "connection refused"
+    assert transport_reason(reset) == "connection dropped by the server"
+    assert str(GaveUp(f"x: {transport_reason(other)}")) == (
+        "x: connection failed (ConnectError: [Errno -2] Name or service not known)"
+    )
+
+
+def test_importing_the_sources_does_not_import_httpx() -> None:
+    probe = (
+        "import sys, rwgate.sources.http, rwgate.sources.openalex, rwgate.sources.crossref_search\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
