@@ -2,8 +2,11 @@
 
 Steps, each through rwgate's real command line:
 1. import the sample Retraction Watch rows and Crossref records into a throw-away snapshot;
-2. `rwgate check examples/paper.md` against that snapshot, offline.
-Set RWGATE_DEMO_ONLINE=1 to let the check ask live Crossref as well.
+2. `rwgate check -v examples/paper.md` against that snapshot, offline;
+3. `pandoc examples/paper.md --citeproc --filter rw-filter -o out/paper.html`: the same verdicts as
+   annotations in the rendered bibliography (open out/paper.html in a browser).
+Set RWGATE_DEMO_ONLINE=1 to let the check ask live Crossref as well, RWGATE_DEMO_OUT to write the
+HTML elsewhere.
 """
 
 from __future__ import annotations
@@ -15,12 +18,31 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 BIN = Path(sys.executable).parent
 
 
-def run(args: list[str], env: dict[str, str]) -> int:
+def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> int:
     print("$ " + " ".join(args), flush=True)
-    return subprocess.run(args, env=env, cwd=HERE.parent, check=False).returncode
+    return subprocess.run(args, env=env, cwd=cwd, check=False).returncode
+
+
+def render_html(env: dict[str, str]) -> int:
+    """The annotated bibliography, as a reader of the manuscript would see it."""
+    from rwgate.pandoc_exe import PandocNotFound, pandoc_path
+
+    try:
+        pandoc = pandoc_path()
+    except PandocNotFound as exc:
+        print(f"rwgate demo: skipping the HTML build: {exc}")
+        return 0
+    out = Path(env.get("RWGATE_DEMO_OUT") or ROOT / "out")
+    out.mkdir(parents=True, exist_ok=True)
+    args = ["paper.md", "--citeproc", "--filter", str(BIN / "rw-filter"), "--standalone"]
+    code = run([pandoc, *args, "-o", str(out / "paper.html")], env, cwd=HERE)
+    if code == 0:
+        print(f"rwgate demo: wrote {out / 'paper.html'} (each flagged reference is annotated)")
+    return code
 
 
 def main() -> int:
@@ -49,7 +71,10 @@ def main() -> int:
         )
         if code:
             return code
-        return run([rwgate, "check", "-v", "examples/paper.md"], env)
+        code = run([rwgate, "check", "-v", "examples/paper.md"], env)
+        if code:
+            return code
+        return render_html(env)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ def test_make_demo_runs_offline_on_a_fresh_tree(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RWGATE_")}
     env["HOME"] = str(tmp_path)  # no user cache or snapshot can leak in
     env["XDG_CACHE_HOME"] = env["XDG_DATA_HOME"] = str(tmp_path)
+    env["RWGATE_DEMO_OUT"] = str(tmp_path / "out")
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "demo.py")],
         env=env,
@@ -123,6 +124,8 @@ def test_make_demo_runs_offline_on_a_fresh_tree(tmp_path: Path) -> None:
     assert "wakefield1998: retracted - Retracted 2010" in done.stdout
     assert "ellisonbarnes2021: reinstated" in done.stdout
     assert "Traceback" not in done.stderr
+    html = (tmp_path / "out" / "paper.html").read_text(encoding="utf-8")
+    assert html.count('class="rw-notice') == 5
 
 
 def _filter_verdicts(tmp_path: Path, env: dict[str, str]) -> dict:
