@@ -9,22 +9,18 @@ invalid value is reported the same way wherever it came from: one line naming th
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rwgate.config_files import ConfigError, find_config
 from rwgate.models import Status
 from rwgate.policy import AllowEntry, Policy, Preset
 
 DEFAULT_CROSSREF_URL = "https://api.crossref.org"
 DEFAULT_OPENALEX_URL = "https://api.openalex.org"
-
-
-class ConfigError(ValueError):
-    """Invalid configuration; the message names where and which key."""
 
 
 class Settings(BaseModel):
@@ -110,26 +106,6 @@ def _one_line(exc: ValidationError, where: str) -> str:
 def _clean_keys(data: Mapping[str, Any]) -> dict[str, Any]:
     """TOML and YAML users write ``fail-on``; the model says ``fail_on``."""
     return {str(k).replace("-", "_"): v for k, v in data.items()}
-
-
-def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The nearest ``rwgate.toml`` or ``pyproject.toml`` with ``[tool.rwgate]`` above ``start``."""
-    here = start if start.is_dir() else start.parent
-    for folder in [here.resolve(), *here.resolve().parents]:
-        for name in ("rwgate.toml", "pyproject.toml"):
-            candidate = folder / name
-            if not candidate.is_file():
-                continue
-            try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"{candidate}: cannot read: {exc}") from None
-            if name == "rwgate.toml":
-                return candidate, data.get("tool", {}).get("rwgate", data)
-            section = data.get("tool", {}).get("rwgate")
-            if section is not None:
-                return candidate, section
-    return None
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:

@@ -18,20 +18,30 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rwgate.pandoc.log import say
+from rwgate.pandoc.log import lines_since, mark, say, write_line
+from rwgate.pandoc.memo import (
+    DOCUMENT,
+    MAX_AGE,
+    Verdict,
+    memo_file,
+    resource_path,
+    snapshot_stamp,
+)
+from rwgate.pandoc.memo import load as load_memo
+from rwgate.pandoc.memo import store as store_memo
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
     from rwgate.core import CheckResult
     from rwgate.models import Citation, CitedDocument, Reference
-    from rwgate.render.annotate import Annotation
-
-DOCUMENT = Path("(pandoc input)")
-RESOURCE_PATH_ENV = "RWGATE_RESOURCE_PATH"
+    from rwgate.pandoc.render import Mode, Shadowing
+    from rwgate.pandoc.watch import WatchedSource
+    from rwgate.render.annotation import Annotation
 
 
 class FilterError(Exception):
@@ -61,19 +71,24 @@ def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Setting
         raise FilterError(str(exc)) from None
 
 
-def _resource_path(env: Mapping[str, str]) -> list[Path]:
-    value = env.get(RESOURCE_PATH_ENV, "")
-    return [Path(part) for part in value.split(os.pathsep) if part.strip()]
-
-
-def judge(cited: CitedDocument, settings: Settings) -> tuple[CheckResult, dict[str, Reference]]:
-    """The verdict for every cited work, with one batched core call (as ``rwgate check``)."""
+def judge(
+    cited: CitedDocument, settings: Settings
+) -> tuple[CheckResult, dict[str, Reference], WatchedSource]:
+    """The verdict for every cited work, with one batched core call (as ``rwgate check``), and
+    the Crossref source that answered (the memo's expiry comes from its answers)."""
     from rwgate.core import check
+    from rwgate.pandoc.watch import WatchedSource
     from rwgate.references.join import cited_references
+    from rwgate.sources import open_sources
 
     bib = cited_references(cited)
-    result = check(bib.references, settings, problems=bib.problems)
-    return result, {ref.key: ref for ref in bib.references}
+    sources = open_sources(settings)
+    sources.crossref = watched = WatchedSource(sources.crossref)
+    try:
+        result = check(bib.references, settings, problems=bib.problems, sources=sources)
+    finally:
+        sources.close()
+    return result, {ref.key: ref for ref in bib.references}, watched
 
 
 def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[tuple[str, str]]:
@@ -120,11 +135,11 @@ def report_messages(result: CheckResult) -> None:
             say("WARNING", describe(citation) + " (annotated)")
 
 
-def write_report(result: CheckResult, path: Path) -> None:
+def write_report(text: str, path: Path) -> None:
     from rwgate.fsutil import write_atomic
 
     try:
-        write_atomic(path, result.report().to_json() + "\n")
+        write_atomic(path, text)
     except OSError as exc:
         raise FilterError(f"{path}: cannot write report: {exc.strerror or exc}") from None
 
@@ -144,32 +159,117 @@ def annotations_for(citations: Sequence[Citation], template: str | None) -> dict
     return out
 
 
-def process(source: bytes, fmt: str, env: Mapping[str, str]) -> tuple[int, bytes | None]:
-    """Filter one document: (exit status, output AST or None when the gate stops the build)."""
+def _placement(
+    source: bytes,
+    fmt: str,
+    annotations: dict[str, Annotation],
+    settings: Settings,
+    refs: dict[str, Reference],
+    files: list[tuple[str, str]],
+) -> tuple[bytes, Mode, Shadowing | None, bool]:
+    """Place the annotations (writing shadow .bib files if needed); (AST, mode, shadows, all ok)."""
+    from rwgate.pandoc.render import load, place, placement_mode, write_shadows
+
+    doc = load(source, fmt)
+    mode = placement_mode(doc, fmt)
+    shadowing, complete = (
+        write_shadows(annotations, refs, files) if mode == "shadow" else (None, True)
+    )
+    return place(doc, mode, annotations, shadowing, settings.inline), mode, shadowing, complete
+
+
+def check_document(
+    ast: dict[str, Any], source: bytes, fmt: str, env: Mapping[str, str]
+) -> tuple[int, bytes | None, Verdict | None]:
+    """The full run: (exit status, output AST or None, the verdict to remember or None)."""
     from rwgate.references.manuscript import document_from_ast
 
-    ast = _parse(source)
+    bookmark = mark()
     settings = load_filter_settings(ast, env)
-    resource_path = _resource_path(env)
-    cited = document_from_ast(ast, DOCUMENT, resource_path)
+    resource = resource_path(env)
+    cited = document_from_ast(ast, DOCUMENT, resource)
     if not cited.keys and not cited.cite_all and settings.report is None:
-        return 0, source
-    result, refs = judge(cited, settings)
+        return 0, source, _verdict(settings, 0, [], time.time() + MAX_AGE)
+    result, refs, watched = judge(cited, settings)
     report_messages(result)
-    if settings.report is not None:
-        write_report(result, settings.report)
     if result.exit_code != 0:
         for citation in result.citations:
             if citation.action == "fail":
                 say("ERROR", describe(citation))
-        return result.exit_code, None
+    report_text = None
+    if settings.report is not None:
+        report_text = result.report().to_json() + "\n"
+        write_report(report_text, settings.report)
+    lines = lines_since(bookmark)
+    expires = watched.expires(cap=time.time() + MAX_AGE)
+    good = not watched.failed and all(c.status != "unverified" for c in result.citations)
+    verdict = _verdict(settings, result.exit_code, lines, expires, report_text) if good else None
+    if result.exit_code != 0:
+        return result.exit_code, None, verdict
     annotations = annotations_for(result.citations, settings.template)
     if not annotations:
-        return 0, source
-    from rwgate.pandoc.render import render
+        return 0, source, verdict
+    files = bibliography_files(ast, resource)
+    output, mode, shadowing, complete = _placement(source, fmt, annotations, settings, refs, files)
+    if verdict is not None and complete:
+        verdict.annotations, verdict.mode, verdict.shadowing = annotations, mode, shadowing
+        verdict.inline = settings.inline
+    return 0, output, verdict if complete else None
 
-    files = bibliography_files(ast, resource_path)
-    return 0, render(source, fmt, annotations, refs, files, inline=settings.inline)
+
+def _verdict(
+    settings: Settings, code: int, lines: list[str], expires: float, report: str | None = None
+) -> Verdict | None:
+    """What to remember of a full run (None when it must be repeated next time: offline)."""
+    from rwgate.paths import default_snapshot_path
+
+    if settings.offline:
+        return None
+    snapshot = str(settings.snapshot or default_snapshot_path())
+    return Verdict(
+        exit_code=code,
+        lines=lines,
+        report_path=str(settings.report) if settings.report is not None else None,
+        report_text=report,
+        snapshot=snapshot,
+        snapshot_stamp=snapshot_stamp(snapshot),
+        expires=expires,
+    )
+
+
+def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None] | None:
+    """A memo hit: the full run's lines, report, exit status and placements; None if it can't."""
+    doc = None
+    if verdict.exit_code == 0 and verdict.annotations:
+        from rwgate.pandoc.render import load, place, placement_mode, shadows_intact
+
+        doc = load(source, fmt)
+        if placement_mode(doc, fmt) != verdict.mode or not shadows_intact(verdict.shadowing):
+            return None  # e.g. --citeproc moved, or .rwgate/ cleaned: check again
+    for line in verdict.lines:
+        write_line(line)
+    if verdict.report_path is not None and verdict.report_text is not None:
+        write_report(verdict.report_text, Path(verdict.report_path))
+    if verdict.exit_code != 0:
+        return verdict.exit_code, None
+    if doc is None or verdict.mode is None:
+        return 0, source
+    return 0, place(doc, verdict.mode, verdict.annotations, verdict.shadowing, verdict.inline)
+
+
+def process(source: bytes, fmt: str, env: Mapping[str, str]) -> tuple[int, bytes | None]:
+    """Filter one document: (exit status, output AST or None when the gate stops the build)."""
+    ast = _parse(source)
+    memo = memo_file(ast, fmt, env)
+    if memo is not None:
+        remembered = load_memo(memo)
+        replayed = replay(remembered, source, fmt) if remembered is not None else None
+        if replayed is not None:
+            return replayed
+    status, output, verdict = check_document(ast, source, fmt, env)
+    if memo is not None and verdict is not None:
+        store_memo(memo, verdict)
+    return status, output
 
 
 def main(argv: Sequence[str] | None = None) -> int:

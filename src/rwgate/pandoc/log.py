@@ -3,6 +3,9 @@
 pandoc shows a filter's stderr as is; a fixed prefix lets users and CI logs grep for it, and one
 line per message (whitespace folded, control characters replaced as in the terminal report) keeps
 upstream text (a notice DOI, an error body) from spoofing extra lines or driving the terminal.
+
+Every line written is also remembered, so the verdict memo can print exactly the same lines on a
+rebuild that does not run the check.
 """
 
 from __future__ import annotations
@@ -10,12 +13,32 @@ from __future__ import annotations
 import sys
 
 PROG = "rw-filter"
+_written: list[str] = []
 
 
 def say(level: str, message: str) -> None:
     """Write one diagnostic line to stderr."""
-    # Imported here: the report module loads the core, which a message-free run may never need.
-    from rwgate.render.report import term_safe
+    if not message.isprintable():
+        # Only text with control or format characters needs cleaning, and the report module that
+        # cleans it loads the core, which most runs (every memo hit) never need.
+        from rwgate.render.report import term_safe
 
-    sys.stderr.write(f"{PROG}: {level}: {' '.join(term_safe(message).split())}\n")
+        message = term_safe(message)
+    write_line(f"{PROG}: {level}: {' '.join(message.split())}\n")
+
+
+def write_line(line: str) -> None:
+    """Write one finished line (from :func:`say`, or replayed from the memo) to stderr."""
+    _written.append(line)
+    sys.stderr.write(line)
     sys.stderr.flush()
+
+
+def mark() -> int:
+    """A bookmark for :func:`lines_since`."""
+    return len(_written)
+
+
+def lines_since(bookmark: int) -> list[str]:
+    """The lines written since ``bookmark``."""
+    return _written[bookmark:]

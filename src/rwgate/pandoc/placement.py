@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 import panflute as pf
 
 from rwgate.doi import url as doi_url
-from rwgate.render.annotate import Annotation
+from rwgate.render.annotation import Annotation
 
 NOTICE_CLASS = "rw-notice"
 MARKER_CLASS = "rw-marker"

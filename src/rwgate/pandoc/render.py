@@ -5,24 +5,48 @@
   the ``bibliography`` metadata is pointed at shadow .bib files that carry the annotation.
 * Otherwise nothing will ever render the entry for the filter, so a marker follows each citation of
   a flagged work and one warning says so.
+
+Writing the shadow files needs the references and bibtexparser; placing needs neither, so the two
+are apart: a rebuild answered from the verdict memo places the remembered shadows with the same
+:func:`place` as the run that wrote them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import panflute as pf
 from panflute.elements import from_json
 
-from rwgate.models import Reference
 from rwgate.pandoc.log import say
 from rwgate.pandoc.placement import annotate_entries, has_rendered_bibliography, mark_citations
-from rwgate.render.annotate import Annotation
+from rwgate.render.annotation import Annotation
+
+if TYPE_CHECKING:
+    from rwgate.models import Reference
 
 LATEX_FORMATS = frozenset({"latex", "beamer"})
+Mode = Literal["entries", "shadow", "markers"]
+
+
+@dataclass(frozen=True)
+class Shadowing:
+    """The shadow bibliographies written for one document.
+
+    ``names``: the new ``bibliography`` list; ``keys``: the works annotated in a shadow;
+    ``files``: each shadow file (relative to the working directory) with the sha256 of what was
+    written, so a memo hit can tell that the file is still the one it points at.
+    """
+
+    names: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def _relative(path: Path) -> str:
@@ -33,13 +57,12 @@ def _relative(path: Path) -> str:
         return path.as_posix()
 
 
-def shadow_bibliographies(
-    doc: pf.Doc,
+def write_shadows(
     annotations: Mapping[str, Annotation],
     refs: Mapping[str, Reference],
     files: list[tuple[str, str]],
-) -> set[str]:
-    """Point ``bibliography`` at shadow copies of the .bib files holding flagged entries."""
+) -> tuple[Shadowing, bool]:
+    """Write shadow copies of the .bib files holding flagged entries; (result, all written)."""
     from rwgate.pandoc.shadowbib import ShadowError, write_shadow
     from rwgate.references import BIBTEX_SUFFIXES
 
@@ -52,51 +75,77 @@ def shadow_bibliographies(
             notes_by_file.setdefault(ref.location.file, {})[key] = annotation.text
     shadows: dict[str, Path] = {}
     done: set[str] = set()
+    complete = True
     for file, notes in notes_by_file.items():
         try:
             target, keys = write_shadow(Path(file), notes, Path.cwd())
         except ShadowError as exc:
             say("WARNING", str(exc))
+            complete = False
             continue
         shadows[file] = target
         done |= keys
     if not shadows:
-        return done
+        return Shadowing(), complete
     names = []
     for name, found in files:
         shadow = shadows.get(found)
         names.append(_relative(shadow) if shadow is not None else name)
-    doc.metadata["bibliography"] = pf.MetaList(*(pf.MetaString(n) for n in names))
-    listed = ", ".join(_relative(p) for p in shadows.values())
-    say(
-        "WARNING",
-        f"no rendered bibliography (filter ran before --citeproc or without it): "
-        f"bibliography now points at {listed}, whose flagged entries carry the notice in 'note' "
-        "(BibTeX/biblatex print it; with --citeproc, run it before the filter)",
-    )
-    return done
+    written = {_relative(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in shadows.values()}
+    return Shadowing(names, sorted(done), written), complete
 
 
-def render(
-    source: bytes,
-    fmt: str,
-    annotations: Mapping[str, Annotation],
-    refs: Mapping[str, Reference],
-    files: list[tuple[str, str]],
-    inline: bool = False,
-) -> bytes:
-    """The annotated document as pandoc JSON."""
+def shadows_intact(shadowing: Shadowing | None) -> bool:
+    """Whether every shadow file still holds what was written (a memo hit points at them)."""
+    if shadowing is None:
+        return True
+    for name, digest in shadowing.files.items():
+        try:
+            if hashlib.sha256(Path(name).read_bytes()).hexdigest() != digest:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def load(source: bytes, fmt: str) -> pf.Doc:
+    """The pandoc JSON as a panflute document."""
     doc = json.loads(source, object_hook=from_json)
     doc.format = fmt
-    rendered = has_rendered_bibliography(doc)
-    placed = annotate_entries(doc, annotations) if rendered else set()
+    return doc
+
+
+def placement_mode(doc: pf.Doc, fmt: str) -> Mode:
+    """Where annotations go in this document (see the module docstring)."""
+    if has_rendered_bibliography(doc):
+        return "entries"
+    return "shadow" if fmt in LATEX_FORMATS else "markers"
+
+
+def place(
+    doc: pf.Doc,
+    mode: Mode,
+    annotations: Mapping[str, Annotation],
+    shadowing: Shadowing | None = None,
+    inline: bool = False,
+) -> bytes:
+    """Put the annotations into ``doc``; returns the annotated document as pandoc JSON."""
+    placed = annotate_entries(doc, annotations) if mode == "entries" else set()
     rest = {key: a for key, a in annotations.items() if key not in placed}
-    if rest and not rendered and fmt in LATEX_FORMATS:
-        shadowed = shadow_bibliographies(doc, rest, refs, files)
-        rest = {key: a for key, a in rest.items() if key not in shadowed}
+    if shadowing is not None and shadowing.files:
+        doc.metadata["bibliography"] = pf.MetaList(*(pf.MetaString(n) for n in shadowing.names))
+        say(
+            "WARNING",
+            f"no rendered bibliography (filter ran before --citeproc or without it): "
+            f"bibliography now points at {', '.join(shadowing.files)}, whose flagged entries "
+            "carry the notice in 'note' (BibTeX/biblatex print it; with --citeproc, run it before "
+            "the filter)",
+        )
+    if shadowing is not None:
+        rest = {key: a for key, a in rest.items() if key not in shadowing.keys}
     if rest:
         mark_citations(doc, rest)
-        where = "filter ran before --citeproc or without it" if not rendered else "no entry"
+        where = "no entry" if mode == "entries" else "filter ran before --citeproc or without it"
         say(
             "WARNING",
             f"references could not be annotated ({where}): {', '.join(rest)}; "

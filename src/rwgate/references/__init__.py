@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rwgate.models import BibResult, Location, Problem
+if TYPE_CHECKING:  # the models (Pydantic) load with the first reader, not with this package
+    from rwgate.models import BibResult, Problem
 
 BIBTEX_SUFFIXES = frozenset({".bib", ".biblatex", ".bibtex"})
 CSL_JSON_SUFFIXES = frozenset({".json", ".csljson"})
@@ -41,6 +43,8 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
+        from rwgate.models import Location, Problem
+
         line = data.count(b"\n", 0, exc.start) + 1
         problem = Problem(
             message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); read as Latin-1",

@@ -9,7 +9,6 @@ through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
+from rwgate.references.locate import resolve_bibliography
 
 LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
 # pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
@@ -26,24 +26,6 @@ _SKIPPED_INCLUDE = re.compile(r"^Could not load include file (?P<name>.*) at .* 
 
 class ManuscriptError(ValueError):
     """The manuscript itself could not be read; the message is one line naming the file."""
-
-
-def resolve_bibliography(
-    name: str, document: Path, resource_path: list[Path] | None = None
-) -> Path | None:
-    """Find a bibliography the way pandoc does: absolute, else document dir, cwd, resource path."""
-    written = Path(name)
-    # "~nosuchuser/refs.bib" names no home folder: then the name is looked up as written.
-    with contextlib.suppress(RuntimeError):
-        written = written.expanduser()
-    if written.is_absolute():
-        return written.resolve() if written.is_file() else None
-    bases = [document.parent, Path.cwd(), *(resource_path or [])]
-    for base in bases:
-        candidate = base / written
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
 
 
 def _line_of(document: Path, needle: str) -> int | None:

@@ -10,13 +10,13 @@ default never imports Jinja2 (some 70 ms of a pandoc filter's start-up); a test 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.evidence import FLAG_LABELS, status_of_type
 from rwgate.models import Citation, Notice
+from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -24,17 +24,6 @@ if TYPE_CHECKING:
 
 class TemplateProblem(ValueError):
     """The user's annotation template does not render."""
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """What an annotation says, before any format escapes it."""
-
-    status: str
-    label: str
-    year: int | None
-    notice_doi: str | None
-    text: str
 
 
 def deciding_notice(citation: Citation) -> Notice | None:

@@ -101,7 +101,7 @@ class CachedSource:
         self.cache = cache
         self.factory = factory
         self.ttl = ttl
-        self._info = info
+        self.default_info = info
         self.inner: IntegritySource | None = None
         self.hits = 0
 
@@ -139,7 +139,7 @@ class CachedSource:
         return results
 
     def info(self) -> SourceInfo:
-        info = self.inner.info() if self.inner is not None else self._info
+        info = self.inner.info() if self.inner is not None else self.default_info
         notes = [n for n in (info.note, self.cache.warning) if n]
         if self.hits:
             notes.append(f"{self.hits} answered from cache")
