@@ -27,6 +27,12 @@ def _pdftotext(pdf: Path) -> str:
     return " ".join(proc.stdout.split())
 
 
+def _line_breaks_undone(text: str) -> str:
+    """pdftotext drops a hyphen where TeX broke a line after it (s0140-|6736 -> s01406736), so
+    DOIs are compared with their hyphens ignored; every other character must still match."""
+    return text.replace("-", "")
+
+
 def test_docx_carries_the_notice_with_its_style(
     tmp_path: Path, fake_crossref: FakeCrossref
 ) -> None:
@@ -62,9 +68,12 @@ def test_pdf_via_latex(tmp_path: Path, fake_crossref: FakeCrossref) -> None:
     copy_fixtures(tmp_path)
     out = build(tmp_path, ["--citeproc"], "out.pdf", _env(fake_crossref))
     assert out.returncode == 0, out.stderr
-    text = _pdftotext(out.output)
-    assert "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4" in text
-    assert "Withdrawn 2021; notice doi:10.1002/14651858.cd009522.pub2" in text
+    text = _line_breaks_undone(_pdftotext(out.output))
+    for expected in (
+        "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4",
+        "Withdrawn 2021; notice doi:10.1002/14651858.cd009522.pub2",
+    ):
+        assert _line_breaks_undone(expected) in text
     assert text.count("notice doi:") == 3
 
 

@@ -55,8 +55,9 @@ def _span(annotation: Annotation, kind: str, inlines: list[pf.Inline]) -> pf.Spa
 
 
 def notice_span(annotation: Annotation) -> pf.Span:
-    """The annotation appended to a bibliography entry."""
-    return _span(annotation, NOTICE_CLASS, annotation_inlines(annotation))
+    """The annotation appended to a bibliography entry, in bold so a reader cannot miss it (as
+    the LaTeX hooks set it with ``\\textbf``); HTML can restyle ``span.rw-notice``."""
+    return _span(annotation, NOTICE_CLASS, [pf.Strong(*annotation_inlines(annotation))])
 
 
 def marker_span(annotation: Annotation, key: str | None = None) -> pf.Span:
