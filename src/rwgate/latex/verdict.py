@@ -89,30 +89,25 @@ def read_fingerprint(bbl: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _cited(
+    source: Path, keys: list[str], cite_all: bool, names: list[str], search: Sequence[Path]
+) -> CitedDocument:
+    bibs, problems = resolve_bibliographies(names, search, Location(file=str(source)))
+    return CitedDocument(
+        path=str(source), keys=keys, cite_all=cite_all, bibliographies=bibs, problems=problems
+    )
+
+
 def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
     """What bibtex will read: ``\\citation``s of the ``.aux`` and its ``\\@input`` files."""
     info = parse_aux(aux)
-    bibs, problems = resolve_bibliographies(info.bibdata, search, Location(file=str(aux)))
-    return CitedDocument(
-        path=str(aux),
-        keys=info.keys,
-        cite_all=info.cite_all,
-        bibliographies=bibs,
-        problems=problems,
-    )
+    return _cited(aux, info.keys, info.cite_all, info.bibdata, search)
 
 
 def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:
     """What biber will read: the ``.bcf`` citekeys (every refsection) and file datasources."""
     info = parse_bcf(bcf)
-    bibs, problems = resolve_bibliographies(info.datasources, search, Location(file=str(bcf)))
-    return CitedDocument(
-        path=str(bcf),
-        keys=info.keys,
-        cite_all=info.cite_all,
-        bibliographies=bibs,
-        problems=problems,
-    )
+    return _cited(bcf, info.keys, info.cite_all, info.datasources, search)
 
 
 def judge(doc: CitedDocument, settings: Settings) -> CheckResult:

@@ -25,8 +25,15 @@ def term_safe(text: object) -> str:
     return _CONTROL.sub("?", str(text)).replace("\n", " ")
 
 
-def _paint(text: str, code: str, colour: bool) -> str:
+def paint(text: str, code: str, colour: bool) -> str:
+    """``text`` in an ANSI colour when the output is a terminal (``colour``)."""
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+
+def gate_line(exit_code: int, colour: bool) -> str:
+    """The last line of every human report: did the gate pass."""
+    verdict = "FAILED" if exit_code else "passed"
+    return paint(f"rwgate: gate {verdict}", "31;1" if exit_code else "32", colour)
 
 
 def _age(when: dt.datetime | None) -> str:
@@ -49,7 +56,7 @@ def _recovered(c: Citation) -> bool:
 
 
 def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str]:
-    tag = _paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
+    tag = paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
     head = f"  {tag}  {term_safe(c.key)}: {c.status}"
     if c.status in FLAGGED:
         head += f" - {term_safe(annotate(c, template).text)}"
@@ -104,6 +111,5 @@ def render_text(
         f"{s.failed} failed, {s.warned} warned, {s.unverified} unverified "
         f"(policy {result.policy.preset})"
     )
-    verdict = "FAILED" if result.exit_code else "passed"
-    out.append(_paint(f"rwgate: gate {verdict}", "31;1" if result.exit_code else "32", colour))
+    out.append(gate_line(result.exit_code, colour))
     return "\n".join(out) + "\n"

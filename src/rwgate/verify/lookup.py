@@ -44,6 +44,11 @@ class Registries:
         self.cache.close()
 
 
+def sources_note(answered: Sequence[str], failed: dict[str, str]) -> str:
+    """The warning when a source did not answer: which did, and why the others did not."""
+    return f"sources answered: {', '.join(answered) or 'none'} ({'; '.join(failed.values())})"
+
+
 def open_registries(settings: Settings, names: Sequence[str] | None = None) -> Registries:
     """Clients for the named sources (default: both); unknown names raise ``ValueError``."""
     from rwgate.sources import default_cache_dir

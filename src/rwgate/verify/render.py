@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rwgate.render.report import term_safe
+from rwgate.render.report import gate_line, paint, term_safe
 from rwgate.verify.models import VerifyResult
 
 if TYPE_CHECKING:
@@ -16,10 +16,6 @@ if TYPE_CHECKING:
 
 _TAGS = {"verified": "ok", "partial_match": "WARN", "not_found": "FAIL", "unverified": "WARN"}
 _COLOURS = {"ok": "32", "WARN": "35", "FAIL": "31;1", "FLAG": "33"}
-
-
-def _paint(text: str, code: str, colour: bool) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
 
 def _tag(result: VerifyResult) -> str:
@@ -34,7 +30,7 @@ def _tag(result: VerifyResult) -> str:
 
 def _lines(result: VerifyResult, colour: bool, verbose: bool) -> list[str]:
     tag = _tag(result)
-    head = f"  {_paint(f'{tag:<4}', _COLOURS[tag], colour)}  {term_safe(result.key or '?')}: "
+    head = f"  {paint(f'{tag:<4}', _COLOURS[tag], colour)}  {term_safe(result.key or '?')}: "
     head += f"{result.verdict} ({result.confidence:.2f})"
     if result.integrity is not None:
         head += f" - {result.integrity.status}"
@@ -73,6 +69,5 @@ def render_verify_text(report: VerifyReport, colour: bool = False, verbose: bool
         f"{s['partial_match']} partial_match, {s['not_found']} not_found, "
         f"{s['unverified']} unverified; {s['flagged']} flagged"
     )
-    verdict = "FAILED" if report.exit_code else "passed"
-    out.append(_paint(f"rwgate: gate {verdict}", "31;1" if report.exit_code else "32", colour))
+    out.append(gate_line(report.exit_code, colour))
     return "\n".join(out) + "\n"

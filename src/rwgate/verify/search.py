@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from rwgate.config import Settings
 from rwgate.verify import integrity
-from rwgate.verify.lookup import ask, open_registries, search_tasks
+from rwgate.verify.lookup import ask, open_registries, search_tasks, sources_note
 from rwgate.verify.match import normalize_title
 from rwgate.verify.models import SearchHit, SearchResult, Work
 from rwgate.verify.records import merge
@@ -64,13 +64,7 @@ def search_references(
     result = SearchResult(query=text, sources_answered=answers.answered)
     result.sources_failed = answers.failed
     if answers.failed:
-        result.warnings.append(
-            "sources answered: "
-            + (", ".join(answers.answered) or "none")
-            + " ("
-            + "; ".join(answers.failed.values())
-            + ")"
-        )
+        result.warnings.append(sources_note(answers.answered, answers.failed))
     pairs = [(w.doi, w.doi) for w in works if w.doi]
     judged = iter(integrity.judge(pairs, settings))
     result.results = [SearchHit(work=w, integrity=next(judged) if w.doi else None) for w in works]

@@ -20,7 +20,15 @@ from rwgate.config import Settings
 from rwgate.models import Reference
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.discrepancy import compare, missing_fields
-from rwgate.verify.lookup import Answers, Registries, ask, doi_tasks, open_registries, search_tasks
+from rwgate.verify.lookup import (
+    Answers,
+    Registries,
+    ask,
+    doi_tasks,
+    open_registries,
+    search_tasks,
+    sources_note,
+)
 from rwgate.verify.match import PARTIAL, VERIFIED, normalize_title, score, verdict_for
 from rwgate.verify.models import Cited, ScoreParts, VerifyResult, Work
 from rwgate.verify.records import arxiv_doi, arxiv_id, identifiers_in_url
@@ -133,13 +141,7 @@ def _finish(result: VerifyResult) -> VerifyResult:
     for d in result.discrepancies:
         (result.errors if d.severity == "error" else result.warnings).append(d.message)
     if result.sources_failed:
-        result.warnings.append(
-            "sources answered: "
-            + (", ".join(result.sources_answered) or "none")
-            + " ("
-            + "; ".join(result.sources_failed.values())
-            + ")"
-        )
+        result.warnings.append(sources_note(result.sources_answered, result.sources_failed))
     return result
 
 
