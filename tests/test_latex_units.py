@@ -278,3 +278,35 @@ def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
     ]
     (remote,) = doc.problems
     assert remote.severity == "warning" and "remote bibliography not checked" in remote.message
+
+
+def test_a_reused_pass_loads_no_pydantic(tmp_path) -> None:
+    """The point of reuse is start-up cost: the hook must not import the models on that path."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rwgate.latex.reuse import inputs_key, state_path
+
+    (tmp_path / "paper.aux").write_text("\\citation{a}\n\\bibdata{refs}\n")
+    bbl = tmp_path / "paper.bbl"
+    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
+    state = {"build": "b1", "inputs": inputs_key("bibtex", tmp_path / "paper.aux")}
+    state_path(bbl).write_text(json.dumps({**state, "notes": {"a": "NOTE-A"}}))
+    env = {
+        **os.environ,
+        "RWGATE_LATEX_BUILD": "b1",
+        "RWGATE_LATEX_GATE": "0",
+        "RWGATE_BIBTEX": "true",  # the real tool's part is not what is measured here
+    }
+    probe = (
+        "import sys; from rwgate.cli import main; code = main(['bibtex', 'paper']);"
+        "print('PYDANTIC' if 'pydantic' in sys.modules else 'LIGHT', code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["LIGHT", "0"], done.stderr
+    assert "NOTE-A" in Path(bbl).read_text()

@@ -157,24 +157,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_optional_commands(sub: Any) -> None:
-    """Sub-commands that live in their own modules."""
+    """Sub-commands that live in their own modules (argparse only: each loads its machinery, the
+    MCP SDK included, when it runs)."""
     from rwgate.datacmd import add_data_commands
     from rwgate.latex.command import add_latex_commands
+    from rwgate.mcp.command import add_mcp_command
+    from rwgate.verify.command import add_verify_command
 
     add_data_commands(sub)
     add_latex_commands(sub)
-    from rwgate.verify.command import add_verify_command
-
     add_verify_command(sub)
-    from rwgate.mcp.command import add_mcp_command  # argparse only; the SDK loads when it runs
-
     add_mcp_command(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from rwgate.config import ConfigError
+    from rwgate.config_files import ConfigError  # no Pydantic: `rwgate bibtex` starts often
 
     try:
         return int(args.func(args))
