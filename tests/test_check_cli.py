@@ -385,3 +385,21 @@ def test_snapshot_verdicts_say_when_crossref_failed_but_not_when_offline(
     assert all("Crossref not consulted" in c["reason"] for c in online["citations"])
     _, offline = run_json(capsys, "--offline", "--doi", "10.1016/j.neulet.2020.135139")
     assert offline["citations"][0].get("reason") is None
+
+
+@pytest.mark.parametrize(
+    ("template", "needle"),
+    [
+        ("{{ label ", "template: Value error, not a valid Jinja2 template"),
+        ("{{ no_such_value }}", "annotation template: 'no_such_value' is undefined"),
+    ],
+)
+def test_a_broken_annotation_template_is_one_line_exit_2(
+    crossref_env, capsys, tmp_path, template: str, needle: str
+) -> None:
+    (tmp_path / "rwgate.toml").write_text(f"template = {template!r}\n")
+    bib = tmp_path / "r.bib"
+    bib.write_text("@article{w, doi={10.1016/S0140-6736(97)11096-0}}\n")
+    assert main(["check", str(bib)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err

@@ -79,6 +79,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from rwgate.config import ConfigError, load_settings
     from rwgate.core import check
     from rwgate.references.gather import gather_inputs
+    from rwgate.render.annotate import TemplateProblem
     from rwgate.render.report import render_text
 
     if not args.inputs and not args.doi:
@@ -99,12 +100,24 @@ def _cmd_check(args: argparse.Namespace) -> int:
     result = check(gathered.references, settings, _progress_printer(), gathered.problems)
     code = EXIT_USAGE if gathered.unreadable else result.exit_code
     report = result.report().model_copy(update={"exit_code": code})
-    if not emit_report(
-        args,
-        report.to_json(),
-        lambda colour: render_text(result, colour, args.verbose, settings.template),
-        settings.report,
-    ):
+    try:
+        structured: str | None = None  # SARIF or JUnit, rendered from the same result as the JSON
+        if args.format in ("sarif", "junit"):
+            from rwgate.render.junit import render_junit
+            from rwgate.render.sarif import render_sarif
+
+            renderer = render_sarif if args.format == "sarif" else render_junit
+            structured = renderer(result, settings.template)
+        if not emit_report(
+            args,
+            report.to_json(),
+            lambda colour: render_text(result, colour, args.verbose, settings.template),
+            settings.report,
+            structured,
+        ):
+            return EXIT_USAGE
+    except TemplateProblem as exc:  # a user's template that names a value that is not there
+        print(f"rwgate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if gathered.unreadable:
         names = ", ".join(dict.fromkeys(gathered.unreadable))
@@ -117,21 +130,28 @@ def emit_report(
     json_text: str,
     render: Callable[[bool], str],
     also: Path | None = None,
+    structured: str | None = None,
 ) -> bool:
-    """JSON to ``--output`` (and the ``report`` setting) or stdout; the human text to stdout, or to
-    stderr when stdout carries JSON. Colour only on a terminal, and never with ``NO_COLOR``.
+    """The ``--format`` output (JSON, or ``structured``: SARIF/JUnit) to ``--output`` or stdout; the
+    ``report`` setting always gets JSON. The human text to stdout, or to stderr when stdout carries
+    the structured output. Colour only on a terminal, and never with ``NO_COLOR``.
     False (after a one-line error) when a report file cannot be written."""
     from rwgate.fsutil import write_atomic
 
-    report_path = args.output if args.format == "json" else None
+    machine = args.format != "text"
+    text = json_text if structured is None else structured
+    report_path = args.output if machine else None
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    if args.format != "json" or report_path is not None:
-        (sys.stderr if args.format == "json" else sys.stdout).write(render(colour))
+    if not machine or report_path is not None:
+        (sys.stderr if machine else sys.stdout).write(render(colour))
     else:
-        sys.stdout.write(json_text + "\n")
-    for path in {p for p in (report_path, also) if p is not None}:
+        sys.stdout.write(text + "\n")
+    files = {Path(also): json_text} if also is not None else {}
+    if report_path is not None:
+        files[Path(report_path)] = text
+    for path, data in files.items():
         try:
-            write_atomic(Path(path), json_text + "\n")
+            write_atomic(path, data + "\n")
         except OSError as exc:
             print(f"rwgate: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
             return False
@@ -147,8 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         "inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list"
     )
     check.add_argument("--doi", action="append", help="check this DOI (repeatable)")
-    check.add_argument("--format", choices=["text", "json"], default="text")
-    check.add_argument("--output", "-o", type=Path, help="write the JSON report here")
+    check.add_argument("--format", choices=["text", "json", "sarif", "junit"], default="text")
+    check.add_argument("--output", "-o", type=Path, help="write the --format report here")
     check.add_argument("--verbose", "-v", action="store_true", help="list clean citations too")
     add_check_options(check)
     check.set_defaults(func=_cmd_check)

@@ -58,6 +58,19 @@ class Settings(BaseModel):
             raise ValueError("expected a plain e-mail address")
         return value
 
+    @field_validator("template")
+    @classmethod
+    def _template_compiles(cls, value: str | None) -> str | None:
+        """A broken template is a configuration error here, not a crash at the first annotation."""
+        if value:
+            from jinja2 import Environment, TemplateSyntaxError
+
+            try:
+                Environment().parse(value)
+            except TemplateSyntaxError as exc:
+                raise ValueError(f"not a valid Jinja2 template: {exc.message}") from None
+        return value
+
     def to_policy(self) -> Policy:
         """The policy these settings describe (validated: unknown statuses are errors)."""
         try:

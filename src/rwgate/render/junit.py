@@ -1,0 +1,62 @@
+"""JUnit XML rendering of a check, for CI systems that show test reports (GitLab, Jenkins).
+
+Each citation is a test case, so a failed gate shows the retracted works as failed tests. The tree
+is built with :mod:`xml.etree.ElementTree`, which escapes every string placed in it; characters that
+XML 1.0 cannot carry at all (most control characters) are dropped first, since no escape exists
+for them and a report containing one would not parse.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from rwgate.core import CheckResult
+from rwgate.models import Citation
+from rwgate.render.sarif import message
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: object) -> str:
+    """``text`` without the characters XML 1.0 forbids."""
+    return _NOT_XML.sub("", str(text))
+
+
+def _details(c: Citation) -> str:
+    lines = [f"doi: {c.doi}"] if c.doi else []
+    if c.location:
+        lines.append(f"location: {c.location}")
+    for n in c.notices:
+        when = n.date.isoformat() if n.date else "undated"
+        lines.append(f"notice: {when} {n.type}" + (f" doi:{n.doi}" if n.doi else ""))
+    return "\n".join(lines)
+
+
+def _testcase(suite: ET.Element, c: Citation, template: str | None) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_safe(c.location.file if c.location else "rwgate"),
+        name=xml_safe(c.key),
+    )
+    if c.action == "ignore":
+        return
+    text = message(c, template)
+    if c.action == "fail":
+        failure = ET.SubElement(case, "failure", message=xml_safe(text), type=c.status)
+        failure.text = xml_safe(_details(c))
+    else:
+        ET.SubElement(case, "system-out").text = xml_safe(f"{text}\n{_details(c)}".strip())
+
+
+def render_junit(result: CheckResult, template: str | None = None) -> str:
+    """The JUnit XML report: one suite named ``rwgate``, one test case per citation."""
+    failures = sum(c.action == "fail" for c in result.citations)
+    counts = {"tests": str(len(result.citations)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", counts)
+    suite = ET.SubElement(root, "testsuite", {"name": "rwgate", **counts})
+    for c in result.citations:
+        _testcase(suite, c, template)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")

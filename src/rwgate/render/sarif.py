@@ -1,0 +1,124 @@
+"""SARIF 2.1.0 rendering of a check, for code-scanning services.
+
+GitHub code scanning (and other SARIF readers) turns each result into an annotation on the line of
+the ``.bib`` entry, so a retracted citation shows up in review where it was written. The log is
+built as plain data and serialised with :func:`json.dumps`: titles, keys and DOIs from outside
+only ever become JSON string values, never JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from rwgate import __version__
+from rwgate.core import FLAGGED, CheckResult
+from rwgate.models import Citation, Location
+from rwgate.render.annotate import annotate
+from rwgate.sources.http import PROJECT_URL
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS = {"fail": "error", "annotate": "warning", "warn": "warning"}
+# Statuses FLAG_LABELS does not describe (it covers only the notice statuses).
+_DESCRIPTIONS = {
+    "clean": "Cites a work with no notice in force",
+    "unknown_doi": "Cites a DOI that no registry knows",
+    "invalid_doi": "Cites a malformed DOI",
+    "no_doi": "Cites a work without a DOI, so it could not be checked",
+    "missing_entry": "Cites a key that no bibliography defines",
+    "unverified": "Cites a work that could not be checked (source unavailable)",
+}
+
+
+def reported(result: CheckResult) -> list[Citation]:
+    """The citations a CI report flags: every one whose action is not ``ignore``."""
+    return [c for c in result.citations if c.action in _LEVELS]
+
+
+def message(c: Citation, template: str | None = None) -> str:
+    """One line saying what is wrong with a citation and why (plain text; callers escape it)."""
+    text = f"{c.key}: {c.status}"
+    if c.status in FLAGGED:
+        text += f" - {annotate(c, template).text}"
+    if c.reason:
+        text += f" ({c.reason})"
+    return text
+
+
+def rule_description(status: str) -> str:
+    if status in FLAGGED:
+        return f"Cites a work with a notice in force: {status.replace('_', ' ')}"
+    return _DESCRIPTIONS.get(status, status.replace("_", " ").capitalize())
+
+
+def _uri(file: str, root: Path) -> str:
+    """Relative to ``root`` when the file lies under it (code scanning maps those to the
+    repository), else a ``file:`` URI."""
+    path = Path(file).resolve()
+    try:
+        return quote(path.relative_to(root).as_posix())
+    except ValueError:
+        return path.as_uri()
+
+
+def _location(loc: Location, root: Path) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(loc.file, root)}}
+    if loc.line and loc.line > 0:
+        physical["region"] = {"startLine": loc.line}
+    return {"physicalLocation": physical}
+
+
+def _result(c: Citation, rule_index: int, template: str | None, root: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "ruleId": f"rwgate/{c.status}",
+        "ruleIndex": rule_index,
+        "level": _LEVELS[c.action],
+        "message": {"text": message(c, template)},
+        "properties": {
+            "key": c.key,
+            "doi": c.doi,
+            "status": c.status,
+            "action": c.action,
+            "notices": [n.model_dump(mode="json") for n in c.notices],
+        },
+    }
+    # Only a real file can be annotated: ``--doi`` and MCP tool names are locations too.
+    if c.location and Path(c.location.file).is_file():
+        out["locations"] = [_location(c.location, root)]
+    return out
+
+
+def render_sarif(result: CheckResult, template: str | None = None, root: Path | None = None) -> str:
+    """The SARIF log: one run, one rule per status that appears, one result per flagged citation.
+    ``root`` (default: the working directory) is what file URIs are made relative to."""
+    base = (root or Path.cwd()).resolve()
+    cited = reported(result)
+    statuses = list(dict.fromkeys(c.status for c in cited))
+    rules = [
+        {
+            "id": f"rwgate/{s}",
+            "name": s,
+            "shortDescription": {"text": rule_description(s)},
+        }
+        for s in statuses
+    ]
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "rwgate",
+                        "version": __version__,
+                        "informationUri": PROJECT_URL,
+                        "rules": rules,
+                    }
+                },
+                "results": [_result(c, statuses.index(c.status), template, base) for c in cited],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False)

@@ -1,0 +1,189 @@
+"""`rwgate check --format sarif|junit`: CI renderings, through the real CLI and fake Crossref."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rwgate.cli import main
+from rwgate.core import CheckResult
+from rwgate.models import Citation, Location, Notice
+from rwgate.policy import Policy
+from rwgate.render.junit import render_junit
+from rwgate.render.sarif import SARIF_SCHEMA, render_sarif
+
+WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+CLEAN = "10.1038/nature12373"
+UNKNOWN = "10.5555/no-such-work-rwgate"
+BIB = (
+    "@article{clean, doi={10.1038/nature12373}}\n"
+    "\n"
+    "@article{wake,\n  title={Ileal-lymphoid-nodular hyperplasia},\n"
+    "  doi={10.1016/S0140-6736(97)11096-0}}\n"
+    "@article{ghost, doi={10.5555/no-such-work-rwgate}}\n"
+)
+HOSTILE = "a]]><b>&c\x01\x1b[31m\ufffe"
+
+
+@pytest.fixture
+def bib(fake_crossref, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "refs.bib"
+    path.write_text(BIB)
+    return path
+
+
+def assert_sarif_shape(log: dict[str, Any]) -> None:
+    """The parts of SARIF 2.1.0 a reader needs, with their types."""
+    assert log["version"] == "2.1.0" and log["$schema"] == SARIF_SCHEMA
+    assert isinstance(log["runs"], list) and len(log["runs"]) == 1
+    run = log["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "rwgate" and isinstance(driver["version"], str)
+    assert driver["informationUri"].startswith("https://")
+    rule_ids = [r["id"] for r in driver["rules"]]
+    assert len(set(rule_ids)) == len(rule_ids)
+    for rule in driver["rules"]:
+        assert isinstance(rule["shortDescription"]["text"], str)
+    for res in run["results"]:
+        assert res["level"] in {"none", "note", "warning", "error"}
+        assert isinstance(res["message"]["text"], str) and res["message"]["text"]
+        assert rule_ids[res["ruleIndex"]] == res["ruleId"]
+        for loc in res.get("locations", []):
+            phys = loc["physicalLocation"]
+            assert isinstance(phys["artifactLocation"]["uri"], str)
+            if "region" in phys:
+                assert isinstance(phys["region"]["startLine"], int)
+                assert phys["region"]["startLine"] >= 1
+
+
+def test_sarif_from_bib_has_error_warning_and_lines(bib: Path, capsys) -> None:
+    code = main(["check", "--format", "sarif", "--policy", "strict", str(bib)])
+    captured = capsys.readouterr()
+    log = json.loads(captured.out)
+    assert_sarif_shape(log)
+    assert code == 1
+    run = log["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "rwgate/retracted",
+        "rwgate/unknown_doi",
+    ]
+    results = {r["properties"]["key"]: r for r in run["results"]}
+    assert set(results) == {"wake", "ghost"}  # the clean work is not a result
+    wake, ghost = results["wake"], results["ghost"]
+    assert wake["level"] == "error" and ghost["level"] == "warning"
+    assert wake["ruleId"] == "rwgate/retracted"
+    assert "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4" in wake["message"]["text"]
+    assert wake["message"]["text"].startswith("wake: retracted")
+    phys = wake["locations"][0]["physicalLocation"]
+    assert phys["artifactLocation"]["uri"] == "refs.bib"
+    assert phys["region"]["startLine"] == 3
+    assert wake["properties"]["doi"] == WAKEFIELD
+    assert "retraction" in [n["type"] for n in wake["properties"]["notices"]]
+
+
+def test_sarif_to_output_file_and_json_report_setting_stays_json(
+    bib: Path, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("RWGATE_REPORT", str(tmp_path / "report.json"))
+    out = tmp_path / "rwgate.sarif"
+    code = main(["check", "--format", "sarif", "-o", str(out), "--policy", "strict", str(bib)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert_sarif_shape(json.loads(out.read_text()))
+    assert json.loads((tmp_path / "report.json").read_text())["schema"] == "rwgate.report/1"
+    assert "gate FAILED" in captured.err
+
+
+def test_sarif_location_outside_working_directory_is_a_file_uri(
+    bib: Path, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    main(["check", "--format", "sarif", str(bib)])
+    log = json.loads(capsys.readouterr().out)
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in log["runs"][0]["results"]
+        for loc in r["locations"]
+    }
+    assert uris == {bib.resolve().as_uri()}
+
+
+def test_junit_counts_failure_and_output(bib: Path, capsys) -> None:
+    code = main(["check", "--format", "junit", "--policy", "strict", str(bib)])
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    assert code == 1
+    assert root.tag == "testsuites"
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("name") == "rwgate"
+    for node in (root, suite):
+        assert (node.get("tests"), node.get("failures"), node.get("errors")) == ("3", "1", "0")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == {"clean", "wake", "ghost"}
+    assert all(c.get("classname") == str(bib) for c in cases.values())
+    failure = cases["wake"].find("failure")
+    assert failure is not None and failure.get("type") == "retracted"
+    assert "Retracted 2010" in (failure.get("message") or "")
+    assert cases["ghost"].find("failure") is None
+    assert "unknown_doi" in (cases["ghost"].findtext("system-out") or "")
+    assert list(cases["clean"]) == []
+
+
+def test_doi_argument_is_no_file_location(fake_crossref, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
+    assert main(["check", "--format", "junit", "--doi", CLEAN]) == 0
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    case = root.find("testsuite/testcase")
+    assert case is not None and case.get("classname") == "--doi"
+    assert root.get("failures") == "0"
+    assert main(["check", "--format", "sarif", "--doi", UNKNOWN]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["level"] == "warning" and "locations" not in result  # nothing to annotate
+
+
+def _hostile_result() -> CheckResult:
+    notice = Notice(type="retraction", doi="10.1/" + HOSTILE)
+    citations = [
+        Citation(
+            key=HOSTILE,
+            doi="10.1/x",
+            status="retracted",
+            action="fail",
+            reason=HOSTILE,
+            title=HOSTILE,
+            notices=[notice],
+            location=Location(file="/tmp/" + HOSTILE + ".bib", line=2),
+        ),
+        Citation(key="k" + HOSTILE, status="unknown_doi", action="warn", reason=HOSTILE),
+    ]
+    return CheckResult(citations=citations, policy=Policy(preset="strict"), sources=[])
+
+
+def test_hostile_strings_keep_junit_parseable() -> None:
+    template = "{{ label }}: {{ title }}"
+    root = ET.fromstring(render_junit(_hostile_result(), template).encode())
+    case = root.find("testsuite/testcase")
+    assert case is not None
+    cleaned = "a]]><b>&c[31m"  # only what XML 1.0 forbids (\x01, \x1b, \ufffe) is gone
+    assert case.get("name") == cleaned
+    failure = case.find("failure")
+    assert failure is not None and f"Retracted: {cleaned}" in (failure.get("message") or "")
+    assert root.get("failures") == "1"
+    located_nowhere = root.findall("testsuite/testcase")[1]
+    assert located_nowhere.get("classname") == "rwgate"
+    assert "unknown_doi" in (located_nowhere.findtext("system-out") or "")
+
+
+def test_hostile_strings_are_sarif_string_values() -> None:
+    log = json.loads(render_sarif(_hostile_result(), "{{ title }}"))
+    assert_sarif_shape(log)
+    first = log["runs"][0]["results"][0]
+    assert first["properties"]["key"] == HOSTILE
+    assert first["message"]["text"] == f"{HOSTILE}: retracted - {HOSTILE} ({HOSTILE})"
