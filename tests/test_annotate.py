@@ -48,3 +48,9 @@ def test_user_template_and_bad_template() -> None:
         annotate(CASES[0], "{{ label ")
     with pytest.raises(TemplateProblem, match="annotation template"):
         annotate(CASES[0], "{{ nosuchvalue }}")
+
+
+def test_template_cannot_reach_python_internals() -> None:
+    """A template from a document's metadata must not run code while the document builds."""
+    with pytest.raises(TemplateProblem, match="annotation template"):
+        annotate(CASES[0], "{{ key.__class__.__mro__[1].__subclasses__() }}")

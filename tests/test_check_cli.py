@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -152,10 +153,17 @@ def test_broken_cache_degrades_with_one_warning(
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(blocker / "cache"))
-    with pytest.warns(UserWarning):
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
         _, report = run_json(capsys, "--doi", WAKEFIELD)
+        code = main(["check", "--doi", WAKEFIELD])
     assert report["citations"][0]["status"] == "retracted"
     assert sum("cache disabled" in w for w in report["warnings"]) == 1
+    # One warning for the user: the report's, not a Python warning on top of it.
+    assert not [w for w in raised if "cache disabled" in str(w.message)]
+    out = capsys.readouterr()
+    assert code == 0
+    assert (out.out + out.err).count(f"cache disabled ({blocker / 'cache'})") == 1
 
 
 def test_corrupt_cache_file_degrades(crossref_env, capsys, monkeypatch, tmp_path) -> None:
@@ -163,9 +171,9 @@ def test_corrupt_cache_file_degrades(crossref_env, capsys, monkeypatch, tmp_path
     cache.mkdir()
     (cache / "cache.db").write_bytes(b"this is not sqlite" * 100)
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(cache))
-    with pytest.warns(UserWarning):
-        _, report = run_json(capsys, "--doi", LACOUR)
+    _, report = run_json(capsys, "--doi", LACOUR)
     assert report["citations"][0]["status"] == "retracted"
+    assert sum("cache disabled" in w for w in report["warnings"]) == 1
 
 
 def test_bib_alone_half_broken_and_missing_file(crossref_env, capsys, tmp_path) -> None:

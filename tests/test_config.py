@@ -46,6 +46,7 @@ def test_pyproject_without_section_is_skipped(tmp_path: Path) -> None:
         ("[tool.rwgate]\nfrobnicate = 1\n", "frobnicate: unknown key"),
         ('[tool.rwgate]\n[[tool.rwgate.allow]]\nreason = "r"\n', "allow.0"),
         ("[tool.rwgate\n", "cannot read"),
+        ('tool = "x"\n', "pyproject.toml: tool: expected a table"),
     ],
 )
 def test_invalid_config_names_file_and_key(tmp_path: Path, text: str, needle: str) -> None:
@@ -58,5 +59,13 @@ def test_invalid_config_names_file_and_key(tmp_path: Path, text: str, needle: st
 def test_bad_environment_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="environment: RWGATE_OFFLINE"):
         load_settings(tmp_path, env={"RWGATE_OFFLINE": "maybe"})
-    with pytest.raises(ConfigError, match="environment: policy"):
+    with pytest.raises(ConfigError, match="environment: RWGATE_POLICY: Input should be"):
         load_settings(tmp_path, env={"RWGATE_POLICY": "lax"})
+    with pytest.raises(ConfigError, match="environment: RWGATE_TIMEOUT: "):
+        load_settings(tmp_path, env={"RWGATE_TIMEOUT": "-1"})
+
+
+def test_rwgate_toml_with_tool_not_a_table(tmp_path: Path) -> None:
+    (tmp_path / "rwgate.toml").write_text("tool = 1\n")
+    with pytest.raises(ConfigError, match=r"rwgate\.toml: tool: expected a table"):
+        load_settings(tmp_path, env={})

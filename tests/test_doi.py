@@ -64,6 +64,12 @@ def canonical_dois(draw: st.DrawFn, brackets: bool = True) -> str:
         (SICI[:-1] + "#", SICI[:-1].lower() + "#"),
         ("10.1038/nature\u200b12373", "10.1038/nature12373"),
         ("10.1000/a%2525b", "10.1000/a%b"),
+        # Wrapped in running text: an opening bracket or quote never starts a DOI.
+        ("(10.1000/xyz)", "10.1000/xyz"),
+        ("(doi:10.1000/xyz).", "10.1000/xyz"),
+        ("[https://doi.org/10.1038/171737a0]", "10.1038/171737a0"),
+        ("\u201c10.1126/science.1256151\u201d", "10.1126/science.1256151"),
+        ("(" + SICI + ")", SICI.lower()),
     ],
 )
 def test_known_forms(raw: str, canonical: str) -> None:

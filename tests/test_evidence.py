@@ -133,6 +133,15 @@ def test_unknown_type_kept_and_seen() -> None:
         ([n("new_version", None)], "amended"),
         ([n("partial_retraction", "2001-01-01"), n("removal", "2000-01-01")], "removed"),
         ([], "clean"),
+        # A reinstatement lifts only what is dated strictly before it, whatever the type's name.
+        ([n("retraction", "2010-01-01"), n("reinstatement", "2010-01-01")], "retracted"),
+        (
+            [n("expression_of_concern", "2010-01-01"), n("reinstatement", "2010-01-01")],
+            "expression_of_concern",
+        ),
+        # An undated notice cannot be shown to precede the reinstatement: it stays in force.
+        ([n("retraction", None), n("reinstatement", "2012-01-01")], "retracted"),
+        ([n("expression_of_concern", None), n("reinstatement", None)], "expression_of_concern"),
     ],
 )
 def test_status_rules(notices: list[Notice], status: str) -> None:

@@ -57,3 +57,19 @@ def test_allow_list_never_fails_and_expires() -> None:
     assert action == "fail" and entry is None and "expired on 2020-01-01" in warning
     with pytest.raises(ValidationError):
         AllowEntry(reason="no target")
+
+
+def test_expired_allow_entry_does_not_hide_one_in_force() -> None:
+    p = Policy(
+        preset="strict",
+        allow=[
+            AllowEntry(key="lacour", reason="old", until="2020-01-01"),
+            AllowEntry(doi="10.1126/science.1256151", reason="discussed in section 3"),
+        ],
+    )
+    action, entry, warning = p.decide(
+        "lacour", "10.1126/science.1256151", "retracted", today=dt.date(2026, 1, 1)
+    )
+    assert action == "annotate"
+    assert entry is not None and entry.reason == "discussed in section 3"
+    assert warning is not None and "expired on 2020-01-01" in warning

@@ -106,9 +106,13 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-def _one_line(exc: ValidationError, where: str) -> str:
+def _one_line(exc: ValidationError, where: str, names: Mapping[str, str] | None = None) -> str:
+    """``where: key: message``; ``names`` spells a key as the user wrote it (an environment
+    variable rather than the setting it feeds)."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    if names and err["loc"] and str(err["loc"][0]) in names:
+        loc = ".".join([names[str(err["loc"][0])], *(str(p) for p in err["loc"][1:])])
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
@@ -137,11 +141,13 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     return layer
 
 
-def _validated(data: dict[str, Any], where: str) -> Settings:
+def _validated(
+    data: dict[str, Any], where: str, names: Mapping[str, str] | None = None
+) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_one_line(exc, where)) from None
+        raise ConfigError(_one_line(exc, where, names)) from None
 
 
 def load_settings(
@@ -173,7 +179,7 @@ def load_settings(
         merged.update(layer)
         merged["config_file"] = str(path)
     env_layer = _env_layer(env)
-    _validated({**merged, **env_layer}, "environment")
+    _validated({**merged, **env_layer}, "environment", {v: k for k, v in _ENV.items()})
     merged.update(env_layer)
     for values, name in ((metadata, metadata_name), (overrides, overrides_name)):
         if values:

@@ -37,9 +37,12 @@ def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
                 data = tomllib.loads(text)
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 raise ConfigError(f"{candidate}: cannot read: {exc}") from None
+            tool = data.get("tool", {})
+            if not isinstance(tool, dict):
+                raise ConfigError(f"{candidate}: tool: expected a table")
             if name == "rwgate.toml":
-                return candidate, raw, data.get("tool", {}).get("rwgate", data)
-            section = data.get("tool", {}).get("rwgate")
+                return candidate, raw, tool.get("rwgate", data)
+            section = tool.get("rwgate")
             if section is not None:
                 return candidate, raw, section
     return None

@@ -218,6 +218,8 @@ def check(
         if pmids and srcs.snapshot is not None and hasattr(srcs.snapshot, "query_pmids"):
             by_pmid = srcs.snapshot.query_pmids(pmids)
         infos = srcs.infos()
+        if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
+            warnings.append(srcs.cache.warning)
     finally:
         if own:
             srcs.close()

@@ -27,7 +27,9 @@ _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A DOI inside running text or a publisher URL (…/doi/full/10.1002/…).
 _DOI_IN_TEXT = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"'{}]+")
-_TRAILING = ".,;:!?\"'"
+_TRAILING = ".,;:!?\"'“”‘’"
+# A DOI begins with "10.", so an opening bracket or quote in front of it is never part of it.
+_LEADING = "([{\"'“”‘’"
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
@@ -53,7 +55,7 @@ def normalize(raw: str) -> str:
     # Repeated prefixes and wrappers happen ("doi: <https://doi.org/10....>"), so peel until
     # nothing changes. Angle brackets go only as a pair: SICI DOIs contain a lone "<...>".
     while True:
-        peeled = _PREFIXES.sub("", text, count=1).strip()
+        peeled = _PREFIXES.sub("", text.lstrip(_LEADING), count=1).strip()
         if peeled.startswith("<") and peeled.endswith(">"):
             peeled = peeled[1:-1].strip()
         if peeled == text:

@@ -103,8 +103,10 @@ def _absorb(into: Notice, other: Notice) -> Notice:
     )
 
 
-def _date_key(notice: Notice) -> tuple[dt.date, str]:
-    return (notice.date or dt.date.min, notice.type)
+def _date_key(notice: Notice) -> tuple[dt.date, bool, str]:
+    # On the same day a reinstatement goes first: it lifts only what is dated strictly before
+    # it, so a same-day (or year-only) retraction stays in force whatever its type is called.
+    return (notice.date or dt.date.min, notice.type != "reinstatement", notice.type)
 
 
 def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
@@ -121,22 +123,26 @@ def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
 
 
 def status_from_notices(notices: list[Notice]) -> Status:
-    """The most severe notice still in force; a reinstatement lifts the ones before it."""
-    ordered = sorted(notices, key=_date_key)
+    """The most severe notice still in force; a reinstatement lifts the ones dated before it.
+
+    A notice without a date cannot be shown to precede a reinstatement, so it stays in force,
+    and a work with a retraction (or the like) still in force is never called ``reinstated``.
+    """
     in_force: list[Notice] = []
-    for notice in ordered:
+    for notice in sorted(notices, key=_date_key):
         if notice.type == "reinstatement" and notice.date is not None:
             when = notice.date
             in_force = [
                 n
                 for n in in_force
-                if not (status_of_type(n.type) in _LIFTABLE and n.date and n.date <= when)
+                if not (status_of_type(n.type) in _LIFTABLE and n.date and n.date < when)
             ]
         in_force.append(notice)
-    if in_force and in_force[-1].type == "reinstatement":
-        return "reinstated"
     statuses = [status_of_type(n.type) for n in in_force]
-    return min((s for s in statuses if s), key=_severity, default="clean")
+    worst: Status = min((s for s in statuses if s), key=_severity, default="clean")
+    if in_force and in_force[-1].type == "reinstatement" and worst not in _LIFTABLE:
+        return "reinstated"
+    return worst
 
 
 # --- Crossref records -------------------------------------------------------------------------

@@ -126,17 +126,23 @@ class Policy(BaseModel):
     def allowance(
         self, key: str, doi: str | None, today: dt.date | None = None
     ) -> tuple[AllowEntry | None, str | None]:
-        """The allow entry that covers this citation, and a warning when one has expired."""
+        """The allow entry that covers this citation, and a warning when one has expired.
+
+        An expired entry does not hide a later one still in force (a key entry that ran out
+        beside a DOI entry that did not): every matching entry is looked at.
+        """
         today = today or dt.date.today()
+        warning: str | None = None
         for entry in self.allow:
             if not entry.matches(key, doi):
                 continue
             if entry.until is not None and entry.until < today:
-                return None, (
+                warning = warning or (
                     f"{key}: allow-list entry expired on {entry.until.isoformat()} ({entry.reason})"
                 )
-            return entry, None
-        return None, None
+                continue
+            return entry, warning
+        return None, warning
 
     def decide(
         self, key: str, doi: str | None, status: Status, today: dt.date | None = None

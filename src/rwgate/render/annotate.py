@@ -46,10 +46,17 @@ def default_template() -> str:
 
 @lru_cache(maxsize=16)
 def _compiled(template: str) -> Template:
-    """Compiling a template costs milliseconds; a document annotates many works with one."""
-    from jinja2 import Environment, StrictUndefined, TemplateError
+    """Compiling a template costs milliseconds; a document annotates many works with one.
 
-    env = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    Sandboxed: the template may come from a document's metadata, and building someone else's
+    manuscript must not run code it carries (``{{ ''.__class__.__mro__ ... }}``).
+    """
+    from jinja2 import StrictUndefined, TemplateError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
+    )
     try:
         return env.from_string(template)
     except TemplateError as exc:

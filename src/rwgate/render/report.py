@@ -46,7 +46,7 @@ def _age(when: dt.datetime | None) -> str:
 
 def describe_source(info: SourceInfo) -> str:
     where = info.url or info.path or ""
-    note = f"; {info.note}" if info.note else ""
+    note = f"; {term_safe(info.note)}" if info.note else ""
     return f"{info.name} {term_safe(where)} ({_age(info.as_of)}{note})"
 
 

@@ -78,7 +78,9 @@ def _staleness(info: SourceInfo, max_days: int) -> list[str]:
 
 
 def open_sources(settings: Settings) -> OpenSources:
-    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    cache = Cache(
+        None if settings.no_cache else (settings.cache_dir or default_cache_dir()), quiet=True
+    )
     factory = None if settings.offline else (lambda: _crossref_factory(settings))
     crossref = CachedSource(
         "crossref", cache, factory, SourceInfo(name="crossref", url=settings.crossref_url)

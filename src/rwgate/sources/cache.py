@@ -29,10 +29,15 @@ class CacheWarning(UserWarning):
 
 
 class Cache:
-    """A thin, failure-tolerant face over ``diskcache.Cache``."""
+    """A thin, failure-tolerant face over ``diskcache.Cache``.
 
-    def __init__(self, directory: Path | None) -> None:
+    ``quiet``: the owner reports :attr:`warning` itself (the integrity check puts it in its
+    report), so no Python warning is raised as well; the user sees the problem once.
+    """
+
+    def __init__(self, directory: Path | None, quiet: bool = False) -> None:
         self.directory = directory
+        self.quiet = quiet
         self._db: Any = None
         self.warning: str | None = None
         if directory is None:
@@ -48,7 +53,8 @@ class Cache:
     def _disable(self, message: str) -> None:
         if self.warning is None:
             self.warning = message
-            warnings.warn(message, CacheWarning, stacklevel=3)
+            if not self.quiet:
+                warnings.warn(message, CacheWarning, stacklevel=3)
         if self._db is not None:
             with contextlib.suppress(Exception):
                 self._db.close()
@@ -131,7 +137,10 @@ class CachedSource:
                 self.inner = self.factory()  # type: ignore[misc]
             fresh = self.inner.query_all(misses, progress)
             now = dt.datetime.now(dt.UTC)
-            for doi, lookup in fresh.items():
+            for doi in misses:
+                lookup = fresh.get(doi) or Lookup(
+                    doi=doi, outcome="error", source=self.name, error="no answer from the source"
+                )
                 if lookup.outcome != "error":
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
                     self.cache.set(self._key(doi), lookup.model_dump(mode="json"), self.ttl)
@@ -140,7 +149,8 @@ class CachedSource:
 
     def info(self) -> SourceInfo:
         info = self.inner.info() if self.inner is not None else self.default_info
-        notes = [n for n in (info.note, self.cache.warning) if n]
+        # The cache's own message is one of the check's warnings; here it is only named.
+        notes = [n for n in (info.note, "cache disabled" if self.cache.warning else None) if n]
         if self.hits:
             notes.append(f"{self.hits} answered from cache")
         if self.factory is None:
