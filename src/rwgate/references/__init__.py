@@ -9,6 +9,7 @@ cannot be opened, or is not JSON/YAML at all, raises :class:`ReaderError` (one l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,14 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
             severity="warning",
         )
         return data.decode("latin-1"), [problem]
+
+
+def read_with(path: Path, parse: Callable[[str, str], BibResult]) -> BibResult:
+    """Read ``path`` with :func:`read_text` and ``parse`` it; decoding problems come first."""
+    text, problems = read_text(Path(path))
+    result = parse(text, str(path))
+    result.problems[:0] = problems
+    return result
 
 
 def load_bibliography(path: Path) -> BibResult:
@@ -104,4 +113,4 @@ def parse_bibliography(text: str, file: str = "<text>") -> BibResult:
     return parse_doi_list(text, file)
 
 
-__all__ = ["ReaderError", "load_bibliography", "parse_bibliography", "read_text"]
+__all__ = ["ReaderError", "load_bibliography", "parse_bibliography", "read_text", "read_with"]

@@ -29,7 +29,7 @@ from pylatexenc.latex2text import LatexNodes2Text
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
-from rwgate.references import read_text
+from rwgate.references import read_with
 
 _MONTH_NAMES = (
     "january february march april may june july august september october november december"
@@ -62,10 +62,7 @@ class EntryLinks:
 
 def read_bib(path: Path) -> BibResult:
     """Read a .bib file; see :func:`parse_bib`. Raises ReaderError if the file cannot be read."""
-    text, problems = read_text(Path(path))
-    result = parse_bib(text, str(path))
-    result.problems[:0] = problems
-    return result
+    return read_with(path, parse_bib)
 
 
 def parse_bib(text: str, file: str) -> BibResult:

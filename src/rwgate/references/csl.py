@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
-from rwgate.references import ReaderError, read_text
+from rwgate.references import ReaderError, read_with
 
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^>]*>", re.IGNORECASE)
@@ -29,18 +29,12 @@ _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 def read_csl_json(path: Path) -> BibResult:
     """A CSL JSON file: a list of items, or an object holding one under ``items``/``references``."""
-    text, problems = read_text(Path(path))
-    result = parse_csl_json(text, str(path))
-    result.problems[:0] = problems
-    return result
+    return read_with(path, parse_csl_json)
 
 
 def read_csl_yaml(path: Path) -> BibResult:
     """CSL YAML (a ``references:`` mapping or a bare list), or Markdown with YAML front matter."""
-    text, problems = read_text(Path(path))
-    result = parse_csl_yaml(text, str(path))
-    result.problems[:0] = problems
-    return result
+    return read_with(path, parse_csl_yaml)
 
 
 def parse_csl_json(text: str, file: str) -> BibResult:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Reference
-from rwgate.references import read_text
+from rwgate.references import read_with
 
 # A comment after the DOI needs whitespace before the '#': SICI DOIs may contain '#'.
 _TRAILING_COMMENT = re.compile(r"\s+#.*$")
@@ -19,11 +19,7 @@ _TRAILING_COMMENT = re.compile(r"\s+#.*$")
 
 def read_doi_list(path: Path) -> BibResult:
     """One DOI per line; blank lines and ``#`` comments are skipped. Raises ReaderError."""
-    path = Path(path)
-    text, problems = read_text(path)
-    result = parse_doi_list(text, str(path))
-    result.problems[:0] = problems
-    return result
+    return read_with(path, parse_doi_list)
 
 
 def parse_doi_list(text: str, file: str) -> BibResult:
