@@ -11,11 +11,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from rwgate.errors import ConfigError
+
 CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
-
-
-class ConfigError(ValueError):
-    """Invalid configuration; the message names where and which key."""
 
 
 def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:

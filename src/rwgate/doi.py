@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from rwgate.errors import UsageError
+
 # Registrant code: "10." + digits, optionally with dotted sub-divisions (10.1000.10/...).
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
 # Prefixes people paste in front of a DOI; matched case-insensitively and repeatedly.
@@ -33,7 +35,7 @@ _LEADING = "([{\"'“”‘’"
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
-class InvalidDOI(ValueError):
+class InvalidDOI(UsageError):
     """A string that was offered as a DOI but is not one."""
 
 

@@ -21,6 +21,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from rwgate.errors import ToolError
+
 PANDOC_TIMEOUT = 120.0
 _WARNING = "[WARNING] "
 
@@ -53,7 +55,7 @@ FORMATS_BY_EXTENSION: dict[str, str] = {
 }
 
 
-class PandocError(RuntimeError):
+class PandocError(ToolError):
     """pandoc could not read a document; the message is one line and names the file."""
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.cli import add_check_options, flag_overrides
+from rwgate.errors import UsageError
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
@@ -35,7 +36,7 @@ TOOL_ENV = {"bibtex": "RWGATE_BIBTEX", "biber": "RWGATE_BIBER"}  # e.g. bibtex8,
 EXIT_GATE, EXIT_USAGE = 1, 2
 
 
-class HookError(ValueError):
+class HookError(UsageError):
     """The hook cannot do its part; the message is one line."""
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rwgate.config import Settings
+from rwgate.errors import RwgateError
 from rwgate.mcp import safety
 from rwgate.mcp.safety import BadArgument, one_line
 from rwgate.verify import drafting_tools
@@ -63,7 +64,7 @@ def verify_citation(
         return drafting_tools.verify_citation(
             text, names, year, doi, arxiv_id, url, venue, settings=settings
         )
-    except ValueError as exc:
+    except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None
 
 
@@ -104,7 +105,7 @@ def search_references(
         return drafting_tools.search_references(
             text, max_results, year_from, year_to, chosen, settings=settings
         )
-    except ValueError as exc:
+    except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None
 
 
@@ -126,5 +127,5 @@ def get_bibtex(
         raise BadArgument("give a doi, a list of dois or a title")
     try:
         return drafting_tools.get_bibtex(one, many or None, text, settings=settings)
-    except ValueError as exc:
+    except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None

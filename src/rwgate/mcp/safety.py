@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from rwgate.errors import UsageError
+
 MAX_BATCH = 1000
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -23,7 +25,7 @@ MAX_PATH = 4096
 _UPDATE_TYPE = re.compile(r"^[a-z][a-z_-]{1,40}$")
 
 
-class BadArgument(ValueError):
+class BadArgument(UsageError):
     """A tool argument that is refused; the message is one line."""
 
 

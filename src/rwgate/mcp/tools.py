@@ -18,6 +18,7 @@ from typing import Any
 from rwgate.config import ConfigError, Settings, load_settings
 from rwgate.core import FLAGGED, CheckResult, check
 from rwgate.doi import try_normalize
+from rwgate.errors import RwgateError
 from rwgate.evidence import crossref_date
 from rwgate.mcp import safety
 from rwgate.mcp.models import (
@@ -36,14 +37,14 @@ from rwgate.mcp.models import (
 )
 from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
-from rwgate.references import ReaderError, load_bibliography, parse_bibliography
+from rwgate.references import load_bibliography, parse_bibliography
 from rwgate.references.gather import MANUSCRIPT_SUFFIXES, Gathered, doi_reference
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 
 AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
 NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
-_READ_ERRORS = (ReaderError, OSError, ValueError, UnicodeDecodeError)
+_READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
 
 
 def _first(value: Any) -> str | None:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rwgate.errors import UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
 from rwgate.pandoc.memo import (
     DOCUMENT,
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from rwgate.render.annotation import Annotation
 
 
-class FilterError(Exception):
+class FilterError(UsageError):
     """Bad input or configuration: reported as one ``rw-filter: ERROR:`` line, exit status 2."""
 
 

@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from rwgate.errors import OutputError
+
 SHADOW_DIR = ".rwgate"
 
 # BibTeX counts every brace, even one after a backslash, so braces become commands rather than the
@@ -24,7 +26,7 @@ _BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _BRACE_SPLIT = re.compile(r"([{}])")
 
 
-class ShadowError(Exception):
+class ShadowError(OutputError):
     """A shadow bibliography could not be written; the message names the file."""
 
 

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rwgate.errors import InputError
+
 if TYPE_CHECKING:  # the models (Pydantic) load with the first reader, not with this package
     from rwgate.models import BibResult, Problem
 
@@ -23,7 +25,7 @@ _BIB_BLOCK = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
 _CSL_YAML = re.compile(r"^(?:references\s*:|-\s+id\s*:)", re.MULTILINE)
 
 
-class ReaderError(Exception):
+class ReaderError(InputError):
     """A bibliography that cannot be read at all; the message is one line naming the file."""
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.doi import try_normalize
+from rwgate.errors import RwgateError
 from rwgate.models import Location, Problem, Reference
-from rwgate.references import ReaderError, load_bibliography
+from rwgate.references import load_bibliography
 
 MANUSCRIPT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".rst", ".org", ".tex", ".ltx"}
 
@@ -66,7 +67,7 @@ def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
                 result = load_bibliography(path)
                 out.references.extend(result.references)
                 out.problems.extend(result.problems)
-        except (ReaderError, OSError, ValueError) as exc:
+        except (RwgateError, OSError, ValueError) as exc:
             out.unreadable.append(str(path))
             out.problems.append(Problem(message=str(exc), severity="error"))
     out.references.extend(doi_reference(d) for d in dois)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 
 KPSEWHICH_TIMEOUT = 5.0
@@ -29,7 +30,7 @@ _MAX_DEPTH = 50
 Allowed = Callable[[Path], bool]
 
 
-class LatexError(ValueError):
+class LatexError(InputError):
     """A LaTeX input file could not be read; the message is one line naming the file."""
 
 

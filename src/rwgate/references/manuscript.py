@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
 from rwgate.references.locate import resolve_bibliography
@@ -24,7 +25,7 @@ LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
 _SKIPPED_INCLUDE = re.compile(r"^Could not load include file (?P<name>.*) at .* line \d+")
 
 
-class ManuscriptError(ValueError):
+class ManuscriptError(InputError):
     """The manuscript itself could not be read; the message is one line naming the file."""
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from rwgate.errors import ConfigError
 from rwgate.evidence import FLAG_LABELS, status_of_type
 from rwgate.models import Citation, Notice
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from jinja2 import Template
 
 
-class TemplateProblem(ValueError):
+class TemplateProblem(ConfigError):
     """The user's annotation template does not render."""
 
 

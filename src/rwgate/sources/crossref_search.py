@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from rwgate.config import Settings
 from rwgate.doi import doi_path
+from rwgate.errors import SourceError
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ BIBTEX_TYPE = "application/x-bibtex"
 _SOURCE = "crossref"
 
 
-class SourceUnavailable(Exception):
+class SourceUnavailable(SourceError):
     """Crossref could not answer (network, HTTP error, offline); the message is one line."""
 
 

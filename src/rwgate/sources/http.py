@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rwgate import __version__
+from rwgate.errors import SourceError
 from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def open_client(mailto: str | None, timeout: float, connections: int) -> httpx.C
 
 
 @dataclass
-class Failure(Exception):
+class Failure(SourceError):
     """Why one attempt brought no usable answer; ``retry`` is false when asking again won't help."""
 
     reason: str
@@ -54,7 +55,7 @@ class Failure(Exception):
     retry_after: float | None = None
 
 
-class GaveUp(Exception):
+class GaveUp(SourceError):
     """No answer in the end; ``str()`` is the one-line reason for the report.
 
     ``down`` is true when retrying ran out (attempts or deadline) rather than the server saying

@@ -18,11 +18,13 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
+from rwgate.errors import SourceError
+
 _INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-class DeadlineExceeded(Exception):
+class DeadlineExceeded(SourceError):
     """No request slot opened before the caller's deadline (or the caller gave up)."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.doi import try_normalize
+from rwgate.errors import DataError
 from rwgate.evidence import normalize_type
 from rwgate.models import Location, Problem
 
@@ -34,11 +35,11 @@ _US_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:\s+\d{1,2}:\d{2}(?::\d{2}
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
 
 
-class CSVFormatError(ValueError):
+class CSVFormatError(DataError):
     """The file as a whole cannot be read as a Retraction Watch CSV (message names the file)."""
 
 
-class RowError(ValueError):
+class RowError(DataError):
     """One row is malformed; the message names the field."""
 
 

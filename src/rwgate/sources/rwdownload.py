@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from rwgate.errors import DataError
 from rwgate.paths import DEFAULT_RW_CSV_URL
 
 DEFAULT_URL = DEFAULT_RW_CSV_URL
@@ -25,7 +26,7 @@ CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
 
 
-class DownloadError(Exception):
+class DownloadError(DataError):
     """The download failed; the message is one line naming the URL and what to do."""
 
 

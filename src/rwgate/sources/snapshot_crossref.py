@@ -16,13 +16,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rwgate.errors import DataError
 from rwgate.evidence import crossref_date, lookup_from_crossref
 from rwgate.models import Location, Lookup, Problem
 
 KIND = "crossref-json"
 
 
-class JSONFormatError(ValueError):
+class JSONFormatError(DataError):
     """The file is not a Crossref ``/works`` response; the message names the file."""
 
 

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from rwgate.errors import DataError
 from rwgate.models import Problem
 from rwgate.sources import rwcsv, snapshot_crossref
 
@@ -76,7 +77,7 @@ _INSERT_NOTICE = (
 _BATCH = 2000
 
 
-class SnapshotError(Exception):
+class SnapshotError(DataError):
     """The snapshot cannot be used (missing, not a snapshot, newer schema); one-line message."""
 
 
@@ -112,7 +113,7 @@ class ImportResult(BaseModel):
     sources: list[FileImport] = Field(default_factory=list)
 
 
-class _FileFailed(Exception):
+class _FileFailed(DataError):
     """An input file could not be read; caught per file so the other files still import."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rwgate import __version__
+from rwgate.errors import RwgateError
 from rwgate.models import Problem, ToolInfo
 from rwgate.verify.models import VERDICTS, VerifyResult
 
@@ -54,7 +55,7 @@ def _fails(result: VerifyResult, policy: Any, fail_on_partial: bool) -> bool:
 
 
 def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
-    from rwgate.references import ReaderError, load_bibliography
+    from rwgate.references import load_bibliography
     from rwgate.verify.bibfields import entry_links
     from rwgate.verify.models import Cited
 
@@ -64,7 +65,7 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
     for path in paths:
         try:
             bib = load_bibliography(path)
-        except (ReaderError, OSError, ValueError) as exc:
+        except (RwgateError, OSError, ValueError) as exc:
             problems.append(Problem(message=str(exc), severity="error"))
             unreadable = True
             continue
@@ -90,7 +91,7 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
 
 def run_verify(args: argparse.Namespace) -> int:
     from rwgate.cli import emit_report, flag_overrides
-    from rwgate.config import ConfigError, load_settings
+    from rwgate.config import load_settings
     from rwgate.verify.render import render_verify_text
     from rwgate.verify.verify import verify_many
 
@@ -103,7 +104,7 @@ def run_verify(args: argparse.Namespace) -> int:
         policy = settings.to_policy()
         sources = [s for s in (args.sources or "").split(",") if s.strip()] or None
         results = verify_many(cited, settings, sources) if cited else []
-    except (ConfigError, ValueError) as exc:
+    except (RwgateError, ValueError) as exc:
         print(f"rwgate: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     failed = sum(_fails(r, policy, args.fail_on_partial) for r in results)
