@@ -90,8 +90,8 @@ def test_latex_escape_makes_every_special_literal() -> None:
 
 
 def test_latex_escape_spaces_control_characters() -> None:
-    # An escape or a NUL in a note would stop pdflatex ("invalid character").
-    assert latex_escape("a\x1b[31mb\x00c}") == "a [31mb c\\textbraceright{}"
+    # An escape or a NUL in a note would stop pdflatex ("invalid character"): removed.
+    assert latex_escape("a\x1b[31mb\x00c}\u202e") == "a[31mbc\\textbraceright{}"
 
 
 def test_shadow_text_rewrites_only_flagged_entries() -> None:

@@ -14,7 +14,7 @@ from rwgate.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblat
 from rwgate.latex.gate import build_from_latexmk
 from rwgate.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
 from rwgate.latex.latexmk import split_args
-from rwgate.latex.texescape import doi_markup, escape_text
+from rwgate.render.latex import doi_markup, escape_text
 
 BIBTEX_BBL = r"""\begin{thebibliography}{2}
 \providecommand{\natexlab}[1]{#1}
@@ -55,7 +55,8 @@ def test_escape_text_prints_every_special_character() -> None:
     without_commands = re.sub(r"\\[A-Za-z]+\{\}|\\[{}$&#_%]", "", escaped)
     assert not set(without_commands) & set("\\{}$&#^_~%<>|")
     assert "\x1b" not in escaped and "\n" not in escaped
-    assert escaped.startswith(r"\textbackslash{}input\{/etc/passwd\}")
+    assert escaped.startswith(r"\textbackslash{}input\textbraceleft{}/etc/passwd\textbraceright{}")
+    assert escaped.count("{") == escaped.count("}")  # BibTeX and biber count every brace
 
 
 def test_doi_markup_links_only_plain_dois() -> None:
@@ -63,7 +64,7 @@ def test_doi_markup_links_only_plain_dois() -> None:
         "10.1016/s0140-6736(10)60175-4"
     )
     odd = doi_markup("10.5555/a_b%c{")
-    assert odd == r"\texttt{10.5555/a\_b\%c\{}"
+    assert odd == r"\texttt{10.5555/a\_b\%c\textbraceleft{}}"
 
 
 def test_bibtex_bbl_note_follows_multiline_label_and_is_idempotent() -> None:

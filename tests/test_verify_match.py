@@ -163,11 +163,12 @@ def test_title_protection() -> None:
         "Molecular {Structure} of {DNA}: a note"
     )
     assert bx.protect_title("RNA-seq in COVID-19 patients") == "{RNA-seq} in {COVID-19} patients"
-    assert bx.protect_title("Already {DNA} braced") == "Already {DNA} braced"
+    # Registry values are plain text: a brace is a character to print, never markup.
+    assert bx.protect_title("Odd } title") == r"Odd \textbraceright{} title"
 
 
-def test_escape_leaves_escaped_characters_alone() -> None:
-    assert bx.escape(r"R&D 50% \& more_x") == r"R\&D 50\% \& more\_x"
+def test_escape_treats_values_as_plain_text() -> None:
+    assert bx.escape(r"R&D 50% \& more_x") == r"R\&D 50\% \textbackslash{}\& more\_x"
 
 
 def test_keys_use_only_what_the_record_has() -> None:

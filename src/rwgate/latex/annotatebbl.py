@@ -13,7 +13,8 @@ from pathlib import Path
 from rwgate.config import Settings
 from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
-from rwgate.render.report import render_text, term_safe
+from rwgate.render.report import render_text
+from rwgate.render.safe import term_safe
 
 from .bbl import annotate_bbl
 from .hooks import ENV_GATE, HookError

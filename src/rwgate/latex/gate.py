@@ -18,7 +18,7 @@ from rwgate.core import CheckResult
 from rwgate.models import Citation, CitedDocument
 from rwgate.references.latexaux import parse_aux, read_latex
 from rwgate.render.annotate import annotate
-from rwgate.render.report import term_safe
+from rwgate.render.safe import term_safe
 
 from .reuse import state_path
 from .verdict import (

@@ -23,10 +23,10 @@ from rwgate.models import Citation, CitedDocument, Location
 from rwgate.references.join import cited_references
 from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bibliographies
 from rwgate.render.annotate import annotate
+from rwgate.render.latex import annotation_latex
 
 from .hooks import HookError
 from .reuse import ENV_BUILD, read_state, state_path
-from .texescape import annotation_latex
 
 STATE_SCHEMA = "rwgate.latex/1"
 

@@ -21,7 +21,7 @@ def say(level: str, message: str) -> None:
     if not message.isprintable():
         # Only text with control or format characters needs cleaning, and the report module that
         # cleans it loads the core, which most runs (every memo hit) never need.
-        from rwgate.render.report import term_safe
+        from rwgate.render.safe import term_safe
 
         message = term_safe(message)
     write_line(f"{PROG}: {level}: {' '.join(message.split())}\n")

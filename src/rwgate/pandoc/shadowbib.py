@@ -12,30 +12,17 @@ prints ``note``, while only biblatex knows ``addendum``; pandoc's own BibTeX rea
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from rwgate.errors import OutputError
+from rwgate.render.latex import escape_text as latex_escape
 
 SHADOW_DIR = ".rwgate"
-
-# BibTeX counts every brace, even one after a backslash, so braces become commands rather than the
-# \{ \} that rwgate.latex.texescape uses; everything else is escaped exactly as in a .bbl.
-_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
-_BRACE_SPLIT = re.compile(r"([{}])")
 
 
 class ShadowError(OutputError):
     """A shadow bibliography could not be written; the message names the file."""
-
-
-def latex_escape(text: str) -> str:
-    """``text`` as LaTeX that typesets it literally (safe inside a braced BibTeX field)."""
-    from rwgate.latex.texescape import escape_text
-
-    parts = _BRACE_SPLIT.split(text)
-    return "".join(_BRACES.get(part) or escape_text(part) for part in parts)
 
 
 def shadow_path(original: Path, workdir: Path) -> Path:

@@ -8,19 +8,12 @@ for them and a report containing one would not parse.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from rwgate.core import CheckResult
 from rwgate.models import Citation
+from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
-
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_safe(text: object) -> str:
-    """``text`` without the characters XML 1.0 forbids."""
-    return _NOT_XML.sub("", str(text))
 
 
 def _details(c: Citation) -> str:

@@ -9,20 +9,14 @@ hostile title cannot move the cursor or recolour the terminal.
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.models import Citation, SourceInfo
 from rwgate.render.annotate import annotate
+from rwgate.render.safe import term_safe
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
 _TAGS = {"fail": "FAIL", "annotate": "FLAG", "warn": "WARN", "ignore": "ok"}
-
-
-def term_safe(text: object) -> str:
-    """A string from outside, made harmless for a terminal (no escapes, no bidi overrides)."""
-    return _CONTROL.sub("?", str(text)).replace("\n", " ")
 
 
 def paint(text: str, code: str, colour: bool) -> str:

@@ -5,9 +5,12 @@ Rules every entry follows, whichever way it was made:
 - the key is ``{lastname}{year}{word}`` (first author's family name, year, first significant
   title word; ASCII letters), each part left out when the record lacks it, with ``a``, ``b``, ...
   appended when two entries of one export would collide;
+- every value is plain text escaped by the one LaTeX escaper (:mod:`rwgate.render.latex`, which
+  the ``.bbl`` annotation uses too): braces come out balanced, so a registry title holding ``}``,
+  ``\\input{x}``, ``%`` or ``#`` cannot end the field early or run anything; Crossref's own BibTeX
+  rendering is first read back to plain text (pylatexenc), then escaped the same way;
 - in the title, every capitalised word and acronym (except a plain capitalised first word) is
   wrapped in braces so that BibTeX styles do not lower-case ``DNA`` or ``Nature``;
-- LaTeX's special characters are escaped, unless already escaped;
 - no field is ever guessed: a field is written only when the registry record has it;
 - a retracted (withdrawn, removed, ...) work carries its notice in ``note`` (or ``addendum``), in
   the same words the build annotation uses, so the warning travels with the entry.
@@ -21,6 +24,8 @@ from typing import Literal
 
 from rwgate.models import Citation
 from rwgate.render.annotate import annotate
+from rwgate.render.latex import escape_text
+from rwgate.render.safe import one_line
 from rwgate.verify.integrity import SERIOUS
 from rwgate.verify.match import fold, normalize_title
 from rwgate.verify.models import Work
@@ -63,7 +68,6 @@ _STOP = frozenset(
         "towards",
     ]
 )
-_SPECIAL = re.compile(r"(?<!\\)([&%$#_])")
 _WORD = re.compile(r"\S+")
 _MONTHS = frozenset(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -72,8 +76,19 @@ _ENTRY = re.compile(r"^\s*@\s*(\w+)\s*\{\s*([^,\s]*)\s*,", re.DOTALL)
 
 
 def escape(value: str) -> str:
-    """LaTeX specials escaped (``&`` -> ``\\&``), leaving already escaped ones alone."""
-    return _SPECIAL.sub(r"\\\1", value)
+    """Plain text as a BibTeX field value: the one LaTeX escaper (see the module docstring)."""
+    return escape_text(value)
+
+
+def _from_latex(value: str) -> str:
+    """A value of Crossref's BibTeX rendering as plain text (``{\'e}`` -> ``é``), to be
+    escaped again by :func:`escape`: its markup is not trusted."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    try:
+        return str(LatexNodes2Text(math_mode="verbatim").latex_to_text(value))
+    except Exception:  # pylatexenc gives up on some malformed input: keep the characters
+        return value
 
 
 def _needs_braces(word: str, first: bool) -> bool:
@@ -85,15 +100,16 @@ def _needs_braces(word: str, first: bool) -> bool:
 
 
 def protect_title(title: str) -> str:
-    """``Molecular Structure of DNA`` -> ``Molecular {Structure} of {DNA}`` (see module doc)."""
-    if "{" in title:
-        return title  # already protected by whoever wrote it; braces are not ours to redo
+    """Plain ``Molecular Structure of DNA`` -> ``Molecular {Structure} of {DNA}``, escaped."""
     parts = []
     for index, match in enumerate(_WORD.finditer(title)):
         word = match.group(0)
         core = word.rstrip(":;,.?!")
         tail = word[len(core) :]
-        parts.append(f"{{{core}}}{tail}" if _needs_braces(core, index == 0) else word)
+        if _needs_braces(core, index == 0):
+            parts.append(f"{{{escape(core)}}}{escape(tail)}")
+        else:
+            parts.append(escape(word))
     return " ".join(parts)
 
 
@@ -124,6 +140,12 @@ def notice_text(integrity: Citation | None) -> str | None:
     if integrity is None or integrity.status not in SERIOUS:
         return None
     return annotate(integrity).text
+
+
+def _verbatim(value: str) -> str:
+    """A DOI or URL as BibTeX keeps it verbatim (styles pass it to ``\\url``): only what could
+    end the field or break the entry is dropped (braces, controls)."""
+    return one_line(value).replace("{", "").replace("}", "")
 
 
 def _value(name: str, value: str) -> str:
@@ -161,7 +183,7 @@ def from_work(
     if work.authors:
         fields.append(("author", escape(" and ".join(a.bibtex() for a in work.authors))))
     if work.title:
-        fields.append(("title", protect_title(escape(work.title))))
+        fields.append(("title", protect_title(work.title)))
     if work.venue and entry_type in _VENUE_FIELD:
         fields.append((_VENUE_FIELD[entry_type], escape(work.venue)))
     if work.year:
@@ -174,7 +196,7 @@ def from_work(
     if work.publisher and entry_type not in ("article",):
         fields.append(("publisher", escape(work.publisher)))
     if work.doi:
-        fields.append(("doi", work.doi))
+        fields.append(("doi", _verbatim(work.doi)))
     if work.arxiv_id:
         fields += [("eprint", work.arxiv_id), ("archiveprefix", "arXiv")]
     fields = _with_notice(fields, notice_text(integrity), notice_field)
@@ -223,9 +245,11 @@ def from_registry_text(
     for name, value in raw_fields:
         value = " ".join(value.split())
         if name == "title":
-            value = protect_title(escape(value))
-        elif name not in ("url", "doi"):
-            value = escape(value)
+            value = protect_title(_from_latex(value))
+        elif name in ("url", "doi"):
+            value = _verbatim(value)
+        elif name != "month":
+            value = escape(_from_latex(value))
         fields.append((name, value))
     fields = _with_notice(fields, notice_text(integrity), notice_field)
     return render(entry_type, key, fields)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rwgate.render.report import gate_line, paint, term_safe
+from rwgate.render.report import gate_line, paint
+from rwgate.render.safe import term_safe
 from rwgate.verify.models import VerifyResult
 
 if TYPE_CHECKING:

@@ -1,23 +1,31 @@
-"""Annotation text as LaTeX that typesets literally, whatever upstream put in it.
+"""Text from outside as LaTeX that typesets literally: the one escaper for .bbl and .bib alike.
 
 Notice DOIs and titles come from Crossref and Retraction Watch, so a hostile record could carry
 ``\\input{/etc/passwd}``, ``\\write18{...}``, an unbalanced brace or a ``%`` that comments out the
 rest of a ``.bbl`` line. Every character TeX treats specially is replaced by a command that prints
 it, so the result is plain text in any font encoding and inside any macro argument (biblatex stores
-the addendum in ``\\field{addendum}{...}``). Only a DOI made of the characters every DOI registrar
-recommends goes through ``\\url``/``\\href``; any other DOI is typeset as escaped ``\\texttt`` text.
+the addendum in ``\\field{addendum}{...}``).
+
+Braces become ``\\textbraceleft{}``/``\\textbraceright{}`` rather than ``\\{``/``\\}``: BibTeX and
+biber count every brace, even one after a backslash, so only brace-balanced output is safe in a
+``.bib`` field (the BibTeX export, pandoc's shadow bibliography) as well as in a ``.bbl``. One
+escaper for all of them means the build annotation and the exported entry can never drift apart.
+
+Only a DOI made of the characters every DOI registrar recommends goes through ``\\url``/``\\href``;
+any other DOI is typeset as escaped ``\\texttt`` text.
 """
 
 from __future__ import annotations
 
 import re
 
-from rwgate.render.annotate import Annotation
+from rwgate.render.annotation import Annotation
+from rwgate.render.safe import one_line
 
 _SPECIAL = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
     "$": r"\$",
     "&": r"\&",
     "#": r"\#",
@@ -30,16 +38,14 @@ _SPECIAL = {
     "|": r"\textbar{}",
 }
 _SPECIAL_RE = re.compile(r"[\\{}$&#^_~%<>|]")
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # Crossref's recommended DOI characters (plus ':' of SICI-free older DOIs): safe in \url and
 # \href arguments even inside another macro's argument, and in \texttt.
 _URL_SAFE_DOI = re.compile(r"^10\.[0-9A-Za-z.\-/();:]+$")
 
 
 def escape_text(text: str) -> str:
-    """Plain text as LaTeX: special characters printed, control characters and newlines spaced."""
-    flat = _CONTROL_RE.sub(" ", text)
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], flat)
+    """Plain text as LaTeX: specials printed, braces balanced, controls gone, one line."""
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], one_line(text))
 
 
 def doi_markup(doi: str) -> str:
