@@ -19,7 +19,7 @@ from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
 from rwgate.cli import main
 from rwgate.config import ConfigError, load_settings
-from rwgate.core import check
+from rwgate.kit import judge
 from rwgate.models import Reference
 
 LACOUR = "10.1126/science.1256151"
@@ -165,7 +165,7 @@ def test_one_source_down_still_recovers_and_names_it(
 def test_offline_skips_recovery_with_a_warning(tmp_path: Path) -> None:
     settings = load_settings(tmp_path, overrides={"recover_dois": True, "offline": True})
     ref = Reference(key="k", title="When contact changes minds", journal="Science", year=2014)
-    result = check([ref], settings)
+    result = judge([ref], settings)
     assert result.citations[0].status == "no_doi"
     assert any(w.startswith("DOI recovery skipped: offline") for w in result.warnings)
 
@@ -198,7 +198,7 @@ CORE = (
     "check(read_bib(Path(sys.argv[-1])).references, load_settings(Path(sys.argv[-1])))"
 )
 # What building the CLI parser registers: the `rwgate verify` sub-command's argparse setup.
-REGISTRATION = {"rwgate.verify", "rwgate.verify.command"}
+REGISTRATION = {"rwgate.verifycmd"}
 
 
 def loaded_by(call: str, args: list[str], env: dict[str, str]) -> set[str]:

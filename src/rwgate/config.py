@@ -88,6 +88,25 @@ class Settings(BaseModel):
             raise ConfigError(_one_line(exc, self.config_file or "configuration")) from None
 
 
+DOCUMENT_KEYS = frozenset(
+    {
+        "policy",
+        "fail_on",
+        "annotate",
+        "warn",
+        "ignore",
+        "allow",
+        "template",
+        "inline",
+        "recover_dois",
+    }
+)
+"""What a document may set (its metadata, a config file beside it): policy, never the judge."""
+USER_KEYS = frozenset(Settings.model_fields) - DOCUMENT_KEYS - {"config_file"}
+"""Where data comes from and where files go: the invoking user's alone (flags, environment, user
+config). A new setting is a user key unless it is added to :data:`DOCUMENT_KEYS`: fail closed.
+Every integrity source's declared ``settings`` are among these (tested)."""
+
 _ENV: dict[str, str] = {
     "RWGATE_POLICY": "policy",
     "RWGATE_OFFLINE": "offline",

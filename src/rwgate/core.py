@@ -1,8 +1,12 @@
 """References in, verdicts out: the one entry point every front end calls.
 
-``rwgate check``, ``rw-filter``, the LaTeX hooks and the MCP server all end up in :func:`check`, so
-they cannot disagree. The flow is one way: references -> batched look-ups in every source ->
-merged evidence -> status -> policy action -> :class:`Citation`.
+``rwgate check``, ``rw-filter``, the LaTeX hooks and the MCP server all end up in :func:`check`
+(through :mod:`rwgate.kit`), so they cannot disagree. The flow is one way: references -> one
+batched look-up per source -> merged evidence -> status -> policy action -> :class:`Citation`.
+
+The core never names a source. It asks every open source (:mod:`rwgate.sources`) for the
+identifiers that source answers, and merges what they said by what each declares about itself
+(``absence``: what "not listed" from it means). A new source changes nothing here.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from rwgate.models import (
     ToolInfo,
 )
 from rwgate.policy import Policy
-from rwgate.sources import OpenSources, open_sources
-from rwgate.sources.base import Progress
+from rwgate.sources import Answers, OpenSources, open_sources
+from rwgate.sources.interface import IntegritySource, Progress
 
 FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
@@ -81,50 +85,63 @@ class _Evidence:
     """What the sources said about one reference, before policy."""
 
     status: Status
+    basis: list[str] = field(default_factory=list)
     lookups: list[Lookup] = field(default_factory=list)
     reason: str | None = None
     notices: list[Notice] = field(default_factory=list)
     doi: str | None = None
 
 
-def _snapshot_date(info: SourceInfo | None) -> str:
-    return info.as_of.date().isoformat() if info and info.as_of else "unknown date"
+def _as_of(info: SourceInfo) -> str:
+    return info.as_of.date().isoformat() if info.as_of else "unknown date"
 
 
-def _judge(
-    crossref: Lookup,
-    snap: Lookup | None,
-    snap_info: SourceInfo | None,
-    registry: bool,
-    offline: bool = False,
-) -> _Evidence:
+def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Evidence:
     """DESIGN.md's evidence rules for one DOI, given what each source said.
 
-    ``registry``: the snapshot holds Retraction Watch rows, so not being listed there means clean
-    as of its date (a snapshot of recorded Crossref bodies alone proves nothing by omission).
-    ``offline``: the report already says Crossref was not asked; no need to repeat it per work.
+    Found records decide (their notices merged); else a DOI registry that does not know the DOI
+    makes it ``unknown_doi``; else a complete registry of notices that does not list it makes it
+    ``clean`` as of its date; else it is ``unverified``. ``offline``: the report already says the
+    network was not asked; no need to repeat it per work.
     """
-    skipped = "" if offline else f" (Crossref not consulted: {crossref.error})"
-    found = [lk for lk in (crossref, snap) if lk is not None and lk.outcome == "found"]
+    found = [(s, lk) for s, lk in said if lk.outcome == "found"]
+    failed = [] if offline else [(s, lk) for s, lk in said if lk.outcome == "error"]
+    skipped = "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed)
     if found:
-        notices = merge_notices(n for lk in found for n in lk.notices)
-        reason = None
-        if crossref.outcome == "error" and not offline:
-            reason = f"Crossref not consulted ({crossref.error}); Retraction Watch snapshot only"
-        notice_for = [d for lk in found for d in lk.notice_for]
+        notices = merge_notices(n for _, lk in found for n in lk.notices)
+        reason = f"{skipped}; {' and '.join(s.title for s, _ in found)} only" if skipped else None
+        notice_for = [d for _, lk in found for d in lk.notice_for]
         if not notices and notice_for:
             reason = "this record is itself a notice about " + ", ".join(dict.fromkeys(notice_for))
-        return _Evidence(status_from_notices(notices), found, reason, notices)
-    if crossref.outcome == "not_found":
-        return _Evidence("unknown_doi", [crossref], "no registry knows this DOI")
-    if snap is not None and registry:
-        # Offline, or Crossref failed: the Retraction Watch database is the registry of record.
+        basis = [s.name for s, _ in found]
         return _Evidence(
-            "clean",
-            [snap],
-            f"not listed in the Retraction Watch snapshot of {_snapshot_date(snap_info)}{skipped}",
+            status_from_notices(notices), basis, [lk for _, lk in found], reason, notices
         )
-    return _Evidence("unverified", [crossref], crossref.error or "no source could be asked")
+    for source, lk in said:
+        if lk.outcome == "not_found" and source.absence == "unknown":
+            return _Evidence("unknown_doi", [source.name], [lk], "no registry knows this DOI")
+    for source, lk in said:
+        if lk.outcome == "not_found" and source.absence == "clean":
+            reason = f"not listed in the {source.title} of {_as_of(source.info())}"
+            reason += f" ({skipped})" if skipped else ""
+            return _Evidence("clean", [source.name], [lk], reason)
+    errors = [lk.error for _, lk in said if lk.outcome == "error" and lk.error]
+    return _Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
+
+
+def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]]) -> _Evidence | None:
+    """A work matched by its PubMed id alone (only a listing counts, for now)."""
+    for source, lk in said:
+        if lk.outcome == "found":
+            return _Evidence(
+                status_from_notices(lk.notices),
+                [source.name],
+                [lk],
+                f"matched by PMID {pmid}",
+                lk.notices,
+                doi=lk.doi or None,
+            )
+    return None
 
 
 def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]) -> Citation:
@@ -134,6 +151,9 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
         warnings.append(warning)
     meta = next((lk for lk in ev.lookups if lk.outcome == "found" and lk.title), None)
     reason = ev.reason
+    if ref.doi_origin == "title" and ref.doi_confidence is not None:
+        said = f"{RECOVERED_FROM_TITLE} (verified match, confidence {ref.doi_confidence:.2f})"
+        reason = f"{said}; {reason}" if reason else said
     if allowed is not None:
         reason = f"allowed: {allowed.reason}" + (f"; {reason}" if reason else "")
     return Citation(
@@ -143,6 +163,7 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
         action=action,
         allowed=allowed is not None,
         reason=reason,
+        basis=ev.basis,
         notices=ev.notices,
         title=(meta.title if meta else None) or ref.title,
         journal=(meta.journal if meta else None) or ref.journal,
@@ -151,48 +172,32 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
     )
 
 
-def _unlooked(ref: Reference) -> _Evidence | None:
-    """Verdicts that need no source at all."""
+def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
     if ref.missing:
         return _Evidence("missing_entry", reason="cited key is in no bibliography")
     if ref.doi is None and ref.raw_doi:
         return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
-    return None
+    if ref.doi:
+        return _judge(answers.get(("doi", ref.doi), []), offline)
+    if ref.pmid:
+        ev = _by_pmid(ref.pmid, answers.get(("pmid", ref.pmid), []))
+        if ev is not None:
+            return ev
+    return _Evidence("no_doi", reason="entry has no DOI")
 
 
-def _recover(
-    references: Sequence[Reference], settings: Settings, warnings: list[str]
-) -> tuple[list[Reference], dict[int, float]]:
-    """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
-
-    Returns the references (recovered ones with ``doi_origin="title"``) and the match confidence
-    by position. Recovery is an extra: whatever goes wrong, the DOIs the user gave are still
-    checked, unmatched entries stay ``no_doi``, and a warning says why.
-    """
-    refs = list(references)
-    if not settings.recover_dois or not any(
-        r.doi is None and r.raw_doi is None and not r.missing for r in refs
-    ):
-        return refs, {}
-    if settings.offline:
-        warnings.append("DOI recovery skipped: offline; entries without a DOI stay no_doi")
-        return refs, {}
-    # Imported here: verification loads rapidfuzz and the OpenAlex client, which a check
-    # without recovery (every pandoc build) must not pay for.
-    from rwgate.verify.verify import recover_dois
-
-    try:
-        recovery = recover_dois(refs, settings)
-    except Exception as exc:  # any failure of the extra must leave the check itself intact
-        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay no_doi")
-        return refs, {}
-    warnings.extend(recovery.warnings)
-    return recovery.references, recovery.confidence
-
-
-def _recovered_reason(confidence: float, ev: _Evidence) -> str:
-    said = f"{RECOVERED_FROM_TITLE} (verified match, confidence {confidence:.2f})"
-    return f"{said}; {ev.reason}" if ev.reason else said
+def _source_warnings(answers: Answers, offline: bool) -> list[str]:
+    """One line per source that could not answer some identifiers, with the reasons."""
+    if offline:
+        return []
+    errors: dict[str, set[str]] = {}
+    for (kind, _), said in answers.items():
+        for source, lk in said:
+            if lk.outcome == "error":
+                errors.setdefault(
+                    f"{source.title} could not be asked for some {kind.upper()}s", set()
+                ).add(lk.error or "error")
+    return [f"{head}: " + "; ".join(sorted(why)) for head, why in errors.items()]
 
 
 def check(
@@ -201,54 +206,35 @@ def check(
     progress: Progress | None = None,
     problems: Sequence[Problem] = (),
     sources: OpenSources | None = None,
+    warnings: Sequence[str] = (),
 ) -> CheckResult:
-    """Judge every reference with one batched look-up per source."""
+    """Judge every reference with one batched look-up per source and identifier kind."""
     policy = settings.to_policy()
-    recovery_warnings: list[str] = []
-    references, recovered = _recover(references, settings, recovery_warnings)
     own = sources is None
     srcs = sources or open_sources(settings)
-    warnings = [*srcs.warnings, *recovery_warnings]
-    try:
-        dois = list(dict.fromkeys(r.doi for r in references if r.doi and not r.missing))
-        crossref = srcs.crossref.query_all(dois, progress) if dois else {}
-        snapshot = srcs.snapshot.query_all(dois) if srcs.snapshot and dois else {}
-        pmids = [r.pmid for r in references if r.pmid and not r.doi and not r.missing]
-        by_pmid: dict[str, Lookup] = {}
-        if pmids and srcs.snapshot is not None and hasattr(srcs.snapshot, "query_pmids"):
-            by_pmid = srcs.snapshot.query_pmids(pmids)
+    notes = [*srcs.warnings, *warnings]
+    live = [r for r in references if not r.missing]
+    wanted = {
+        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
+        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid and not r.doi)),
+    }
+    try:  # judged while the sources are open: a reason may quote a source's date
+        answers = srcs.ask(wanted, progress)  # type: ignore[arg-type]
         infos = srcs.infos()
         if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
-            warnings.append(srcs.cache.warning)
+            notes.append(srcs.cache.warning)
+        notes += _source_warnings(answers, settings.offline)
+        citations = [
+            _citation(ref, _evidence(ref, answers, settings.offline), policy, notes)
+            for ref in references
+        ]
     finally:
         if own:
             srcs.close()
-    snap_info = next((i for i in infos if i.name == "snapshot"), None)
-    errors = {lk.error or "error" for lk in crossref.values() if lk.outcome == "error"}
-    if errors and not settings.offline:
-        warnings.append("Crossref could not be asked for some DOIs: " + "; ".join(sorted(errors)))
-    citations = []
-    for index, ref in enumerate(references):
-        ev = _unlooked(ref)
-        if ev is None and ref.doi:
-            ev = _judge(
-                crossref[ref.doi], snapshot.get(ref.doi), snap_info, srcs.registry, settings.offline
-            )
-            if index in recovered:
-                ev.reason = _recovered_reason(recovered[index], ev)
-        elif ev is None and ref.pmid and by_pmid.get(ref.pmid, None) is not None:
-            lk = by_pmid[ref.pmid]
-            if lk.outcome == "found":
-                status = status_from_notices(lk.notices)
-                reason = f"matched by PMID {ref.pmid}"
-                ev = _Evidence(status, [lk], reason, lk.notices, doi=lk.doi or None)
-        if ev is None:
-            ev = _Evidence("no_doi", reason="entry has no DOI")
-        citations.append(_citation(ref, ev, policy, warnings))
     return CheckResult(
         citations=citations,
         policy=policy,
         sources=infos,
-        warnings=list(dict.fromkeys(warnings)),
+        warnings=list(dict.fromkeys(notes)),
         problems=list(problems),
     )

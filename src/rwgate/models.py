@@ -64,6 +64,9 @@ class Reference(BaseModel):
     missing: bool = Field(default=False, description="cited key found in no bibliography")
     doi_origin: str | None = Field(default=None, description="field the DOI was found in")
     authors: list[str] = Field(default_factory=list, description="family names, in order")
+    doi_confidence: float | None = Field(
+        default=None, description="match confidence of a DOI recovered from the title"
+    )
 
 
 class Notice(BaseModel):
@@ -123,6 +126,9 @@ class Citation(BaseModel):
     action: Action
     allowed: bool = False
     reason: str | None = None
+    basis: list[str] = Field(
+        default_factory=list, description="the sources whose answers the status rests on"
+    )
     notices: list[Notice] = Field(default_factory=list)
     title: str | None = None
     journal: str | None = None

@@ -8,17 +8,15 @@ compares its fingerprint with the one the hook stored next to the ``.bbl``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.core import CheckResult
+from rwgate.kit import describe
 from rwgate.models import Citation, CitedDocument
 from rwgate.references.latexaux import parse_aux, read_latex
-from rwgate.render.annotate import annotate
-from rwgate.render.safe import term_safe
 
 from .reuse import state_path
 from .verdict import (
@@ -117,14 +115,6 @@ def clear_rejected(build: Build) -> None:
         path.with_name(path.name + REJECTED).unlink(missing_ok=True)
 
 
-def offending_line(citation: Citation, template: str | None) -> str:
+def offending_line(citation: Citation, template: str | None = None) -> str:
     """Key, status, notice, year and .bib file:line of a citation that fails the gate."""
-    bits = [f"{term_safe(citation.key)}: {citation.status}"]
-    with contextlib.suppress(ValueError):
-        bits.append(term_safe(annotate(citation, template).text))
-    if citation.year:
-        bits.append(f"published {citation.year}")
-    if citation.doi:
-        bits.append(f"doi:{term_safe(citation.doi)}")
-    bits.append(term_safe(citation.location) if citation.location else "no .bib location")
-    return "  " + "; ".join(bits)
+    return "  " + describe(citation, detail=True)

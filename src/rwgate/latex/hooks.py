@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rwgate.cli import add_check_options, flag_overrides
 from rwgate.errors import UsageError
+from rwgate.kit import add_check_options, flag_overrides
 
 if TYPE_CHECKING:
     from rwgate.config import Settings

@@ -20,8 +20,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rwgate.cli import flag_overrides
 from rwgate.config import ConfigError, load_settings
+from rwgate.kit import flag_overrides
 from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text

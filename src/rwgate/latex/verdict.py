@@ -17,12 +17,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.core import FLAGGED, CheckResult, check
+from rwgate.core import CheckResult
 from rwgate.fsutil import write_atomic
-from rwgate.models import Citation, CitedDocument, Location
-from rwgate.references.join import cited_references
+from rwgate.kit import annotations_for, judge_document
+from rwgate.models import CitedDocument, Location
 from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bibliographies
-from rwgate.render.annotate import annotate
 from rwgate.render.latex import annotation_latex
 
 from .hooks import HookError
@@ -31,17 +30,11 @@ from .reuse import ENV_BUILD, read_state, state_path
 STATE_SCHEMA = "rwgate.latex/1"
 
 
-def should_annotate(citation: Citation) -> bool:
-    """Flagged works the policy annotates or fails (an allowed work is annotated, never failed)."""
-    return citation.status in FLAGGED and citation.action in ("annotate", "fail")
-
-
 def latex_notes(result: CheckResult, template: str | None = None) -> dict[str, str]:
     """The LaTeX annotation of every citation that gets one, by key."""
     return {
-        c.key: annotation_latex(annotate(c, template))
-        for c in result.citations
-        if should_annotate(c)
+        key: annotation_latex(note)
+        for key, note in annotations_for(result.citations, template).items()
     }
 
 
@@ -112,5 +105,4 @@ def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:
 
 def judge(doc: CitedDocument, settings: Settings) -> CheckResult:
     """The core's verdict on the references ``doc`` cites."""
-    refs = cited_references(doc)
-    return check(refs.references, settings, problems=refs.problems)
+    return judge_document(doc, settings)[0]

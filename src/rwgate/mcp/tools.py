@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rwgate.config import ConfigError, Settings, load_settings
-from rwgate.core import FLAGGED, CheckResult, check
+from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
+from rwgate.core import FLAGGED, CheckResult
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
 from rwgate.evidence import crossref_date
+from rwgate.kit import judge
 from rwgate.mcp import safety
 from rwgate.mcp.models import (
     AuthorCheck,
@@ -117,21 +118,6 @@ def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
     )
 
 
-# Settings a document may not change under MCP (see Toolbox._settings_for).
-SERVER_ONLY = (
-    "crossref_url",
-    "openalex_url",
-    "mailto",
-    "snapshot",
-    "cache_dir",
-    "no_cache",
-    "report",
-    "offline",
-    "timeout",
-    "max_total_seconds",
-)
-
-
 class Toolbox:
     """The state one server shares between calls: roots, start-up flags, a Crossref client."""
 
@@ -149,7 +135,7 @@ class Toolbox:
 
     def check_doi(self, doi: str) -> DoiCheck:
         (raw,) = safety.batch_within_limit([doi], "doi")
-        result = check([doi_reference(raw, where="rw_check_doi")], self.settings)
+        result = judge([doi_reference(raw, where="rw_check_doi")], self.settings)
         report = result.report()
         return DoiCheck(
             citation=result.citations[0], sources=report.sources, warnings=report.warnings
@@ -158,7 +144,7 @@ class Toolbox:
     def check_dois(self, dois: Sequence[str]) -> BatchCheck:
         values = safety.batch_within_limit(dois, "dois")
         refs = [doi_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
-        return self._batch(check(refs, self.settings))
+        return self._batch(judge(refs, self.settings))
 
     def check_bibliography(self, path: str | None, text: str | None) -> DocumentCheck:
         if (path is None) == (text is None):
@@ -166,7 +152,7 @@ class Toolbox:
         if text is not None:
             safety.text_within_limit(text, "text")
             found = parse_bibliography(text, "<text>")
-            result = check(found.references, self.settings, problems=found.problems)
+            result = judge(found.references, self.settings, found.problems)
             return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
         if real.suffix.lower() in MANUSCRIPT_SUFFIXES:
@@ -176,7 +162,7 @@ class Toolbox:
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
         settings = self._settings_for(real, {})
-        result = check(found.references, settings, problems=found.problems)
+        result = judge(found.references, settings, found.problems)
         return self._document(result, real, settings)
 
     def check_manuscript(self, path: str) -> DocumentCheck:
@@ -188,7 +174,7 @@ class Toolbox:
             )
         gathered = self._gather_manuscript(real)
         settings = self._settings_for(real, gathered.metadata)
-        result = check(gathered.references, settings, problems=gathered.problems)
+        result = judge(gathered.references, settings, gathered.problems)
         return self._document(result, real, settings)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
@@ -231,7 +217,7 @@ class Toolbox:
             )
         except ConfigError as exc:
             raise BadArgument(_one_line(exc)) from None
-        return found.model_copy(update={k: getattr(self.settings, k) for k in SERVER_ONLY})
+        return found.model_copy(update={k: getattr(self.settings, k) for k in USER_KEYS})
 
     def _batch(self, result: CheckResult) -> BatchCheck:
         report = result.report()
@@ -276,7 +262,7 @@ class Toolbox:
         found = self._works(params, TTL_SEARCH)
         matched = [i for i in found.items if i.get("DOI") and author_matches(text, i.get("author"))]
         refs = [doi_reference(str(i["DOI"]), where="rw_check_author") for i in matched]
-        result = check(refs, self.settings)
+        result = judge(refs, self.settings)
         flagged = [
             AuthorWork(authors=author_names(item.get("author")), citation=citation)
             for item, citation in zip(matched, result.citations, strict=True)

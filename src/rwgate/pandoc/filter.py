@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rwgate.errors import UsageError
+from rwgate.errors import RwgateError, UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
 from rwgate.pandoc.memo import (
     DOCUMENT,
@@ -39,10 +39,10 @@ from rwgate.pandoc.memo import store as store_memo
 if TYPE_CHECKING:
     from rwgate.config import Settings
     from rwgate.core import CheckResult
-    from rwgate.models import Citation, CitedDocument, Reference
+    from rwgate.models import CitedDocument, Reference
     from rwgate.pandoc.render import Mode, Shadowing
-    from rwgate.pandoc.watch import WatchedSource
     from rwgate.render.annotation import Annotation
+    from rwgate.sources import OpenSources
 
 
 class FilterError(UsageError):
@@ -74,22 +74,18 @@ def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Setting
 
 def judge(
     cited: CitedDocument, settings: Settings
-) -> tuple[CheckResult, dict[str, Reference], WatchedSource]:
+) -> tuple[CheckResult, dict[str, Reference], OpenSources]:
     """The verdict for every cited work, with one batched core call (as ``rwgate check``), and
-    the Crossref source that answered (the memo's expiry comes from its answers)."""
-    from rwgate.core import check
-    from rwgate.pandoc.watch import WatchedSource
-    from rwgate.references.join import cited_references
+    the sources that answered (the memo's expiry comes from their answers)."""
+    from rwgate.kit import judge_document
     from rwgate.sources import open_sources
 
-    bib = cited_references(cited)
     sources = open_sources(settings)
-    sources.crossref = watched = WatchedSource(sources.crossref)
     try:
-        result = check(bib.references, settings, problems=bib.problems, sources=sources)
+        result, refs = judge_document(cited, settings, sources)
     finally:
         sources.close()
-    return result, {ref.key: ref for ref in bib.references}, watched
+    return result, refs, sources
 
 
 def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[tuple[str, str]]:
@@ -104,27 +100,10 @@ def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[t
     return out
 
 
-def describe(citation: Citation) -> str:
-    """``KEY: status, notice type YEAR, notice doi:...`` for the stderr lines."""
-    from rwgate.render.annotate import deciding_notice
-
-    parts: list[str] = [citation.status]
-    notice = deciding_notice(citation)
-    if notice is not None:
-        when = f" {notice.date.year}" if notice.date else ""
-        parts.append(f"{notice.type}{when}")
-        if notice.doi:
-            parts.append(f"notice doi:{notice.doi}")
-    if citation.allowed:
-        parts.append("allowed")
-    text = f"{citation.key}: {', '.join(parts)}"
-    if citation.reason and notice is None:
-        text += f" ({citation.reason})"
-    return text
-
-
 def report_messages(result: CheckResult) -> None:
     """Warnings for problems, source trouble and every citation the policy warns about."""
+    from rwgate.kit import describe
+
     for problem in result.problems:
         say("WARNING", str(problem))
     for warning in result.warnings:
@@ -137,27 +116,9 @@ def report_messages(result: CheckResult) -> None:
 
 
 def write_report(text: str, path: Path) -> None:
-    from rwgate.fsutil import write_atomic
+    from rwgate.kit import write_output
 
-    try:
-        write_atomic(path, text)
-    except OSError as exc:
-        raise FilterError(f"{path}: cannot write report: {exc.strerror or exc}") from None
-
-
-def annotations_for(citations: Sequence[Citation], template: str | None) -> dict[str, Annotation]:
-    """Key -> annotation for every flagged work the policy annotates (allowed ones included)."""
-    from rwgate.core import FLAGGED
-    from rwgate.render.annotate import TemplateProblem, annotate
-
-    out: dict[str, Annotation] = {}
-    for citation in citations:
-        if citation.status in FLAGGED and citation.action in ("annotate", "fail"):
-            try:
-                out[citation.key] = annotate(citation, template)
-            except TemplateProblem as exc:
-                raise FilterError(str(exc)) from None
-    return out
+    write_output(path, text)
 
 
 def _placement(
@@ -191,22 +152,25 @@ def check_document(
     cited = document_from_ast(ast, DOCUMENT, resource)
     if not cited.keys and not cited.cite_all and settings.report is None:
         return 0, source, _verdict(settings, 0, [], time.time() + MAX_AGE)
-    result, refs, watched = judge(cited, settings)
+    result, refs, sources = judge(cited, settings)
     report_messages(result)
     if result.exit_code != 0:
-        for citation in result.citations:
-            if citation.action == "fail":
-                say("ERROR", describe(citation))
+        from rwgate.kit import failure_lines
+
+        for line in failure_lines(result):
+            say("ERROR", line)
     report_text = None
     if settings.report is not None:
         report_text = result.report().to_json() + "\n"
         write_report(report_text, settings.report)
     lines = lines_since(bookmark)
-    expires = watched.expires(cap=time.time() + MAX_AGE)
-    good = not watched.failed and all(c.status != "unverified" for c in result.citations)
+    expires = sources.expires(cap=time.time() + MAX_AGE)
+    good = not sources.failed and all(c.status != "unverified" for c in result.citations)
     verdict = _verdict(settings, result.exit_code, lines, expires, report_text) if good else None
     if result.exit_code != 0:
         return result.exit_code, None, verdict
+    from rwgate.kit import annotations_for
+
     annotations = annotations_for(result.citations, settings.template)
     if not annotations:
         return 0, source, verdict
@@ -279,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fmt = args[0] if args else "html"
     try:
         status, output = process(sys.stdin.buffer.read(), fmt, os.environ)
-    except FilterError as exc:
+    except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))
         return 2
     except Exception as exc:  # never a traceback in the middle of a pandoc build

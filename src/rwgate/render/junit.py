@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 
 from rwgate.core import CheckResult
 from rwgate.models import Citation
+from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
 
@@ -53,3 +54,12 @@ def render_junit(result: CheckResult, template: str | None = None) -> str:
         _testcase(suite, c, template)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+class JunitFormat(ReportFormat):
+    """JUnit XML for CI test reports: one test case per citation."""
+
+    name = "junit"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_junit(result, view.template)

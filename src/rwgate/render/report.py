@@ -13,6 +13,7 @@ import datetime as dt
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.models import Citation, SourceInfo
 from rwgate.render.annotate import annotate
+from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import term_safe
 
 _COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
@@ -107,3 +108,25 @@ def render_text(
     )
     out.append(gate_line(result.exit_code, colour))
     return "\n".join(out) + "\n"
+
+
+class TextFormat(ReportFormat):
+    """The human report (stdout, or stderr when a machine format takes stdout)."""
+
+    name = "text"
+    machine = False
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_text(result, view.colour, view.verbose, view.template).rstrip("\n")
+
+
+class JsonFormat(ReportFormat):
+    """The JSON report ``rwgate.report/1`` (also what the ``report`` setting writes)."""
+
+    name = "json"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        report = result.report()
+        if view.exit_code is not None:
+            report = report.model_copy(update={"exit_code": view.exit_code})
+        return report.to_json()

@@ -17,6 +17,7 @@ from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation, Location
 from rwgate.render.annotate import annotate
+from rwgate.render.interface import ReportFormat, View
 from rwgate.sources.http import PROJECT_URL
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -122,3 +123,12 @@ def render_sarif(result: CheckResult, template: str | None = None, root: Path | 
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+class SarifFormat(ReportFormat):
+    """SARIF 2.1.0 for code scanning: one result per flagged citation, on its .bib line."""
+
+    name = "sarif"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_sarif(result, view.template, view.root)

@@ -1,106 +1,111 @@
-"""Integrity sources, opened as the settings ask.
+"""Integrity sources: the family, listed once, and the set of them one check opens.
 
-The Crossref source sits behind the cache and is created only on a cache miss (so the HTTP client
-is imported only then); the Retraction Watch snapshot is used when its file exists.
+:data:`SOURCES` is the family (pip-audit lists its services the same way). Each member opens itself
+from the settings (:meth:`~rwgate.sources.interface.IntegritySource.open`): Crossref behind the
+look-up cache, created only on a cache miss (so the HTTP client is imported only then); the
+Retraction Watch snapshot when its file exists. The core never names a source: it asks every open
+source for the identifiers that source answers and merges the evidence by what each declares.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.models import SourceInfo
+from rwgate.errors import RwgateError
+from rwgate.models import Lookup, SourceInfo
 from rwgate.paths import default_cache_dir, default_snapshot_path
-from rwgate.sources.base import IntegritySource
-from rwgate.sources.cache import Cache, CachedSource
+from rwgate.sources.cache import Cache
+from rwgate.sources.crossref import CrossrefSource
+from rwgate.sources.interface import IdKind, IntegritySource, Progress
+from rwgate.sources.snapshot import Snapshot
+
+SOURCES: tuple[type[IntegritySource], ...] = (CrossrefSource, Snapshot)
+"""Every integrity source, in the order reports name them."""
+
+Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
+"""(kind, identifier) -> what each source that answers that kind said, in :data:`SOURCES` order."""
 
 
 @dataclass
 class OpenSources:
-    """The sources one check uses. ``crossref`` is None only when nothing online may be asked."""
+    """The sources one check uses, the cache they share, and everything they answered."""
 
-    crossref: CachedSource
-    snapshot: IntegritySource | None
+    sources: list[IntegritySource]
     cache: Cache
     warnings: list[str] = field(default_factory=list)
-    registry: bool = False  # the snapshot holds Retraction Watch rows: unlisted means clean
+    said: list[tuple[IntegritySource, Lookup]] = field(default_factory=list)
+
+    def ask(
+        self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
+    ) -> Answers:
+        """One batched ``query_all`` per source and identifier kind it answers."""
+        answers: Answers = {}
+        for source in self.sources:
+            for kind, idents in wanted.items():
+                if not idents or kind not in source.answers:
+                    continue
+                found = source.query_all(idents, progress, kind=kind)
+                for ident in dict.fromkeys(idents):
+                    lookup = found.get(ident) or Lookup(
+                        doi=ident, outcome="error", source=source.name, error="no answer"
+                    )
+                    answers.setdefault((kind, ident), []).append((source, lookup))
+                    self.said.append((source, lookup))
+        return answers
 
     def infos(self) -> list[SourceInfo]:
-        infos = [self.crossref.info()]
-        if self.snapshot is not None:
-            infos.append(self.snapshot.info())
-        return infos
+        return [s.info() for s in self.sources]
+
+    @property
+    def failed(self) -> bool:
+        """Whether any look-up failed or the cache could not be used."""
+        return self.cache.warning is not None or any(lk.outcome == "error" for _, lk in self.said)
+
+    def expires(self, cap: float) -> float:
+        """When the first answer would stop being true (its source's TTL), at most ``cap``."""
+        ends = [
+            lk.as_of.timestamp() + src.ttl
+            for src, lk in self.said
+            if src.ttl is not None and lk.as_of is not None
+        ]
+        return min([cap, *ends])
 
     def close(self) -> None:
+        for source in self.sources:
+            source.close()
         self.cache.close()
-        closer = getattr(self.snapshot, "close", None)
-        if closer is not None:
-            closer()
 
 
-def _crossref_factory(settings: Settings) -> IntegritySource:
-    from rwgate.sources.crossref import CrossrefSource
-
-    return CrossrefSource(
-        base_url=settings.crossref_url,
-        mailto=settings.mailto,
-        timeout=settings.timeout,
-        max_total_seconds=settings.max_total_seconds,
-    )
-
-
-def open_snapshot(settings: Settings) -> IntegritySource | None:
-    """The snapshot named by the settings (or the default path), if there is one.
-
-    The snapshot code is imported only when the file exists.
-    """
-    path = Path(settings.snapshot or default_snapshot_path())
-    if not path.is_file():
-        return None
-    from rwgate.sources.snapshot import Snapshot
-
-    return Snapshot(path)
-
-
-def _staleness(info: SourceInfo, max_days: int) -> list[str]:
-    if info.as_of is None:
-        return []
-    as_of = info.as_of if info.as_of.tzinfo else info.as_of.replace(tzinfo=dt.UTC)
-    age = (dt.datetime.now(dt.UTC) - as_of).days
-    if age <= max_days:
-        return []
-    return [
-        f"the Retraction Watch snapshot is {age} days old (data as of {as_of.date()}, more than"
-        f" {max_days}); run `rwgate data update`"
-    ]
-
-
-def open_sources(settings: Settings) -> OpenSources:
+def open_sources(
+    settings: Settings, family: Iterable[type[IntegritySource]] = SOURCES
+) -> OpenSources:
+    """Open every source of ``family`` the settings allow; one that cannot open is a warning."""
     cache = Cache(
         None if settings.no_cache else (settings.cache_dir or default_cache_dir()), quiet=True
     )
-    factory = None if settings.offline else (lambda: _crossref_factory(settings))
-    crossref = CachedSource(
-        "crossref", cache, factory, SourceInfo(name="crossref", url=settings.crossref_url)
-    )
-    warnings: list[str] = []
+    opened = OpenSources(sources=[], cache=cache)
     if cache.warning:
-        warnings.append(cache.warning)
-    snapshot = None
-    try:
-        snapshot = open_snapshot(settings)
-    except Exception as exc:  # a broken snapshot must not stop the check
-        warnings.append(f"snapshot not usable: {exc}")
-    registry = bool(getattr(snapshot, "is_registry", False))
-    if snapshot is not None:
-        warnings.extend(_staleness(snapshot.info(), settings.max_snapshot_age_days))
-        if not registry:
-            warnings.append(
-                "the snapshot holds no Retraction Watch rows; works it does not list are not"
-                " called clean from it (run `rwgate data update`)"
-            )
-    return OpenSources(
-        crossref=crossref, snapshot=snapshot, cache=cache, warnings=warnings, registry=registry
-    )
+        opened.warnings.append(cache.warning)
+    for kind in family:
+        try:
+            source = kind.open(settings, cache)
+        except (RwgateError, OSError, ValueError) as exc:  # a broken source must not stop the check
+            opened.warnings.append(f"{kind.name} not usable: {exc}")
+            continue
+        if source is not None:
+            opened.sources.append(source)
+            opened.warnings.extend(source.warnings())
+    return opened
+
+
+__all__ = [
+    "SOURCES",
+    "Answers",
+    "IntegritySource",
+    "OpenSources",
+    "default_cache_dir",
+    "default_snapshot_path",
+    "open_sources",
+]

@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rwgate.config import Settings
 from rwgate.models import Lookup, SourceInfo
-from rwgate.sources.base import IntegritySource, Progress
+from rwgate.sources.interface import IdKind, IntegritySource, Progress
 
 # DESIGN.md's per-kind time-to-live, in seconds.
 TTL_WORK = 24 * 3600
@@ -87,64 +88,79 @@ class Cache:
             self._db = None
 
 
-class CachedSource:
-    """Answers from the cache, and asks the real source (created only then) for the rest.
+class CachedSource(IntegritySource):
+    """Any source behind the cache: answers from the cache, asks the real source for the rest.
 
     The real source is built by ``factory`` on the first miss, so a fully cached check never
-    imports the HTTP client. With ``offline`` there is no real source: misses are errors
-    ("offline"), which the core turns into ``unverified`` (or snapshot verdicts).
+    imports the HTTP client. With no factory (offline) there is no real source: misses are
+    errors ("offline and not in cache"), which the core turns into ``unverified`` (or snapshot
+    verdicts). It declares what the source it wraps declares.
     """
 
     def __init__(
         self,
-        name: str,
+        kind: type[IntegritySource],
         cache: Cache,
         factory: Callable[[], IntegritySource] | None,
         info: SourceInfo,
         ttl: float = TTL_WORK,
     ) -> None:
-        self.name = name
+        self.kind = kind
+        self.name, self.title = kind.name, kind.title
+        self.answers, self.settings, self.absence = kind.answers, kind.settings, kind.absence
         self.cache = cache
         self.factory = factory
-        self.ttl = ttl
+        self.ttl = self._ttl = ttl
         self.default_info = info
         self.inner: IntegritySource | None = None
         self.hits = 0
 
-    def _key(self, doi: str) -> str:
-        return f"{self.name}:work:{doi}"
+    @classmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
+        """Never opened from the family: a source wraps itself (see ``CrossrefSource.open``)."""
+        raise TypeError("CachedSource wraps a source; open that source instead")
 
-    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
+    def _key(self, ident: str, kind: IdKind) -> str:
+        return f"{self.name}:work:{ident}" if kind == "doi" else f"{self.name}:{kind}:{ident}"
+
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
+    def query_all(
+        self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
+    ) -> dict[str, Lookup]:
         results: dict[str, Lookup] = {}
         misses: list[str] = []
-        for doi in dict.fromkeys(dois):
-            raw = self.cache.get(self._key(doi))
+        for ident in dict.fromkeys(idents):
+            raw = self.cache.get(self._key(ident, kind))
             if raw is not None:
                 try:
-                    results[doi] = Lookup.model_validate(raw)
+                    results[ident] = Lookup.model_validate(raw)
                     self.hits += 1
                     continue
                 except ValueError:
                     pass  # an entry from an older layout: ask again
-            misses.append(doi)
+            misses.append(ident)
         if misses and self.factory is None:
-            for doi in misses:
-                results[doi] = Lookup(
-                    doi=doi, outcome="error", source=self.name, error="offline and not in cache"
+            for ident in misses:
+                results[ident] = Lookup(
+                    doi=ident, outcome="error", source=self.name, error="offline and not in cache"
                 )
         elif misses:
             if self.inner is None:
                 self.inner = self.factory()  # type: ignore[misc]
-            fresh = self.inner.query_all(misses, progress)
+            fresh = self.inner.query_all(misses, progress, kind=kind)
             now = dt.datetime.now(dt.UTC)
-            for doi in misses:
-                lookup = fresh.get(doi) or Lookup(
-                    doi=doi, outcome="error", source=self.name, error="no answer from the source"
+            for ident in misses:
+                lookup = fresh.get(ident) or Lookup(
+                    doi=ident, outcome="error", source=self.name, error="no answer from the source"
                 )
                 if lookup.outcome != "error":
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
-                    self.cache.set(self._key(doi), lookup.model_dump(mode="json"), self.ttl)
-                results[doi] = lookup
+                    self.cache.set(
+                        self._key(ident, kind), lookup.model_dump(mode="json"), self._ttl
+                    )
+                results[ident] = lookup
         return results
 
     def info(self) -> SourceInfo:
@@ -156,3 +172,7 @@ class CachedSource:
         if self.factory is None:
             notes.append("offline: cache only")
         return info.model_copy(update={"note": "; ".join(notes) or None})
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()

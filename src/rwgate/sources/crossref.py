@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from rwgate.config import Settings
 from rwgate.doi import doi_path
 from rwgate.evidence import lookup_from_crossref
 from rwgate.models import Lookup, SourceInfo
-from rwgate.sources.base import Progress
+from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
+from rwgate.sources.interface import IdKind, IntegritySource, Progress
 from rwgate.sources.ratelimit import Limiter
 
 if TYPE_CHECKING:
@@ -50,10 +52,13 @@ _Result = tuple[dict[str, Lookup], list[str]]
 """What a worker returns: the look-ups it settled and the DOIs still to confirm one by one."""
 
 
-class CrossrefSource:
-    """The Crossref REST API behind the :class:`~rwgate.sources.base.IntegritySource` protocol."""
+class CrossrefSource(IntegritySource):
+    """The Crossref REST API as an integrity source: a DOI registry (``not_found`` = unknown)."""
 
     name = "crossref"
+    title = "Crossref"
+    settings = frozenset({"crossref_url", "mailto", "timeout", "max_total_seconds", "offline"})
+    absence = "unknown"
 
     def __init__(
         self,
@@ -98,7 +103,28 @@ class CrossrefSource:
     def info(self) -> SourceInfo:
         return SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
 
-    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
+    @classmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource:
+        """Behind the look-up cache; the client itself is made on the first miss (never when
+        offline: then a miss is an ``error`` answer)."""
+
+        def factory() -> IntegritySource:
+            return cls(
+                base_url=settings.crossref_url,
+                mailto=settings.mailto,
+                timeout=settings.timeout,
+                max_total_seconds=settings.max_total_seconds,
+            )
+
+        info = SourceInfo(name=cls.name, url=settings.crossref_url)
+        return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
+    def query_all(
+        self, dois: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
+    ) -> dict[str, Lookup]:
         """One Lookup per distinct DOI; failures become ``outcome="error"``, never an exception."""
         wanted = list(dict.fromkeys(dois))
         self._as_of = _now()

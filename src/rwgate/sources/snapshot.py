@@ -28,11 +28,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from rwgate.config import Settings
 from rwgate.doi import try_normalize
 from rwgate.evidence import merge_notices
 from rwgate.models import Lookup, Notice, SourceInfo
 from rwgate.paths import default_snapshot_path
-from rwgate.sources.base import Progress
+from rwgate.sources.cache import Cache
+from rwgate.sources.interface import Absence, IdKind, IntegritySource, Progress
 from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
 from rwgate.sources.snapshot_store import (
     SCHEMA_VERSION,
@@ -192,12 +194,21 @@ def _in_order(notices: list[Notice], rows: list[Any]) -> list[Notice]:
     return notices
 
 
-class Snapshot:
-    """A read-only handle on a snapshot file (``IntegritySource`` named ``snapshot``)."""
+class Snapshot(IntegritySource):
+    """A read-only handle on a snapshot file: the Retraction Watch data, usable offline.
+
+    Its ``absence`` is ``clean`` only when Retraction Watch rows were imported (see
+    :meth:`is_registry`): a snapshot of recorded Crossref bodies proves nothing by omission.
+    """
 
     name = "snapshot"
+    title = "Retraction Watch snapshot"
+    answers = frozenset({"doi", "pmid"})
+    settings = frozenset({"snapshot", "max_snapshot_age_days"})
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, max_age_days: int | None = None) -> None:
+        self.max_age_days = max_age_days
+        self._is_registry: bool | None = None
         self.path = Path(path) if path is not None else default_snapshot_path()
         if not self.path.is_file():
             raise SnapshotError(
@@ -249,8 +260,27 @@ class Snapshot:
                 rows += self._conn.execute(inner, chunk).fetchall()
             return rows
 
-    def query_all(self, dois: Sequence[str], progress: Progress | None = None) -> dict[str, Lookup]:
-        """One Lookup per DOI: ``found`` with its notices when the snapshot lists it."""
+    @classmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
+        """The snapshot named by the settings (or the default path), if that file exists."""
+        path = Path(settings.snapshot or default_snapshot_path())
+        if not path.is_file():
+            return None
+        return cls(path, settings.max_snapshot_age_days)
+
+    @property
+    def absence(self) -> Absence:  # type: ignore[override]
+        return "clean" if self.is_registry else "nothing"
+
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
+    def query_all(
+        self, dois: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
+    ) -> dict[str, Lookup]:
+        """One Lookup per DOI (or PMID): ``found`` with its notices when the snapshot lists it."""
+        if kind == "pmid":
+            return self.query_pmids(dois)
         wanted = {doi: _key(doi) for doi in dois}
         with _gc_paused():
             notices, works, notice_for = self._fetch(list(set(wanted.values())))
@@ -369,10 +399,32 @@ class Snapshot:
 
         Only then may a DOI the snapshot does not list be called clean offline.
         """
+        if self._is_registry is not None:
+            return self._is_registry
         row = self._conn.execute(
             "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-csv' AND rows > 0 LIMIT 1"
         ).fetchone()
-        return row is not None
+        self._is_registry = row is not None
+        return self._is_registry
+
+    def warnings(self) -> list[str]:
+        """Stale data, and a snapshot that cannot make an unlisted work clean."""
+        out: list[str] = []
+        as_of = self._as_of
+        if as_of is not None and self.max_age_days is not None:
+            stamp = as_of if as_of.tzinfo else as_of.replace(tzinfo=dt.UTC)
+            age = (dt.datetime.now(dt.UTC) - stamp).days
+            if age > self.max_age_days:
+                out.append(
+                    f"the Retraction Watch snapshot is {age} days old (data as of {stamp.date()},"
+                    f" more than {self.max_age_days}); run `rwgate data update`"
+                )
+        if not self.is_registry:
+            out.append(
+                "the snapshot holds no Retraction Watch rows; works it does not list are not"
+                " called clean from it (run `rwgate data update`)"
+            )
+        return out
 
     def info(self) -> SourceInfo:
         """Named in every report: where the snapshot is and how fresh its data is."""

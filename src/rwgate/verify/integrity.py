@@ -16,11 +16,10 @@ from rwgate.core import FLAGGED, check
 from rwgate.models import Citation, Location, Reference
 from rwgate.render.annotate import annotate
 from rwgate.verify.records import ARXIV_PREFIX
+from rwgate.vocab import RETRACTED_LIKE, SERIOUS_STATUSES
 
-SERIOUS = frozenset(
-    {"retracted", "withdrawn", "removed", "partially_retracted", "expression_of_concern"}
-)
-_RETRACTED_LIKE = frozenset({"retracted", "withdrawn", "removed", "partially_retracted"})
+SERIOUS = frozenset(SERIOUS_STATUSES)
+_RETRACTED_LIKE = frozenset(RETRACTED_LIKE)
 
 
 def judge(pairs: Sequence[tuple[str, str]], settings: Settings) -> list[Citation]:

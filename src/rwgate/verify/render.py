@@ -13,7 +13,7 @@ from rwgate.render.safe import term_safe
 from rwgate.verify.models import VerifyResult
 
 if TYPE_CHECKING:
-    from rwgate.verify.run import VerifyReport
+    from rwgate.verify.report import VerifyReport
 
 _TAGS = {"verified": "ok", "partial_match": "WARN", "not_found": "FAIL", "unverified": "WARN"}
 _COLOURS = {"ok": "32", "WARN": "35", "FAIL": "31;1", "FLAG": "33"}

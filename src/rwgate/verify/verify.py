@@ -239,7 +239,11 @@ def recover_dois(references: Sequence[Reference], settings: Settings) -> Recover
     for i, result in zip(wanted, results, strict=True):
         failed.update(result.sources_failed)
         if result.verdict == "verified" and result.matched and result.matched.doi:
-            update = {"doi": result.matched.doi, "doi_origin": "title"}
+            update = {
+                "doi": result.matched.doi,
+                "doi_origin": "title",
+                "doi_confidence": result.confidence,
+            }
             out.references[i] = out.references[i].model_copy(update=update)
             out.confidence[i] = result.confidence
     out.warnings += _recovery_warnings(results, failed)

@@ -6,55 +6,23 @@ gate passes, 1 when it fails, 2 for bad usage or unreadable input. The gate fail
 that is ``not_found`` (the work does not exist as cited), for an integrity status the policy
 fails (``--policy strict`` fails retracted works), for ``unverified`` where the policy fails
 unverified works, and for ``partial_match`` with ``--fail-on-partial``.
+
+Registering the sub-command must not load the verification machinery (pydantic models, rapidfuzz,
+the OpenAlex client): every ``rwgate`` start builds this parser.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from rwgate import __version__
 from rwgate.errors import RwgateError
-from rwgate.models import Problem, ToolInfo
-from rwgate.verify.models import VERDICTS, VerifyResult
-
-VERIFY_SCHEMA = "rwgate.verify/1"
-EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
+from rwgate.kit import EXIT_GATE, EXIT_OK, EXIT_USAGE, add_check_options, print_error
 
 
-class VerifyReport(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    schema_: str = Field(default=VERIFY_SCHEMA, alias="schema")
-    generated: dt.datetime
-    tool: ToolInfo
-    sources_answered: list[str]
-    sources_failed: dict[str, str]
-    summary: dict[str, int]
-    results: list[VerifyResult]
-    problems: list[str] = Field(default_factory=list)
-    exit_code: int
-
-    def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2, exclude_none=True)
-
-
-def _fails(result: VerifyResult, policy: Any, fail_on_partial: bool) -> bool:
-    if result.verdict == "not_found":
-        return True
-    if result.verdict == "unverified":
-        return bool(policy.action("unverified") == "fail")
-    if result.integrity is not None and result.integrity.action == "fail":
-        return True
-    return result.verdict == "partial_match" and fail_on_partial
-
-
-def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
+def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
+    from rwgate.models import Problem
     from rwgate.references import load_bibliography
     from rwgate.verify.bibfields import entry_links
     from rwgate.verify.models import Cited
@@ -90,9 +58,10 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Problem], bool]:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from rwgate.cli import emit_report, flag_overrides
     from rwgate.config import load_settings
+    from rwgate.kit import emit_texts, flag_overrides
     from rwgate.verify.render import render_verify_text
+    from rwgate.verify.report import build_report, fails
     from rwgate.verify.verify import verify_many
 
     cited, problems, unreadable = _load(args.inputs)
@@ -105,44 +74,28 @@ def run_verify(args: argparse.Namespace) -> int:
         sources = [s for s in (args.sources or "").split(",") if s.strip()] or None
         results = verify_many(cited, settings, sources) if cited else []
     except (RwgateError, ValueError) as exc:
-        print(f"rwgate: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    failed = sum(_fails(r, policy, args.fail_on_partial) for r in results)
+        return print_error("rwgate", exc if isinstance(exc, RwgateError) else RwgateError(exc))
+    failed = sum(fails(r, policy, args.fail_on_partial) for r in results)
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
-    report = _report(results, problems, code, failed)
-    if not emit_report(
-        args,
-        report.to_json(),
+    report = build_report(results, problems, code, failed)
+    json_text = report.to_json()
+    emit_texts(
+        json_text if args.format == "json" else None,
         lambda colour: render_verify_text(report, colour, args.verbose),
-        settings.report,
-    ):
-        return EXIT_USAGE
+        args.output,
+        (settings.report, json_text) if settings.report is not None else None,
+    )
     return code
 
 
-def _report(
-    results: list[VerifyResult], problems: list[Problem], code: int, failed: int
-) -> VerifyReport:
-    answered: list[str] = []
-    failed_sources: dict[str, str] = {}
-    for r in results:
-        answered += [s for s in r.sources_answered if s not in answered]
-        for name, reason in r.sources_failed.items():
-            failed_sources.setdefault(name, reason)
-    summary: dict[str, int] = {v: sum(r.verdict == v for r in results) for v in VERDICTS}
-    summary["entries"] = len(results)
-    summary["flagged"] = sum(
-        r.integrity is not None and r.integrity.status not in ("clean", "unverified")
-        for r in results
-    )
-    summary["failed"] = failed
-    return VerifyReport(
-        generated=dt.datetime.now(dt.UTC),
-        tool=ToolInfo(version=__version__),
-        sources_answered=answered,
-        sources_failed={k: v for k, v in failed_sources.items() if k not in answered},
-        summary=summary,
-        results=results,
-        problems=[str(p) for p in problems],
-        exit_code=code,
-    )
+def add_verify_command(sub: Any) -> None:
+    p = sub.add_parser("verify", help="check that every cited work exists and matches its entry")
+    p.add_argument("inputs", nargs="+", type=Path, help=".bib or CSL bibliography")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--output", "-o", type=Path, help="write the JSON report here")
+    p.add_argument("--verbose", "-v", action="store_true", help="show BibTeX of every match")
+    p.add_argument("--sources", help="comma-separated: crossref,openalex (default both)")
+    p.add_argument("--openalex-url")
+    p.add_argument("--fail-on-partial", action="store_true", help="partial matches fail the gate")
+    add_check_options(p)
+    p.set_defaults(func=run_verify)

@@ -1,0 +1,276 @@
+"""The front-end kit: the one path every front end takes from input to exit code.
+
+    gather references  ->  judge  ->  annotations / failure lines / reports  ->  exit code
+
+``rwgate check``, ``rw-filter``, the LaTeX hooks, ``rw-latexmk`` and the MCP server all go through
+these functions, so they cannot disagree on a verdict, on which works get a note, on how a
+failing citation is described or on which exit code an error means. A new front end (Typst,
+Sphinx) is a reader (:mod:`rwgate.references.readers`) plus a renderer, and this kit between them.
+
+Heavy modules (the Pydantic models, the core, the verification machinery) are imported inside
+the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rwgate.errors import OutputError, RwgateError
+from rwgate.vocab import FLAGGED_STATUSES, STATUSES
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.core import CheckResult
+    from rwgate.models import Citation, CitedDocument, Problem, Reference
+    from rwgate.render import FormatChoice
+    from rwgate.render.annotation import Annotation
+    from rwgate.sources import OpenSources
+    from rwgate.sources.interface import Progress
+
+EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+# Flags that choose the judge (data sources, caches, network): the invoking user's alone.
+_FLAG_KEYS = (
+    "policy",
+    "fail_on",
+    "offline",
+    "no_cache",
+    "cache_dir",
+    "snapshot",
+    "crossref_url",
+    "recover_dois",
+)
+
+
+def add_check_options(p: argparse.ArgumentParser) -> None:
+    """Flags shared by every command that judges citations (check, verify, latexmk, hooks)."""
+    p.add_argument("--policy", choices=["default", "strict", "permissive"])
+    p.add_argument("--fail-on", action="append", choices=STATUSES, metavar="STATUS")
+    p.add_argument(
+        "--offline", action="store_true", default=None, help="no network: cache/snapshot"
+    )
+    p.add_argument("--no-cache", action="store_true", default=None)
+    p.add_argument("--cache-dir", type=Path)
+    p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
+    p.add_argument("--crossref-url")
+    p.add_argument(
+        "--recover-dois",
+        action="store_true",
+        default=None,
+        help="look up entries without a DOI by title; judge verified matches",
+    )
+
+
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Command-line flags as the last configuration layer."""
+    return {k: getattr(args, k) for k in _FLAG_KEYS if getattr(args, k, None) is not None}
+
+
+# --- judge -------------------------------------------------------------------------------------
+
+
+def _recover(
+    references: Sequence[Reference], settings: Settings, warnings: list[str]
+) -> list[Reference]:
+    """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
+
+    Recovery is an extra: whatever goes wrong, the DOIs the user gave are still checked,
+    unmatched entries stay ``no_doi``, and a warning says why.
+    """
+    refs = list(references)
+    if not settings.recover_dois or not any(
+        r.doi is None and r.raw_doi is None and not r.missing for r in refs
+    ):
+        return refs
+    if settings.offline:
+        warnings.append("DOI recovery skipped: offline; entries without a DOI stay no_doi")
+        return refs
+    # Verification loads rapidfuzz and the OpenAlex client, which a check without recovery
+    # (every pandoc build) must not pay for.
+    from rwgate.verify.verify import recover_dois
+
+    try:
+        recovery = recover_dois(refs, settings)
+    except Exception as exc:  # any failure of the extra must leave the check itself intact
+        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay no_doi")
+        return refs
+    warnings.extend(recovery.warnings)
+    return recovery.references
+
+
+def judge(
+    references: Sequence[Reference],
+    settings: Settings,
+    problems: Sequence[Problem] = (),
+    progress: Progress | None = None,
+    sources: OpenSources | None = None,
+) -> CheckResult:
+    """The verdict on ``references``: DOI recovery when asked, then the core's one batched check."""
+    from rwgate.core import check
+
+    warnings: list[str] = []
+    refs = _recover(references, settings, warnings)
+    return check(refs, settings, progress, problems, sources, warnings=warnings)
+
+
+def judge_document(
+    doc: CitedDocument, settings: Settings, sources: OpenSources | None = None
+) -> tuple[CheckResult, dict[str, Reference]]:
+    """The verdict on what a manuscript cites, and its references by key (for placement)."""
+    from rwgate.references.join import cited_references
+
+    bib = cited_references(doc)
+    result = judge(bib.references, settings, bib.problems, sources=sources)
+    return result, {ref.key: ref for ref in bib.references}
+
+
+# --- what to show ------------------------------------------------------------------------------
+
+
+def should_annotate(citation: Citation) -> bool:
+    """Flagged works the policy annotates or fails (an allowed work is annotated, never failed)."""
+    return citation.status in FLAGGED_STATUSES and citation.action in ("annotate", "fail")
+
+
+def annotations_for(citations: Sequence[Citation], template: str | None) -> dict[str, Annotation]:
+    """Key -> annotation of every work that gets a note (raises ConfigError for a bad template)."""
+    from rwgate.render.annotate import annotate
+
+    return {c.key: annotate(c, template) for c in citations if should_annotate(c)}
+
+
+def describe(citation: Citation, detail: bool = False) -> str:
+    """``KEY: status, notice type YEAR, notice doi:...`` — one line about one citation.
+
+    ``detail`` adds what a LaTeX user needs to find the entry: published year, DOI and the
+    ``.bib`` file:line. Every outside string is made terminal-safe.
+    """
+    from rwgate.render.annotate import deciding_notice
+    from rwgate.render.safe import term_safe
+
+    parts: list[str] = [citation.status]
+    notice = deciding_notice(citation)
+    if notice is not None:
+        when = f" {notice.date.year}" if notice.date else ""
+        parts.append(f"{notice.type}{when}")
+        if notice.doi:
+            parts.append(f"notice doi:{notice.doi}")
+    if citation.allowed:
+        parts.append("allowed")
+    text = f"{citation.key}: {', '.join(parts)}"
+    if citation.reason and notice is None:
+        text += f" ({citation.reason})"
+    if detail:
+        extra = [f"published {citation.year}"] if citation.year else []
+        if citation.doi:
+            extra.append(f"doi:{citation.doi}")
+        extra.append(str(citation.location) if citation.location else "no .bib location")
+        text += "; " + "; ".join(extra)
+    return term_safe(text)
+
+
+def failure_lines(result: CheckResult, detail: bool = False) -> list[str]:
+    """One :func:`describe` line per citation whose action is ``fail``."""
+    return [describe(c, detail) for c in result.citations if c.action == "fail"]
+
+
+# --- outputs and exit codes --------------------------------------------------------------------
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a report or generated file atomically; OutputError (one line) when it cannot."""
+    from rwgate.fsutil import write_atomic
+
+    try:
+        write_atomic(Path(path), text)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def emit_texts(
+    machine: str | None,
+    human: Callable[[bool], str],
+    output: Path | None = None,
+    json_report: tuple[Path, str] | None = None,
+) -> None:
+    """Write a run's outputs: the machine format (``machine``: JSON, SARIF, ...) to ``output`` or
+    stdout, the human text to stdout (or stderr when stdout carries the machine format), and the
+    JSON report to the ``report`` setting's path. Colour only on a terminal, never with
+    ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
+    import os
+
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    if machine is None or output is not None:
+        (sys.stderr if machine is not None else sys.stdout).write(human(colour))
+    else:
+        sys.stdout.write(machine + "\n")
+    if json_report is not None:
+        write_output(json_report[0], json_report[1] + "\n")
+    if output is not None and machine is not None:
+        write_output(output, machine + "\n")
+
+
+def emit(
+    result: CheckResult,
+    choice: FormatChoice,
+    output: Path | None = None,
+    report: Path | None = None,
+    verbose: bool = False,
+    template: str | None = None,
+    code: int | None = None,
+) -> None:
+    """Render ``result`` in the chosen format (and the JSON report where ``report`` says)."""
+    from rwgate.render import FormatChoice
+    from rwgate.render.interface import View
+
+    fmt = choice.to_format()
+    view = View(verbose=verbose, template=template, exit_code=code)
+    machine = fmt.render(result, view) if fmt.machine else None
+    json_report = None
+    if report is not None:
+        json_report = (report, FormatChoice.JSON.to_format().render(result, view))
+
+    def human(colour: bool) -> str:
+        text = FormatChoice.TEXT.to_format()
+        return text.render(result, View(colour, verbose, template, exit_code=code)) + "\n"
+
+    emit_texts(machine, human, output, json_report)
+
+
+def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:
+    """0 passed, 1 the gate failed, 2 an input could not be read (the rest was still judged)."""
+    return EXIT_USAGE if unreadable else result.exit_code
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code of an error: 2 for every RwgateError, 3 for anything else (a bug)."""
+    return exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
+
+
+def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
+    """``PROG: error: MESSAGE`` on one line; the exit code that goes with it."""
+    from rwgate.render.safe import term_safe
+
+    code = exit_code_for(exc)
+    label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
+    print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
+    return code
+
+
+def settings_for(
+    start: Path | None,
+    args: argparse.Namespace | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    metadata_name: str = "metadata rwgate",
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Settings as every front end loads them: files above ``start``, environment, then the
+    document's metadata, then flags (``args``) and explicit ``overrides``."""
+    from rwgate.config import load_settings
+
+    merged = {**(overrides or {}), **(flag_overrides(args) if args is not None else {})}
+    return load_settings(start, overrides=merged, metadata=metadata, metadata_name=metadata_name)

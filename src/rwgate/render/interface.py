@@ -1,0 +1,40 @@
+"""The interface every report format implements.
+
+A format turns one :class:`~rwgate.core.CheckResult` into one string. ``machine`` formats (JSON,
+SARIF, JUnit, HTML) are files: they go to ``--output`` or stdout, and the human text then goes to
+stderr. Adding a format: a class here-like in its own module, and its name in
+:class:`rwgate.render.FormatChoice` (the enum and its ``to_format``). The CLI's ``--format``
+choices come from that enum.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from rwgate.core import CheckResult
+
+
+@dataclass(frozen=True)
+class View:
+    """How a report is asked for: colour (a terminal), verbosity, the annotation template, the
+    folder file locations are relative to, and the run's exit code (2 when an input was
+    unreadable, whatever the verdicts)."""
+
+    colour: bool = False
+    verbose: bool = False
+    template: str | None = None
+    root: Path | None = None
+    exit_code: int | None = None
+
+
+class ReportFormat(ABC):
+    """One way of writing a check's result."""
+
+    name: str
+    machine: bool = True
+
+    @abstractmethod
+    def render(self, result: CheckResult, view: View) -> str:
+        """The whole report as text (without a trailing newline)."""

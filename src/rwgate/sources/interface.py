@@ -1,0 +1,91 @@
+"""The interface every integrity source implements, and what a source declares about itself.
+
+Like pip-audit's vulnerability services (``_service/interface.py``), a source answers a whole
+batch at once with :meth:`IntegritySource.query_all`; the default loops over
+:meth:`~IntegritySource.query`, and a source that can batch (Crossref's ``filter=doi:...``,
+the snapshot's indexed ``IN`` query) overrides it so it is never asked one identifier at a time.
+Failures are answers, not exceptions: a look-up that could not be made is a
+:class:`~rwgate.models.Lookup` with ``outcome="error"``, which the core turns into ``unverified``,
+never ``clean``.
+
+Besides answering, a source declares what its answers are worth, so the core can merge the
+evidence of any set of sources without knowing them by name:
+
+- :attr:`~IntegritySource.answers`: which identifiers it can be asked (``doi``, ``pmid``);
+- :attr:`~IntegritySource.absence`: what ``not_found`` from it means: ``unknown`` (a DOI registry
+  that does not know the DOI: ``unknown_doi``), ``clean`` (a complete registry of notices that
+  does not list the work: clean as of its date), or ``nothing`` (an extract: proves nothing);
+- :attr:`~IntegritySource.settings`: the settings it reads. All of them are the invoking user's
+  (flags, environment, user configuration); a document can never choose them.
+
+Adding a source: a module here with a subclass, its name in :data:`rwgate.sources.SOURCES`, and
+its settings in :mod:`rwgate.config` if it has new ones. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+from rwgate.models import Lookup, SourceInfo
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.sources.cache import Cache
+
+Progress = Callable[[int, int], None]
+"""Called with (done, total) as a source works through a batch."""
+
+IdKind = Literal["doi", "pmid"]
+Absence = Literal["unknown", "clean", "nothing"]
+
+
+class IntegritySource(ABC):
+    """One source of integrity evidence (Crossref, the Retraction Watch snapshot, ...)."""
+
+    name: str
+    """Stable identifier, used in reports (``sources``, ``basis``) and cache keys."""
+    title: str
+    """How reasons name it for a person: ``Crossref``, ``Retraction Watch snapshot``."""
+    answers: frozenset[IdKind] = frozenset({"doi"})
+    settings: frozenset[str] = frozenset()
+    absence: Absence = "nothing"
+    ttl: float | None = None
+    """How long its answers stay true (seconds); None: until its data changes."""
+
+    @classmethod
+    @abstractmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
+        """This source as the invoking user's settings configure it; None when it is not there
+        (no snapshot file). Raises an RwgateError (a warning in the report) when it is broken."""
+
+    @abstractmethod
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        """What the source says about one identifier (an ``error`` Lookup if it cannot say)."""
+
+    def query_all(
+        self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
+    ) -> dict[str, Lookup]:
+        """One Lookup per distinct identifier in ``idents``: every identifier gets an answer."""
+        wanted = list(dict.fromkeys(idents))
+        out: dict[str, Lookup] = {}
+        for done, ident in enumerate(wanted, start=1):
+            out[ident] = self.query(ident, kind)
+            if progress is not None:
+                progress(done, len(wanted))
+        return out
+
+    @abstractmethod
+    def info(self) -> SourceInfo:
+        """How this source is named in reports, and how fresh its data is."""
+
+    def warnings(self) -> list[str]:
+        """Things the user should know about this source's data (age, completeness)."""
+        return []
+
+    def close(self) -> None:  # noqa: B027 (a hook with a default, like warnings())
+        """Release files and connections; the default holds none."""
+
+
+__all__ = ["Absence", "IdKind", "IntegritySource", "Progress"]
