@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rwgate.errors import UnknownFormat
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.doilist import read_doi_list
 
@@ -52,9 +53,13 @@ def test_hash_inside_a_sici_doi_is_not_a_comment(tmp_path: Path) -> None:
     assert refs[1].key == "10.1038/171737a0"
 
 
-def test_unknown_extension_is_read_as_a_doi_list(tmp_path: Path) -> None:
-    path = tmp_path / "cited.lst"
-    path.write_bytes(b"10.1038/171737a0\r\n\r\nhttps://doi.org/10.1038/NATURE12373\r\n")
+def test_unknown_extension_is_an_error_and_txt_a_doi_list(tmp_path: Path) -> None:
+    data = b"10.1038/171737a0\r\n\r\nhttps://doi.org/10.1038/NATURE12373\r\n"
+    (tmp_path / "cited.lst").write_bytes(data)
+    with pytest.raises(UnknownFormat, match=r"cited\.lst: no bibliography reader for '\.lst'"):
+        load_bibliography(tmp_path / "cited.lst")
+    path = tmp_path / "cited.txt"
+    path.write_bytes(data)
     result = load_bibliography(path)
     assert [(r.doi, r.location.line) for r in result.references] == [
         ("10.1038/171737a0", 1),

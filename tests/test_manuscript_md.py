@@ -66,7 +66,7 @@ def test_pandoc_failure_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.ipynb"
     bad.write_text("{ this is not a notebook")
     with pytest.raises(PandocError) as info:
-        run_pandoc_json(bad)
+        run_pandoc_json(bad, "ipynb")
     message = str(info.value)
     assert message.startswith(f"{bad}: pandoc failed:") and "\n" not in message
 

@@ -26,34 +26,6 @@ from rwgate.errors import ToolError
 PANDOC_TIMEOUT = 120.0
 _WARNING = "[WARNING] "
 
-# Input formats pandoc reads from text files, by file extension. Anything else is read as Markdown,
-# which is what pandoc does for an unknown extension.
-FORMATS_BY_EXTENSION: dict[str, str] = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".mkd": "markdown",
-    ".mdown": "markdown",
-    ".txt": "markdown",
-    ".qmd": "markdown",
-    ".rmd": "markdown",
-    ".rst": "rst",
-    ".org": "org",
-    ".textile": "textile",
-    ".adoc": "asciidoc",
-    ".asciidoc": "asciidoc",
-    ".dj": "djot",
-    ".djot": "djot",
-    ".typ": "typst",
-    ".html": "html",
-    ".htm": "html",
-    ".ipynb": "ipynb",
-    ".tex": "latex",
-    ".ltx": "latex",
-    ".muse": "muse",
-    ".t2t": "t2t",
-    ".wiki": "mediawiki",
-}
-
 
 class PandocError(ToolError):
     """pandoc could not read a document; the message is one line and names the file."""
@@ -96,11 +68,6 @@ def pandoc_path() -> str:
     )
 
 
-def input_format(path: Path) -> str:
-    """The pandoc reader for a file, chosen by extension as pandoc would."""
-    return FORMATS_BY_EXTENSION.get(path.suffix.lower(), "markdown")
-
-
 def _short_message(text: str) -> str:
     """pandoc's error in one line: its first two lines carry the position and the reason."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
@@ -108,15 +75,16 @@ def _short_message(text: str) -> str:
 
 
 def run_pandoc_json(
-    path: Path | str, input_fmt: str | None = None, warnings: list[str] | None = None
+    path: Path | str, input_fmt: str = "markdown", warnings: list[str] | None = None
 ) -> dict[str, Any]:
     """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed.
 
     pandoc's ``[WARNING]`` lines (an include the sandbox refused, for one) are appended to
-    ``warnings`` when it is given, without the prefix.
+    ``warnings`` when it is given, without the prefix. ``input_fmt`` is the reader's
+    (:data:`rwgate.references.readers.READERS`): the registry, not pandoc's guess, chooses it.
     """
     path = Path(path)
-    fmt = input_fmt or input_format(path)
+    fmt = input_fmt
     # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
     cmd = [pandoc_path(), "--sandbox", f"--from={fmt}", "--to=json", "--", str(path)]
     try:

@@ -39,7 +39,8 @@ from rwgate.mcp.models import (
 from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
 from rwgate.references import load_bibliography, parse_bibliography
-from rwgate.references.gather import MANUSCRIPT_SUFFIXES, Gathered, doi_reference
+from rwgate.references.gather import Gathered, doi_reference
+from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 
@@ -155,7 +156,7 @@ class Toolbox:
             result = judge(found.references, self.settings, found.problems)
             return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
-        if real.suffix.lower() in MANUSCRIPT_SUFFIXES:
+        if is_manuscript(real):
             raise BadArgument(f"path: {path} is a manuscript; use rw_check_manuscript")
         try:
             found = load_bibliography(real)
@@ -167,8 +168,8 @@ class Toolbox:
 
     def check_manuscript(self, path: str) -> DocumentCheck:
         real = self.roots.confine(path)
-        if real.suffix.lower() not in MANUSCRIPT_SUFFIXES:
-            kinds = ", ".join(sorted(MANUSCRIPT_SUFFIXES))
+        if not is_manuscript(real):
+            kinds = ", ".join(suffixes(["manuscript"]))
             raise BadArgument(
                 f"path: {path} is not a manuscript ({kinds}); see rw_check_bibliography"
             )

@@ -64,14 +64,14 @@ def write_shadows(
 ) -> tuple[Shadowing, bool]:
     """Write shadow copies of the .bib files holding flagged entries; (result, all written)."""
     from rwgate.pandoc.shadowbib import ShadowError, write_shadow
-    from rwgate.references import BIBTEX_SUFFIXES
+    from rwgate.references.readers import by_name
 
     notes_by_file: dict[str, dict[str, str]] = {}
     for key, annotation in annotations.items():
         ref = refs.get(key)
         if ref is None or ref.location is None:
             continue
-        if Path(ref.location.file).suffix.lower() in BIBTEX_SUFFIXES:
+        if Path(ref.location.file).suffix.lower() in by_name("bibtex").suffixes:
             notes_by_file.setdefault(ref.location.file, {})[key] = annotation.text
     shadows: dict[str, Path] = {}
     done: set[str] = set()

@@ -9,6 +9,7 @@ cannot be opened, or is not JSON/YAML at all, raises :class:`ReaderError` (one l
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,11 +19,9 @@ from rwgate.errors import InputError
 if TYPE_CHECKING:  # the models (Pydantic) load with the first reader, not with this package
     from rwgate.models import BibResult, Problem
 
-BIBTEX_SUFFIXES = frozenset({".bib", ".biblatex", ".bibtex"})
-CSL_JSON_SUFFIXES = frozenset({".json", ".csljson"})
-CSL_YAML_SUFFIXES = frozenset({".yaml", ".yml", ".md", ".markdown"})
 _BIB_BLOCK = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
 _CSL_YAML = re.compile(r"^(?:references\s*:|-\s+id\s*:)", re.MULTILINE)
+_RIS_START = re.compile(r"TY  - ")
 
 
 class ReaderError(InputError):
@@ -36,7 +35,7 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
     build over an accent, and Latin-1 decodes every byte, so the DOIs (ASCII) always survive.
     """
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except FileNotFoundError:
         raise ReaderError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -66,53 +65,42 @@ def read_with(path: Path, parse: Callable[[str, str], BibResult]) -> BibResult:
 
 
 def load_bibliography(path: Path) -> BibResult:
-    """Read any supported bibliography, choosing the reader by the file's extension.
+    """Read a bibliography file with the reader its suffix names (:mod:`.readers`).
 
-    Unknown extensions are read as DOI lists: a plain list is the least structured input, and its
-    reader turns every line into a reference (malformed ones become ``invalid_doi``), so a
-    wrong guess is visible rather than silent.
+    A suffix no bibliography reader claims is an UnknownFormat error (exit 2), never a guess.
     """
+    from rwgate.references.readers import reader_for
+
     path = Path(path)
-    if not path.exists():
+    reader = reader_for(path, ["bibliography"])
+    if str(path) != "-" and not path.exists():
         raise ReaderError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix in BIBTEX_SUFFIXES:
-        from rwgate.references.bibtex import read_bib
-
-        return read_bib(path)
-    if suffix in CSL_JSON_SUFFIXES:
-        from rwgate.references.csl import read_csl_json
-
-        return read_csl_json(path)
-    if suffix in CSL_YAML_SUFFIXES:
-        from rwgate.references.csl import read_csl_yaml
-
-        return read_csl_yaml(path)
-    from rwgate.references.doilist import read_doi_list
-
-    return read_doi_list(path)
+    return reader.read(path)
 
 
 def parse_bibliography(text: str, file: str = "<text>") -> BibResult:
     """A bibliography given as text (an MCP tool argument, stdin), its format guessed from content.
 
-    CSL JSON starts with ``[``/``{``, BibTeX has a line starting ``@type{``, CSL YAML has
+    Text has no suffix, so its content says which reader reads it: CSL JSON starts with
+    ``[``/``{``, BibTeX has a line starting ``@type{``, RIS starts with ``TY  -``, CSL YAML has
     ``references:``, ``- id:`` or front matter; anything else is read as a DOI list.
     """
-    from rwgate.references.bibtex import parse_bib
-    from rwgate.references.csl import parse_csl_json, parse_csl_yaml
-    from rwgate.references.doilist import parse_doi_list
+    from rwgate.references.readers import by_name
 
     text = text.lstrip("\ufeff")
     lines = [line for line in text.splitlines() if not line.lstrip().startswith("%")]
     body = "\n".join(lines).strip()
     if body.startswith(("[", "{")):
-        return parse_csl_json(text, file)
-    if _BIB_BLOCK.search(body):
-        return parse_bib(text, file)
-    if body.startswith("---") or _CSL_YAML.search(body):
-        return parse_csl_yaml(text, file)
-    return parse_doi_list(text, file)
+        name = "csl-json"
+    elif _BIB_BLOCK.search(body):
+        name = "bibtex"
+    elif _RIS_START.match(body):
+        name = "ris"
+    elif body.startswith("---") or _CSL_YAML.search(body):
+        name = "csl-yaml"
+    else:
+        name = "doi-list"
+    return by_name(name).read_text(text, file)
 
 
 __all__ = ["ReaderError", "load_bibliography", "parse_bibliography", "read_text", "read_with"]

@@ -16,8 +16,7 @@ from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
 from rwgate.models import Location, Problem, Reference
 from rwgate.references import load_bibliography
-
-MANUSCRIPT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".rst", ".org", ".tex", ".ltx"}
+from rwgate.references.readers import STDIN, is_manuscript, reader_for
 
 
 @dataclass
@@ -55,13 +54,14 @@ def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
     """References from every input; an unreadable file is recorded and the rest still read."""
     out = Gathered()
     for path in paths:
-        if not path.is_file():
+        if str(path) != STDIN and not path.is_file():
             why = "is a folder, not a file" if path.is_dir() else "no such file"
             out.unreadable.append(str(path))
             out.problems.append(Problem(message=f"{path}: {why}", severity="error"))
             continue
         try:
-            if path.suffix.lower() in MANUSCRIPT_SUFFIXES:
+            reader_for(path)  # an unknown suffix is an error before anything is read
+            if is_manuscript(path):
                 _read_manuscript(path, out)
             else:
                 result = load_bibliography(path)

@@ -19,7 +19,6 @@ from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
 from rwgate.references.locate import resolve_bibliography
 
-LATEX_SUFFIXES = frozenset({".tex", ".ltx"})
 # pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
 # position it gives is where the reader stopped, after the directive, so the line is looked up.
 _SKIPPED_INCLUDE = re.compile(r"^Could not load include file (?P<name>.*) at .* line \d+")
@@ -79,11 +78,16 @@ def document_from_ast(
     )
 
 
-def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedDocument:
+def read_markdown(
+    path: Path,
+    resource_path: list[Path] | None = None,
+    allowed: Callable[[Path], bool] | None = None,
+    pandoc_format: str = "markdown",
+) -> CitedDocument:
     """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
 
     pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
-    warning, because the citations inside it are not checked.
+    warning, because the citations inside it are not checked (``allowed`` is therefore unused).
     """
     from rwgate.pandoc_exe import PandocError, run_pandoc_json
 
@@ -92,7 +96,7 @@ def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedD
         raise ManuscriptError(f"{path}: no such file")
     warnings: list[str] = []
     try:
-        ast = run_pandoc_json(path, warnings=warnings)
+        ast = run_pandoc_json(path, pandoc_format, warnings=warnings)
     except PandocError as exc:
         raise ManuscriptError(str(exc)) from exc
     doc = document_from_ast(ast, path, resource_path)
@@ -105,22 +109,35 @@ def read_markdown(path: Path, resource_path: list[Path] | None = None) -> CitedD
     return doc
 
 
+def read_latex_manuscript(
+    path: Path,
+    resource_path: list[Path] | None = None,
+    allowed: Callable[[Path], bool] | None = None,
+) -> CitedDocument:
+    """A LaTeX manuscript: its ``.aux``/``.bcf`` when fresh, else its sources."""
+    from rwgate.references.latexaux import LatexError, read_latex
+
+    try:
+        return read_latex(Path(path), allowed=allowed)
+    except LatexError as exc:
+        raise ManuscriptError(str(exc)) from exc
+
+
 def read_manuscript(
     path: Path,
     resource_path: list[Path] | None = None,
     allowed: Callable[[Path], bool] | None = None,
 ) -> CitedDocument:
-    """Read any manuscript: LaTeX by its extension, everything else through pandoc.
+    """Read any manuscript with the reader its suffix names (:mod:`rwgate.references.readers`).
 
     ``allowed`` says which files besides ``path`` may be read (the MCP server's roots); pandoc's
     sandbox already keeps it to the manuscript, so only LaTeX's own includes need the check.
+    A suffix no manuscript reader claims is an UnknownFormat error.
     """
-    path = Path(path)
-    if path.suffix.lower() in LATEX_SUFFIXES:
-        from rwgate.references.latexaux import LatexError, read_latex
+    from rwgate.references.readers import reader_for
 
-        try:
-            return read_latex(path, allowed=allowed)
-        except LatexError as exc:
-            raise ManuscriptError(str(exc)) from exc
-    return read_markdown(path, resource_path)
+    reader = reader_for(path, ["manuscript"])
+    options: dict[str, Any] = {"resource_path": resource_path, "allowed": allowed}
+    if reader.pandoc_format:
+        options["pandoc_format"] = reader.pandoc_format
+    return reader.read_manuscript(Path(path), **options)

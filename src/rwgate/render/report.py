@@ -27,7 +27,7 @@ def paint(text: str, code: str, colour: bool) -> str:
 
 def gate_line(exit_code: int, colour: bool) -> str:
     """The last line of every human report: did the gate pass."""
-    verdict = "FAILED" if exit_code else "passed"
+    verdict = {0: "passed", 1: "FAILED"}.get(exit_code, "FAILED: an input could not be read")
     return paint(f"rwgate: gate {verdict}", "31;1" if exit_code else "32", colour)
 
 
@@ -80,7 +80,11 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
 
 
 def render_text(
-    result: CheckResult, colour: bool = False, verbose: bool = False, template: str | None = None
+    result: CheckResult,
+    colour: bool = False,
+    verbose: bool = False,
+    template: str | None = None,
+    exit_code: int | None = None,
 ) -> str:
     """The human report. Clean, ignored citations are listed only with ``verbose``."""
     out = ["rwgate: sources:"]
@@ -106,7 +110,7 @@ def render_text(
         f"{s.failed} failed, {s.warned} warned, {s.unverified} unverified "
         f"(policy {result.policy.preset})"
     )
-    out.append(gate_line(result.exit_code, colour))
+    out.append(gate_line(result.exit_code if exit_code is None else exit_code, colour))
     return "\n".join(out) + "\n"
 
 
@@ -117,7 +121,8 @@ class TextFormat(ReportFormat):
     machine = False
 
     def render(self, result: CheckResult, view: View) -> str:
-        return render_text(result, view.colour, view.verbose, view.template).rstrip("\n")
+        text = render_text(result, view.colour, view.verbose, view.template, view.exit_code)
+        return text.rstrip("\n")
 
 
 class JsonFormat(ReportFormat):

@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rwgate.references import BIBTEX_SUFFIXES, CSL_JSON_SUFFIXES, read_text
+from rwgate.references import read_text
 from rwgate.references.bibtex import EntryLinks, parse_bib_links
+from rwgate.references.readers import by_name
 
 
 def _csl_links(items: Any) -> dict[str, EntryLinks]:
@@ -38,9 +39,9 @@ def entry_links(path: Path) -> dict[str, EntryLinks]:
     except Exception:
         return {}
     suffix = path.suffix.lower()
-    if suffix in BIBTEX_SUFFIXES:
+    if suffix in by_name("bibtex").suffixes:
         return parse_bib_links(text)
-    if suffix in CSL_JSON_SUFFIXES:
+    if suffix in by_name("csl-json").suffixes:
         try:
             return _csl_links(json.loads(text))
         except ValueError:
