@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-fast lint bench clean
 
 $(BIN)/rwgate: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -17,13 +17,20 @@ install: $(BIN)/rwgate
 demo: install
 	$(BIN)/python examples/demo.py
 
+# Installs the programs the end-to-end tests drive when they are missing (scripts/install-test-tools).
 test: install
+	scripts/install-test-tools
 	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+
+# The unit tier only: no pandoc, TeX or MCP client runs (under 30 s).
+test-fast: install
+	$(BIN)/pytest -q -n 2 tests/unit $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: install
 	$(BIN)/python benchmarks/crossref_bench.py

@@ -1,9 +1,18 @@
-"""Fixtures every test module may use: an isolated environment and the fake Crossref."""
+"""Fixtures every test module may use: an isolated environment and the fake Crossref.
+
+Tests come in two tiers. ``tests/unit`` starts no program (a guard below makes starting one an
+error) and talks only to in-process loopback fakes; it runs in well under 30 s
+(``make test-fast``). ``tests/e2e`` drives the real components: pandoc, latexmk/pdflatex/bibtex/
+biber, MCP clients, rwgate's own console scripts. Each test is marked ``unit`` or ``e2e`` by its
+folder, so ``pytest -m e2e`` selects the same tier. HTTP retry back-off is zero in every test
+(``RWGATE_RETRY_BACKOFF=0``): retries are still made and counted, only not waited for.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -24,6 +33,7 @@ def _isolated_environment(
     home = tmp_path_factory.mktemp("rwgate-env")
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(home / "no-such-snapshot.sqlite"))
+    monkeypatch.setenv("RWGATE_RETRY_BACKOFF", "0")
     # Loopback fakes must never be sent through a proxy the machine may define.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
@@ -49,3 +59,22 @@ def require_tool(name: str) -> str:
             pytest.fail(message + " (RWGATE_REQUIRE_TOOLS=1)")
         pytest.skip(message)
     return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with its tier, from its folder."""
+    for item in items:
+        tier = "e2e" if "e2e" in item.path.parts else "unit"
+        item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(autouse=True)
+def _unit_tier_starts_no_program(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A unit test that starts a program is in the wrong tier: fail it, naming the command."""
+    if "unit" not in request.node.path.parts:
+        return
+
+    def refuse(self: object, args: object, *rest: object, **kw: object) -> None:
+        raise AssertionError(f"unit tests start no program (move the test to tests/e2e): {args}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)

@@ -17,7 +17,7 @@ from rwgate.render.report import render_text
 from rwgate.render.safe import term_safe
 
 from .bbl import annotate_bbl
-from .hooks import ENV_GATE, HookError
+from .env import ENV_GATE, HookError
 from .reuse import inputs_key
 from .verdict import (
     cited_from_aux,

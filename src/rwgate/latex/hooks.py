@@ -23,21 +23,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rwgate.errors import UsageError
 from rwgate.kit import add_check_options, flag_overrides
+from rwgate.latex.env import (
+    ENV_GATE,
+    ENV_OVERRIDES,
+    ENV_TEX,
+    EXIT_GATE,
+    EXIT_USAGE,
+    TOOL_ENV,
+    HookError,
+)
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-
-ENV_TEX = "RWGATE_LATEX_TEX"  # the main .tex (where configuration is searched from)
-ENV_OVERRIDES = "RWGATE_LATEX_OVERRIDES"  # JSON: rw-latexmk's command-line settings
-ENV_GATE = "RWGATE_LATEX_GATE"  # "0": rw-latexmk gates after latexmk; the hook only annotates
-TOOL_ENV = {"bibtex": "RWGATE_BIBTEX", "biber": "RWGATE_BIBER"}  # e.g. bibtex8, a biber path
-EXIT_GATE, EXIT_USAGE = 1, 2
-
-
-class HookError(UsageError):
-    """The hook cannot do its part; the message is one line."""
 
 
 def _own_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
 
+from .env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_GATE, EXIT_USAGE, HookError
 from .gate import (
     build_from_latexmk,
     clear_rejected,
@@ -34,16 +35,7 @@ from .gate import (
     reject_outputs,
     verdict,
 )
-from .hooks import (
-    ENV_GATE,
-    ENV_OVERRIDES,
-    ENV_TEX,
-    EXIT_GATE,
-    EXIT_USAGE,
-    HookError,
-    own_options,
-    split_hook_args,
-)
+from .hooks import own_options, split_hook_args
 from .reuse import ENV_BUILD
 from .verdict import write_report
 

@@ -24,7 +24,7 @@ from rwgate.models import CitedDocument, Location
 from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bibliographies
 from rwgate.render.latex import annotation_latex
 
-from .hooks import HookError
+from .env import HookError
 from .reuse import ENV_BUILD, read_state, state_path
 
 STATE_SCHEMA = "rwgate.latex/1"

@@ -16,7 +16,7 @@ from rwgate.evidence import (
 )
 from rwgate.models import Notice
 
-FIX = Path(__file__).parent / "fixtures" / "crossref"
+FIX = Path(__file__).parents[1] / "fixtures" / "crossref"
 
 
 def record(name: str) -> dict:

@@ -10,7 +10,7 @@ from rwgate.errors import UnknownFormat
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.doilist import read_doi_list
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bib"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 
 
 def test_each_doi_line_becomes_a_reference_keyed_as_written() -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from fakes.crossref import FakeCrossref
 
-FIXTURES = Path(__file__).parent / "fixtures" / "latex"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "latex"
 TOOLS = ("latexmk", "pdflatex", "bibtex", "biber", "pdftotext", "kpsewhich")
 BIN = Path(sys.executable).parent
 HOSTILE = r"\input{/etc/passwd}\write18{touch${IFS}pwned}%#_&~^$<>|{"
@@ -208,7 +208,7 @@ def test_hostile_upstream_strings_typeset_literally(
 def test_latexmkrc_example_hooks_and_strict_exit(
     doc: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rc = Path(__file__).parent.parent / "latexmkrc.example"
+    rc = Path(__file__).parents[2] / "latexmkrc.example"
     cmd = ["latexmk", "-r", str(rc), "-pdf", "-interaction=nonstopmode", "natbib.tex"]
     run = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180)
     assert run.returncode == 0, run.stderr + run.stdout

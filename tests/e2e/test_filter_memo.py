@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pandoc_build import build, copy_fixtures, pandoc, write_doc
 
 from fakes.crossref import FakeCrossref, closed_port_url
 from rwgate.pandoc.memo import MEMO_DIR
-from test_filter_helpers import build, copy_fixtures, pandoc, write_doc
 
 HEAVY = ("pydantic", "rwgate.core", "diskcache", "bibtexparser")
 # Runs the filter as pandoc would (AST on stdin), keeping its stdout in a file and saying what

@@ -18,7 +18,7 @@ LACOUR = "10.1126/science.1256151"
 LACOUR_NOTICE = "10.1126/science.aac6638"
 COCHRANE = "10.1002/14651858.cd009522"
 CLEAN = ["10.1038/nature12373", "10.1038/171737a0"]
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
@@ -361,7 +361,7 @@ def test_offline_snapshot_rules_through_the_cli(
 ) -> None:
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "s.sqlite3"))
     monkeypatch.setenv("RWGATE_OFFLINE", "1")
-    fixtures = Path(__file__).parent / "fixtures" / "rw"
+    fixtures = Path(__file__).parents[1] / "fixtures" / "rw"
     assert main(["data", "import", str(fixtures / csv_name)]) == 0
     capsys.readouterr()
     _, report = run_json(capsys, "--doi", doi)

@@ -16,7 +16,7 @@ from rwgate.pandoc_exe import pandoc_path
 from rwgate.references import load_bibliography, parse_bibliography
 from rwgate.references.readers import READERS, by_name, reader_for, suffixes
 
-RIS = Path(__file__).parent / "fixtures" / "ris" / "refs.ris"
+RIS = Path(__file__).parents[1] / "fixtures" / "ris" / "refs.ris"
 
 
 def test_every_suffix_has_one_reader_of_each_kind() -> None:

@@ -6,8 +6,9 @@ import json
 import re
 from pathlib import Path
 
+from pandoc_build import CLEAN_KEYS, FLAGGED_KEYS, build, copy_fixtures, write_doc
+
 from fakes.crossref import FakeCrossref, closed_port_url
-from test_filter_helpers import CLEAN_KEYS, FLAGGED_KEYS, build, copy_fixtures, write_doc
 
 NOTICE = re.compile(r'<span class="rw-notice rw-(\w+)"[^>]*>(.*?)</span>', re.S)
 

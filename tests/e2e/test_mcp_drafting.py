@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from test_mcp import WAKEFIELD, WAKEFIELD_NOTICES, call, error_text, in_process, notices_of
+from test_mcp import structured as ok
 
 from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
-from test_mcp import WAKEFIELD, WAKEFIELD_NOTICES, call, error_text, in_process, notices_of
-from test_mcp import structured as ok
 
 LACOUR = "10.1126/science.1256151"
 LACOUR_NOTICE = "10.1126/science.aac6638"

@@ -25,7 +25,7 @@ from rwgate.mcp.server import build_server
 from rwgate.mcp.tools import Toolbox
 from rwgate.models import Citation
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 WAKEFIELD_NOTICES = [
     ("correction", "10.1016/s0140-6736(04)15715-2", "2004-03-06"),

@@ -8,9 +8,10 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+from pandoc_build import build, copy_fixtures, write_doc
+
 from conftest import require_tool
 from fakes.crossref import FakeCrossref
-from test_filter_helpers import build, copy_fixtures, write_doc
 
 HOSTILE_DOI = "10.5555/hostile.2020"
 HOSTILE_NOTICE = "10.5555/x<script>alert(1)</script>%#_&~\\input{evil}"

@@ -15,7 +15,7 @@ import pytest
 from conftest import require_tool
 from rwgate.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 EXPECTED_OFFLINE = {

@@ -13,7 +13,7 @@ from rwgate.doi import try_normalize
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.bibtex import EntryLinks, parse_bib, parse_bib_links, read_bib
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bib"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"
 
 

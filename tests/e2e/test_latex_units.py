@@ -271,7 +271,7 @@ def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
     warning (never fetched), not a missing file."""
     from rwgate.latex.verdict import cited_from_bcf
 
-    folder = Path(__file__).parent / "fixtures" / "manuscripts" / "biblatex"
+    folder = Path(__file__).parents[1] / "fixtures" / "manuscripts" / "biblatex"
     doc = cited_from_bcf(folder / "paper.bcf", [folder])
     assert doc.bibliographies == [
         str((folder / "refs.bib").resolve()),

@@ -14,8 +14,8 @@ from rwgate.pandoc_exe import PandocError, pandoc_path, run_pandoc_json
 from rwgate.references import pandoc_ast
 from rwgate.references.manuscript import ManuscriptError, read_manuscript, read_markdown
 
-MD = Path(__file__).parent / "fixtures" / "manuscripts" / "md"
-SRC = Path(__file__).parent.parent / "src"
+MD = Path(__file__).parents[1] / "fixtures" / "manuscripts" / "md"
+SRC = Path(__file__).parents[2] / "src"
 
 
 def _pandoc_ast(text: str, *args: str) -> dict:

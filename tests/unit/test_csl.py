@@ -10,7 +10,7 @@ import pytest
 from rwgate.references import ReaderError, load_bibliography, parse_bibliography
 from rwgate.references.csl import read_csl_json, read_csl_yaml, references_from_csl_items
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bib"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"
 
 

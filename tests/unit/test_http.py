@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -122,13 +120,3 @@ def test_transport_reasons_are_short_and_one_line() -> None:
     assert str(GaveUp(f"x: {transport_reason(other)}")) == (
         "x: connection failed (ConnectError: [Errno -2] Name or service not known)"
     )
-
-
-def test_importing_the_sources_does_not_import_httpx() -> None:
-    probe = (
-        "import sys, rwgate.sources.http, rwgate.sources.openalex, rwgate.sources.crossref_search\n"
-        "print('httpx' in sys.modules)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False"]

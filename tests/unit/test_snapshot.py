@@ -23,7 +23,7 @@ from rwgate.sources.snapshot import (
     snapshot_status,
 )
 
-RW = Path(__file__).parent / "fixtures" / "rw"
+RW = Path(__file__).parents[1] / "fixtures" / "rw"
 REAL = [RW / "rw-extract-2025.csv", RW / "rw-labs-2023-one-row-20-columns.csv"]
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 

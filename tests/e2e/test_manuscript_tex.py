@@ -22,7 +22,7 @@ from rwgate.references.latexaux import (
 )
 from rwgate.references.manuscript import ManuscriptError, read_manuscript
 
-FIXTURES = Path(__file__).parent / "fixtures" / "manuscripts"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "manuscripts"
 NATBIB_KEYS = [
     "intro1",
     "intro2",

@@ -11,7 +11,7 @@ from rwgate.models import Problem
 from rwgate.sources import rwcsv
 from rwgate.sources.rwcsv import CSVFormatError, RowError, RWRow, iter_rows
 
-RW = Path(__file__).parent / "fixtures" / "rw"
+RW = Path(__file__).parents[1] / "fixtures" / "rw"
 
 
 def rows_of(path: Path) -> tuple[list[RWRow], list[Problem]]:

@@ -20,7 +20,7 @@ from rwgate import datacmd
 from rwgate.sources.rwdownload import TerminalProgress, part_paths
 from rwgate.sources.snapshot import Snapshot
 
-RW = Path(__file__).parent / "fixtures" / "rw"
+RW = Path(__file__).parents[1] / "fixtures" / "rw"
 EXTRACT = RW / "rw-extract-2025.csv"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 

@@ -1,4 +1,4 @@
-"""Helpers for the rw-filter tests (real pandoc, real filter process); unit tests of its parts."""
+"""Building documents with real pandoc and rw-filter: what the e2e filter tests share."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import require_tool
-from rwgate.pandoc.shadowbib import latex_escape, shadow_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "pandoc"
 FLAGGED_KEYS = ("wakefield1998", "lacour2014", "njei2011")
 CLEAN_KEYS = ("kucsko2013", "watson1953")
@@ -79,27 +78,3 @@ def write_doc(path: Path, front: str, body: str) -> None:
 
 
 # --- unit tests of the pieces ------------------------------------------------------------------
-
-
-def test_latex_escape_makes_every_special_literal() -> None:
-    hostile = r"\input{/etc/passwd} 100% #1 a_b & c~d ^ $x$ <script>"
-    escaped = latex_escape(hostile)
-    for raw in ("\\input", "{/etc", "100% ", " #1", "a_b", " & ", "~", "$x$", "<script>"):
-        assert raw not in escaped
-    assert escaped.count("{") == escaped.count("}")  # BibTeX needs balanced braces
-
-
-def test_latex_escape_spaces_control_characters() -> None:
-    # An escape or a NUL in a note would stop pdflatex ("invalid character"): removed.
-    assert latex_escape("a\x1b[31mb\x00c}\u202e") == "a[31mbc\\textbraceright{}"
-
-
-def test_shadow_text_rewrites_only_flagged_entries() -> None:
-    original = (FIXTURES / "refs.bib").read_text(encoding="utf-8")
-    shadowed, done = shadow_text(original, {"lacour2014": "Retracted 2015; doi:10.1/a_b"})
-    assert done == {"lacour2014"}
-    assert "note = {Data collection questioned. Retracted 2015; doi:10.1/a\\_b}" in shadowed
-    # Everything but the flagged entry keeps its bytes (the @string macro and its use included).
-    head, _, _ = original.partition("@article{lacour2014")
-    assert shadowed.startswith(head)
-    assert original[original.index("@article{njei2011") :] in shadowed

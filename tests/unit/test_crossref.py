@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -359,23 +357,6 @@ def test_info_names_the_source_and_when_it_was_asked(fake_crossref: FakeCrossref
     info = src.info()
     assert (info.name, info.url) == ("crossref", fake_crossref.url)
     assert info.as_of is not None and before <= info.as_of <= dt.datetime.now(dt.UTC)
-
-
-def test_importing_the_source_does_not_import_httpx(fake_crossref: FakeCrossref) -> None:
-    probe = (
-        "import sys\n"
-        "from rwgate.sources.crossref import CrossrefSource\n"
-        "src = CrossrefSource(sys.argv[1])\n"
-        "src.info(); src.query_all([])\n"
-        "print('httpx' in sys.modules)\n"
-        "src.query_all(['10.1038/nature12373'])\n"
-        "print('httpx' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, fake_crossref.url], capture_output=True, text=True, timeout=30
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize("bad", [{"batch_size": 0}, {"batch_size": 1001}, {"max_attempts": 0}])

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pandoc_build import ROOT, copy_fixtures, pandoc
+
 from fakes.crossref import FakeCrossref
-from test_filter_helpers import ROOT, copy_fixtures, pandoc
 
 PROBE = """
 import io, json, sys

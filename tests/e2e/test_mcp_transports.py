@@ -15,10 +15,10 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from test_mcp import EXAMPLES, WAKEFIELD, WAKEFIELD_NOTICES, error_text, notices_of, structured
 
 from fakes.crossref import FakeCrossref
 from fakes.openalex import FakeOpenAlex
-from test_mcp import EXAMPLES, WAKEFIELD, WAKEFIELD_NOTICES, error_text, notices_of, structured
 
 RWGATE = str(Path(sys.executable).with_name("rwgate"))
 

@@ -1,0 +1,33 @@
+"""The shadow .bib helpers of rw-filter, without pandoc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rwgate.pandoc.shadowbib import latex_escape, shadow_text
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pandoc"
+
+
+def test_latex_escape_makes_every_special_literal() -> None:
+    hostile = r"\input{/etc/passwd} 100% #1 a_b & c~d ^ $x$ <script>"
+    escaped = latex_escape(hostile)
+    for raw in ("\\input", "{/etc", "100% ", " #1", "a_b", " & ", "~", "$x$", "<script>"):
+        assert raw not in escaped
+    assert escaped.count("{") == escaped.count("}")  # BibTeX needs balanced braces
+
+
+def test_latex_escape_spaces_control_characters() -> None:
+    # An escape or a NUL in a note would stop pdflatex ("invalid character"): removed.
+    assert latex_escape("a\x1b[31mb\x00c}\u202e") == "a[31mbc\\textbraceright{}"
+
+
+def test_shadow_text_rewrites_only_flagged_entries() -> None:
+    original = (FIXTURES / "refs.bib").read_text(encoding="utf-8")
+    shadowed, done = shadow_text(original, {"lacour2014": "Retracted 2015; doi:10.1/a_b"})
+    assert done == {"lacour2014"}
+    assert "note = {Data collection questioned. Retracted 2015; doi:10.1/a\\_b}" in shadowed
+    # Everything but the flagged entry keeps its bytes (the @string macro and its use included).
+    head, _, _ = original.partition("@article{lacour2014")
+    assert shadowed.startswith(head)
+    assert original[original.index("@article{njei2011") :] in shadowed
