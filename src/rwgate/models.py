@@ -51,7 +51,8 @@ class Location(BaseModel):
 
 
 class Reference(BaseModel):
-    """One cited work as a citation source describes it, before any look-up."""
+    """One cited work as a citation source (or a person, or an agent) describes it, before any
+    look-up. The one model of a cited work: the check judges it, verification matches it."""
 
     key: str
     doi: str | None = None
@@ -67,6 +68,18 @@ class Reference(BaseModel):
     doi_confidence: float | None = Field(
         default=None, description="match confidence of a DOI recovered from the title"
     )
+    arxiv_id: str | None = Field(default=None, description="as written (eprint, arXiv URL)")
+    url: str | None = None
+
+    @classmethod
+    def as_written(cls, key: str, doi: str | None = None, **fields: Any) -> Reference:
+        """A reference whose DOI is as a person or an agent typed it: canonical when it is a DOI,
+        else kept in ``raw_doi`` (``invalid_doi``), never dropped."""
+        from rwgate.doi import try_normalize
+
+        written = (doi or "").strip() or None
+        canonical = try_normalize(written) if written else None
+        return cls(key=key, doi=canonical, raw_doi=None if canonical else written, **fields)
 
 
 class Notice(BaseModel):

@@ -25,9 +25,8 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
     from rwgate.models import Problem
     from rwgate.references import load_bibliography
     from rwgate.verify.bibfields import entry_links
-    from rwgate.verify.models import Cited
 
-    cited: list[Cited] = []
+    cited: list[Any] = []
     problems: list[Problem] = []
     unreadable = False
     for path in paths:
@@ -41,19 +40,11 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
         links = entry_links(path)
         for ref in bib.references:
             more = links.get(ref.key)
-            cited.append(
-                Cited(
-                    key=ref.key,
-                    title=ref.title,
-                    authors=ref.authors,
-                    year=ref.year,
-                    doi=ref.doi or ref.raw_doi,
-                    arxiv_id=more.arxiv_id if more else None,
-                    url=more.url if more and not ref.doi else None,
-                    venue=ref.journal,
-                    location=ref.location,
-                )
-            )
+            update = {
+                "arxiv_id": more.arxiv_id if more else None,
+                "url": more.url if more and not ref.doi else None,
+            }
+            cited.append(ref.model_copy(update=update))
     return cited, problems, unreadable
 
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rwgate.models import Reference
 from rwgate.verify import bibtex_export as bx
 from rwgate.verify.match import (
     PARTIAL,
@@ -17,7 +18,7 @@ from rwgate.verify.match import (
     venue_similarity,
     verdict_for,
 )
-from rwgate.verify.models import Author, Cited, Work
+from rwgate.verify.models import Author, Work
 from rwgate.verify.records import arxiv_id, family_of, identifiers_in_url
 from rwgate.verify.verify import _score as verify_score
 
@@ -96,11 +97,12 @@ def test_missing_components_do_not_count_and_poor_titles_cap_the_score() -> None
 def test_an_untitled_candidate_never_verifies_a_titled_citation() -> None:
     # A registry record without a title (Crossref components, reviews) by the same author in
     # the same year must not verify a titled citation, nor lend it a recovered DOI.
-    cited = Cited(
+    cited = Reference(
+        key="k",
         title="Ileal-lymphoid-nodular hyperplasia in children",
         authors=["Wakefield"],
         year=1998,
-        venue="The Lancet",
+        journal="The Lancet",
     )
     for untitled in (None, "", "<i></i>"):
         work = Work(
@@ -109,7 +111,9 @@ def test_an_untitled_candidate_never_verifies_a_titled_citation() -> None:
         parts = verify_score(cited, work)
         assert parts.title is None and parts.total == PARTIAL
         assert verdict_for(parts.total) == "partial_match"
-    by_doi = Cited(doi="10.1/x", authors=["Wakefield"], year=1998)  # no title to confirm
+    by_doi = Reference(
+        key="k", doi="10.1/x", authors=["Wakefield"], year=1998
+    )  # no title to confirm
     titled = Work(
         title="Ileal-lymphoid-nodular hyperplasia", authors=[Author(family="Wakefield")], year=1998
     )

@@ -7,6 +7,7 @@ same (one year apart, a typo'd title, another author order, a venue spelled diff
 
 from __future__ import annotations
 
+from rwgate.models import Reference
 from rwgate.verify.match import (
     NAME_TYPO,
     VERIFIED,
@@ -16,7 +17,7 @@ from rwgate.verify.match import (
     title_similarity,
     venue_similarity,
 )
-from rwgate.verify.models import Cited, Discrepancy, Severity, Work
+from rwgate.verify.models import Discrepancy, Severity, Work
 
 _VENUE_OK = 0.8
 
@@ -31,7 +32,7 @@ def _d(field: str, cited: object, found: object, severity: Severity, text: str) 
     )
 
 
-def missing_fields(cited: Cited) -> list[Discrepancy]:
+def missing_fields(cited: Reference) -> list[Discrepancy]:
     """Fields the citation does not give: they cannot be checked, which is worth a warning."""
     absent = [
         name
@@ -39,14 +40,14 @@ def missing_fields(cited: Cited) -> list[Discrepancy]:
             ("title", cited.title),
             ("authors", cited.authors),
             ("year", cited.year),
-            ("venue", cited.venue),
+            ("venue", cited.journal),
         )
         if not value
     ]
     return [_d(n, None, None, "warning", "not given in the citation; not checked") for n in absent]
 
 
-def _title(cited: Cited, work: Work) -> list[Discrepancy]:
+def _title(cited: Reference, work: Work) -> list[Discrepancy]:
     sim = title_similarity(cited.title, work.title)
     if sim is None or normalize_title(cited.title) == normalize_title(work.title):
         return []
@@ -62,7 +63,7 @@ def _title(cited: Cited, work: Work) -> list[Discrepancy]:
     ]
 
 
-def _authors(cited: Cited, work: Work) -> list[Discrepancy]:
+def _authors(cited: Reference, work: Work) -> list[Discrepancy]:
     found = [a.family for a in work.authors]
     overlap = author_overlap(cited.authors, found)
     if overlap is None:
@@ -91,19 +92,19 @@ def _close(a: str, b: str) -> bool:
     return a == b or fuzz.ratio(a, b) / 100.0 >= NAME_TYPO
 
 
-def _year(cited: Cited, work: Work) -> list[Discrepancy]:
+def _year(cited: Reference, work: Work) -> list[Discrepancy]:
     if cited.year is None or work.year is None or cited.year == work.year:
         return []
     severity: Severity = "warning" if abs(cited.year - work.year) == 1 else "error"
     return [_d("year", cited.year, work.year, severity, f"cited {cited.year}, found {work.year}")]
 
 
-def _venue(cited: Cited, work: Work) -> list[Discrepancy]:
-    sim = venue_similarity(cited.venue, work.venue)
+def _venue(cited: Reference, work: Work) -> list[Discrepancy]:
+    sim = venue_similarity(cited.journal, work.venue)
     if sim is None or sim >= _VENUE_OK:
         return []
-    text = f"cited '{cited.venue}', found '{work.venue}'"
-    return [_d("venue", cited.venue, work.venue, "warning", text)]
+    text = f"cited '{cited.journal}', found '{work.venue}'"
+    return [_d("venue", cited.journal, work.venue, "warning", text)]
 
 
 def _doi(cited_doi: str | None, work: Work) -> list[Discrepancy]:
@@ -113,7 +114,7 @@ def _doi(cited_doi: str | None, work: Work) -> list[Discrepancy]:
     return [_d("doi", cited_doi, work.doi, "error", text)]
 
 
-def compare(cited: Cited, cited_doi: str | None, work: Work) -> list[Discrepancy]:
+def compare(cited: Reference, cited_doi: str | None, work: Work) -> list[Discrepancy]:
     """Every difference between the citation and the matched work, in field order."""
     return [
         *_title(cited, work),

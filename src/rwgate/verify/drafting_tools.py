@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from rwgate.config import Settings, load_settings
+from rwgate.models import Reference
 from rwgate.verify import export, search, verify
-from rwgate.verify.models import BibtexResult, Cited, SearchResult, VerifyResult
+from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
 _SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
 
@@ -40,14 +41,15 @@ def verify_citation(
 ) -> VerifyResult:
     """Verdict (verified / partial_match / not_found / unverified), confidence, matched work,
     field-level discrepancies, corrected BibTeX and the integrity status of the match."""
-    cited = Cited(
+    cited = Reference.as_written(
+        "",
+        doi,
         title=title.strip() or None if title else None,
         authors=_authors(authors),
         year=year,
-        doi=doi or None,
         arxiv_id=arxiv_id or None,
         url=url or None,
-        venue=venue or None,
+        journal=venue or None,
     )
     return verify.verify_citation(cited, settings or load_settings())
 

@@ -13,17 +13,18 @@ from collections.abc import Sequence
 
 from rwgate import doi as doimod
 from rwgate.config import Settings
+from rwgate.models import Reference
 from rwgate.sources.crossref_search import SourceUnavailable
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.bibtex_export import NoticeField
 from rwgate.verify.lookup import Registries, ask, doi_tasks, open_registries
-from rwgate.verify.models import BibtexEntry, BibtexResult, Cited, Work
+from rwgate.verify.models import BibtexEntry, BibtexResult, Work
 from rwgate.verify.records import arxiv_doi, arxiv_id
 from rwgate.verify.verify import match_one
 
 
 def _resolve_title(regs: Registries, title: str, out: BibtexResult) -> str | None:
-    result = match_one(regs, Cited(title=title))
+    result = match_one(regs, Reference(key="", title=title))
     for name in result.sources_answered:
         if name not in out.sources_answered:
             out.sources_answered.append(name)

@@ -47,20 +47,6 @@ class Work(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
 
-class Cited(BaseModel):
-    """A reference as the user (or an agent) wrote it: every field optional."""
-
-    key: str | None = None
-    title: str | None = None
-    authors: list[str] = Field(default_factory=list)
-    year: int | None = None
-    doi: str | None = None
-    arxiv_id: str | None = None
-    url: str | None = None
-    venue: str | None = None
-    location: Location | None = None
-
-
 class Discrepancy(BaseModel):
     """One field where the citation and the matched work disagree."""
 

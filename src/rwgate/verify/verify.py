@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rwgate import doi as doimod
 from rwgate.config import Settings
 from rwgate.models import Reference
 from rwgate.verify import bibtex_export, integrity
@@ -30,18 +29,18 @@ from rwgate.verify.lookup import (
     sources_note,
 )
 from rwgate.verify.match import PARTIAL, VERIFIED, normalize_title, score, verdict_for
-from rwgate.verify.models import Cited, ScoreParts, VerifyResult, Work
+from rwgate.verify.models import ScoreParts, VerifyResult, Work
 from rwgate.verify.records import arxiv_doi, arxiv_id, identifiers_in_url
 
 CANDIDATES = 5
 _ENTRY_THREADS = 3
 
 
-def _identifiers(cited: Cited, result: VerifyResult) -> str | None:
+def _identifiers(cited: Reference, result: VerifyResult) -> str | None:
     """The DOI to look up, from the DOI, arXiv id or URL fields (in that order of trust)."""
-    doi = doimod.try_normalize(cited.doi) if cited.doi else None
-    if cited.doi and doi is None:
-        result.errors.append(f"doi: {cited.doi!r} is not a DOI")
+    doi = cited.doi
+    if cited.raw_doi:
+        result.errors.append(f"doi: {cited.raw_doi!r} is not a DOI")
     arxiv = arxiv_id(cited.arxiv_id)
     if cited.arxiv_id and arxiv is None:
         result.errors.append(f"arxiv_id: {cited.arxiv_id!r} is not an arXiv identifier")
@@ -56,7 +55,7 @@ def _identifiers(cited: Cited, result: VerifyResult) -> str | None:
     return doi
 
 
-def _score(cited: Cited, work: Work) -> ScoreParts:
+def _score(cited: Reference, work: Work) -> ScoreParts:
     """The scorer's parts; a candidate without a title (Crossref holds untitled components and
     reviews) cannot confirm a cited title, so authors, year and venue alone never make it
     ``verified`` (nor lend the citation a recovered DOI)."""
@@ -67,7 +66,7 @@ def _score(cited: Cited, work: Work) -> ScoreParts:
         [a.family for a in work.authors],
         cited.year,
         work.year,
-        cited.venue,
+        cited.journal,
         work.venue,
     )
     if normalize_title(cited.title) and not normalize_title(work.title):
@@ -75,7 +74,7 @@ def _score(cited: Cited, work: Work) -> ScoreParts:
     return parts
 
 
-def _best(cited: Cited, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
+def _best(cited: Reference, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
     """The highest-scoring candidate; on a tie, the one the cited DOI names."""
     scored = [(w, _score(cited, w)) for w in answers.works]
     if not scored:
@@ -87,7 +86,7 @@ def _nothing_comparable(parts: ScoreParts) -> bool:
     return all(getattr(parts, k) is None for k in ("title", "authors", "year", "venue"))
 
 
-def _decide(cited: Cited, doi: str | None, answers: Answers, result: VerifyResult) -> None:
+def _decide(cited: Reference, doi: str | None, answers: Answers, result: VerifyResult) -> None:
     best = _best(cited, doi, answers)
     if best is None:
         result.verdict, result.confidence = "not_found", 0.0
@@ -108,10 +107,10 @@ def _decide(cited: Cited, doi: str | None, answers: Answers, result: VerifyResul
         result.info.append(f"DOI recovered from title: {work.doi}")
 
 
-def match_one(regs: Registries, cited: Cited) -> VerifyResult:
+def match_one(regs: Registries, cited: Reference) -> VerifyResult:
     """Verdict, match and discrepancies for one citation (no integrity yet)."""
     result = VerifyResult(
-        key=cited.key, verdict="not_found", confidence=0.0, location=cited.location
+        key=cited.key or None, verdict="not_found", confidence=0.0, location=cited.location
     )
     doi = _identifiers(cited, result)
     result.discrepancies = missing_fields(cited)
@@ -165,7 +164,7 @@ def attach_integrity(results: Sequence[VerifyResult], settings: Settings) -> Non
 
 
 def verify_many(
-    cited: Sequence[Cited],
+    cited: Sequence[Reference],
     settings: Settings,
     sources: Sequence[str] | None = None,
     regs: Registries | None = None,
@@ -183,7 +182,7 @@ def verify_many(
     return [_finish(r) for r in results]
 
 
-def verify_citation(cited: Cited, settings: Settings, **kw: Any) -> VerifyResult:
+def verify_citation(cited: Reference, settings: Settings, **kw: Any) -> VerifyResult:
     return verify_many([cited], settings, **kw)[0]
 
 
@@ -219,16 +218,7 @@ def recover_dois(references: Sequence[Reference], settings: Settings) -> Recover
     wanted = [i for i, r in enumerate(references) if _recoverable(r)]
     if not wanted:
         return out
-    cited = [
-        Cited(
-            key=references[i].key,
-            title=references[i].title,
-            authors=references[i].authors,
-            year=references[i].year,
-            venue=references[i].journal,
-        )
-        for i in wanted
-    ]
+    cited = [references[i].model_copy(update={"doi": None, "raw_doi": None}) for i in wanted]
     regs = open_registries(settings)
     try:
         with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
