@@ -162,7 +162,9 @@ def crossref_date(value: Mapping[str, Any] | None) -> dt.date | None:
         return None
 
 
-def _crossref_notice(entry: Mapping[str, Any]) -> Notice:
+def crossref_notice(entry: Mapping[str, Any]) -> Notice:
+    """One ``updated-by``/``update-to`` entry of a Crossref record as a Notice (every reader of
+    Crossref records uses this one, so they cannot read the same entry differently)."""
     return Notice(
         type=normalize_type(str(entry.get("type") or "unknown")),
         doi=try_normalize(entry.get("DOI")),
@@ -173,31 +175,40 @@ def _crossref_notice(entry: Mapping[str, Any]) -> Notice:
     )
 
 
-def _first(value: Any) -> str | None:
+def first_text(value: Any) -> str | None:
+    """Crossref's one-element lists (``title``, ``container-title``) as their first string."""
     if isinstance(value, list):
         return str(value[0]) if value else None
     return str(value) if value else None
 
 
+def crossref_year(message: Mapping[str, Any]) -> int | None:
+    """The year of a Crossref record: ``issued``, else the first ``published*`` date."""
+    for name in ("issued", "published", "published-print", "published-online"):
+        when = crossref_date(message.get(name))
+        if when is not None:
+            return when.year
+    return None
+
+
 def lookup_from_crossref(message: Mapping[str, Any], source: str = "crossref") -> Lookup:
     """Read one Crossref work record (the ``message`` of ``/works/{doi}`` or a list item)."""
     own = try_normalize(message.get("DOI")) or ""
-    notices = [_crossref_notice(e) for e in message.get("updated-by") or []]
+    notices = [crossref_notice(e) for e in message.get("updated-by") or []]
     notice_for: list[str] = []
     for entry in message.get("update-to") or []:
         target = try_normalize(entry.get("DOI"))
         if target == own:
-            notices.append(_crossref_notice(entry))
+            notices.append(crossref_notice(entry))
         elif target and target not in notice_for:
             notice_for.append(target)
-    issued = crossref_date(message.get("issued")) or crossref_date(message.get("published"))
     return Lookup(
         doi=own,
         outcome="found",
         source=source,
         notices=merge_notices(notices),
-        title=_first(message.get("title")),
-        journal=_first(message.get("container-title")),
-        year=issued.year if issued else None,
+        title=first_text(message.get("title")),
+        journal=first_text(message.get("container-title")),
+        year=crossref_year(message),
         notice_for=notice_for,
     )

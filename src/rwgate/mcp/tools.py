@@ -19,7 +19,7 @@ from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
-from rwgate.evidence import crossref_date
+from rwgate.evidence import crossref_date, crossref_notice, first_text
 from rwgate.kit import judge
 from rwgate.mcp import safety
 from rwgate.mcp.models import (
@@ -47,12 +47,6 @@ from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
 NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
-
-
-def _first(value: Any) -> str | None:
-    if isinstance(value, list):
-        return str(value[0]) if value else None
-    return str(value) if value else None
 
 
 def _fold(text: str) -> str:
@@ -97,13 +91,14 @@ def author_matches(name: str, authors: Any) -> bool:
 
 
 def _update(entry: Mapping[str, Any]) -> Update:
+    notice = crossref_notice(entry)  # read as the check reads it
     return Update(
-        doi=try_normalize(entry.get("DOI")) or entry.get("DOI"),
-        type=str(entry.get("type") or "unknown"),
-        label=entry.get("label"),
+        doi=notice.doi or entry.get("DOI"),
+        type=notice.type,
+        label=notice.label,
         source=entry.get("source"),
-        date=crossref_date(entry.get("updated")),
-        record_id=str(entry["record-id"]) if entry.get("record-id") else None,
+        date=notice.date,
+        record_id=notice.record_id,
     )
 
 
@@ -112,8 +107,8 @@ def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
     dates = [u.date for u in updates if u.date is not None]
     return NoticeRecord(
         notice_doi=str(item.get("DOI") or "").lower(),
-        title=_first(item.get("title")),
-        journal=_first(item.get("container-title")),
+        title=first_text(item.get("title")),
+        journal=first_text(item.get("container-title")),
         date=max(dates) if dates else None,
         updates=updates,
     )
@@ -350,8 +345,8 @@ class Toolbox:
             found=True,
             doi=canonical,
             type=item.get("type"),
-            title=_first(item.get("title")),
-            journal=_first(item.get("container-title")),
+            title=first_text(item.get("title")),
+            journal=first_text(item.get("container-title")),
             publisher=item.get("publisher"),
             year=issued.year if issued else None,
             authors=author_names(item.get("author")),

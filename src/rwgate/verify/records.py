@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from rwgate import doi as doimod
+from rwgate.evidence import crossref_year
 from rwgate.verify.models import Author, Work
 
 ARXIV_PREFIX = "10.48550/arxiv."
@@ -112,14 +113,6 @@ def _first(value: Any) -> str | None:
     return plain(value)
 
 
-def _crossref_year(item: dict[str, Any]) -> int | None:
-    for name in ("issued", "published", "published-print", "published-online"):
-        parts = (item.get(name) or {}).get("date-parts") or []
-        if parts and parts[0] and isinstance(parts[0][0], int):
-            return int(parts[0][0])
-    return None
-
-
 def work_from_crossref(item: dict[str, Any]) -> Work:
     authors = []
     for person in item.get("author") or []:
@@ -131,7 +124,7 @@ def work_from_crossref(item: dict[str, Any]) -> Work:
         doi=doi,
         title=_first(item.get("title")),
         authors=authors,
-        year=_crossref_year(item),
+        year=crossref_year(item),
         venue=_first(item.get("container-title")),
         type=plain(item.get("type")),
         volume=plain(item.get("volume")),
