@@ -34,6 +34,7 @@ def _isolated_environment(
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(home / "no-such-snapshot.sqlite"))
     monkeypatch.setenv("RWGATE_RETRY_BACKOFF", "0")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))  # no user config file
     # Loopback fakes must never be sent through a proxy the machine may define.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")

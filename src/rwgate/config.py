@@ -49,6 +49,9 @@ class Settings(BaseModel):
         default=False, description="look up entries without a DOI by title (verified matches)"
     )
     config_file: str | None = None
+    warnings: list[str] = Field(
+        default_factory=list, description="keys a document set that it may not (ignored)"
+    )
 
     @field_validator("mailto")
     @classmethod
@@ -102,7 +105,7 @@ DOCUMENT_KEYS = frozenset(
     }
 )
 """What a document may set (its metadata, a config file beside it): policy, never the judge."""
-USER_KEYS = frozenset(Settings.model_fields) - DOCUMENT_KEYS - {"config_file"}
+USER_KEYS = frozenset(Settings.model_fields) - DOCUMENT_KEYS - {"config_file", "warnings"}
 """Where data comes from and where files go: the invoking user's alone (flags, environment, user
 config). A new setting is a user key unless it is added to :data:`DOCUMENT_KEYS`: fail closed.
 Every integrity source's declared ``settings`` are among these (tested)."""
@@ -169,6 +172,55 @@ def _validated(
         raise ConfigError(_one_line(exc, where, names)) from None
 
 
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The invoking user's configuration file: ``RWGATE_CONFIG``, else
+    ``$XDG_CONFIG_HOME/rwgate/config.toml`` (platformdirs' user config folder)."""
+    if env.get("RWGATE_CONFIG"):
+        return Path(env["RWGATE_CONFIG"]).expanduser()
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]).expanduser() / "rwgate" / "config.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("rwgate")) / "config.toml"
+
+
+def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
+    """The user configuration file's table (``[tool.rwgate]`` or top level), if there is one."""
+    import tomllib
+
+    path = user_config_path(env)
+    if not path.is_file():
+        return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    tool = data.get("tool")
+    section = tool.get("rwgate", data) if isinstance(tool, dict) else data
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{path}: [tool.rwgate] must be a table")
+    return path, _clean_keys(section)
+
+
+def _document_layer(values: Mapping[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
+    """What a document may set (policy): any other key is dropped with a warning naming it."""
+    layer = _clean_keys({k: v for k, v in values.items() if v is not None})
+    for key in [k for k in layer if k in USER_KEYS]:  # unknown keys stay: validation names them
+        del layer[key]
+        notes.append(
+            f"{where}: '{key}' ignored: a document sets policy only; where data comes from"
+            " and where files go are the invoking user's (flags, environment,"
+            " ~/.config/rwgate/config.toml)"
+        )
+    return layer
+
+
+def _anchor_paths(layer: dict[str, Any], base: Path) -> None:
+    for key in ("cache_dir", "snapshot", "report"):
+        if isinstance(layer.get(key), str):
+            layer[key] = str(base / Path(layer[key]).expanduser())
+
+
 def load_settings(
     start: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
@@ -179,32 +231,42 @@ def load_settings(
 ) -> Settings:
     """Settings for a document at ``start`` (a file or folder; the working directory if None).
 
-    ``metadata`` (a document's ``rwgate:`` block) and ``overrides`` (flags) are both the last,
-    per-document layer, metadata first; each is validated under its own name.
+    Layers, later wins: defaults; the invoking user's config file (any key); the ``rwgate.toml``
+    or ``[tool.rwgate]`` found upward from the document (policy keys only); the environment (any
+    key); the document's ``rwgate:`` metadata (policy keys only); ``overrides``, the invoking
+    user's flags (any key). **The document is judged; it does not choose the judge**: a key a
+    document may not set is dropped, and ``Settings.warnings`` names it and the file.
     """
     env = os.environ if env is None else env
     merged: dict[str, Any] = {}
+    notes: list[str] = []
+    user = _user_layer(env)
+    if user is not None:
+        path, layer = user
+        _anchor_paths(layer, path.parent)
+        _validated(layer, str(path))
+        merged.update(layer)
     found = find_config(start or Path.cwd())
     if found is not None:
         path, section = found
         if not isinstance(section, Mapping):
             raise ConfigError(f"{path}: [tool.rwgate] must be a table")
-        layer = _clean_keys(section)
-        base = path.parent
-        for key in ("cache_dir", "snapshot", "report"):
-            if isinstance(layer.get(key), str):
-                layer[key] = str(base / layer[key])
+        layer = _document_layer(section, str(path), notes)
         _validated({**merged, **layer}, str(path))
         merged.update(layer)
         merged["config_file"] = str(path)
     env_layer = _env_layer(env)
     _validated({**merged, **env_layer}, "environment", {v: k for k, v in _ENV.items()})
     merged.update(env_layer)
-    for values, name in ((metadata, metadata_name), (overrides, overrides_name)):
-        if values:
-            layer = _clean_keys({k: v for k, v in values.items() if v is not None})
-            _validated({**merged, **layer}, name)
-            merged.update(layer)
+    if metadata:
+        layer = _document_layer(metadata, metadata_name, notes)
+        _validated({**merged, **layer}, metadata_name)
+        merged.update(layer)
+    if overrides:
+        layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
+        _validated({**merged, **layer}, overrides_name)
+        merged.update(layer)
     settings = _validated(merged, "configuration")
     settings.to_policy()  # surface invalid statuses now, with the file named
+    settings.warnings = notes
     return settings

@@ -101,8 +101,10 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
 
     Found records decide (their notices merged); else a DOI registry that does not know the DOI
     makes it ``unknown_doi``; else a complete registry of notices that does not list it makes it
-    ``clean`` as of its date; else it is ``unverified``. ``offline``: the report already says the
-    network was not asked; no need to repeat it per work.
+    ``clean`` as of its date, but only when no other source failed: when Crossref was asked and
+    failed, an unlisted work is ``unverified`` (publisher notices such as Cochrane withdrawals are
+    not in Retraction Watch at all). ``offline`` (the user's choice, not a failure): sources that
+    were not asked do not count as failed.
     """
     found = [(s, lk) for s, lk in said if lk.outcome == "found"]
     failed = [] if offline else [(s, lk) for s, lk in said if lk.outcome == "error"]
@@ -122,9 +124,10 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
             return _Evidence("unknown_doi", [source.name], [lk], "no registry knows this DOI")
     for source, lk in said:
         if lk.outcome == "not_found" and source.absence == "clean":
-            reason = f"not listed in the {source.title} of {_as_of(source.info())}"
-            reason += f" ({skipped})" if skipped else ""
-            return _Evidence("clean", [source.name], [lk], reason)
+            listed = f"not listed in the {source.title} of {_as_of(source.info())}"
+            if skipped:  # asked and failed is not offline by choice: unlisted proves nothing
+                return _Evidence("unverified", [], [], f"{skipped}; {listed}")
+            return _Evidence("clean", [source.name], [lk], listed)
     errors = [lk.error for _, lk in said if lk.outcome == "error" and lk.error]
     return _Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
 

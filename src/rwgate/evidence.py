@@ -53,6 +53,7 @@ FLAG_LABELS: dict[Status, str] = {
     "removed": "Removed",
     "partially_retracted": "Partially retracted",
     "expression_of_concern": "Expression of concern",
+    "unknown_notice": "Notice of unrecognised type",
     "corrected": "Corrected",
     "amended": "Amended",
     "reinstated": "Reinstated",
@@ -68,11 +69,13 @@ def normalize_type(raw: str) -> str:
 def status_of_type(notice_type: str) -> Status | None:
     """The work status a notice type implies; ``None`` for reinstatement.
 
-    Unknown types still count: they make a work at least ``amended`` so that the notice is seen.
+    A missing or unrecognised type (kept verbatim in the notice) is ``unknown_notice``: never
+    silent (annotated by default, a failure under strict), since it may be a retraction spelt in
+    a way rwgate does not know yet.
     """
     if notice_type == "reinstatement":
         return None
-    return _TYPE_STATUS.get(notice_type, "amended")
+    return _TYPE_STATUS.get(notice_type, "unknown_notice")
 
 
 def _severity(status: Status | None) -> int:

@@ -112,7 +112,7 @@ def judge(
     """The verdict on ``references``: DOI recovery when asked, then the core's one batched check."""
     from rwgate.core import check
 
-    warnings: list[str] = []
+    warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
     refs = _recover(references, settings, warnings)
     return check(refs, settings, progress, problems, sources, warnings=warnings)
 

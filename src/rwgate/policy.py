@@ -19,6 +19,7 @@ Preset = Literal["default", "strict", "permissive"]
 _GROUPS: dict[str, tuple[Status, ...]] = {
     "gone": ("retracted", "withdrawn", "removed"),
     "concern": ("partially_retracted", "expression_of_concern"),
+    "unknown": ("unknown_notice",),
     "changed": ("corrected", "amended", "reinstated"),
     "unchecked": ("unverified", "invalid_doi"),
     "unfound": ("unknown_doi", "no_doi", "missing_entry"),
@@ -27,6 +28,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
     "default": {
         "gone": "annotate",
         "concern": "annotate",
+        "unknown": "annotate",
         "changed": "ignore",
         "unchecked": "warn",
         "unfound": "warn",
@@ -34,6 +36,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
     "strict": {
         "gone": "fail",
         "concern": "annotate",
+        "unknown": "fail",
         "changed": "annotate",
         "unchecked": "fail",
         "unfound": "warn",
@@ -41,6 +44,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
     "permissive": {
         "gone": "annotate",
         "concern": "ignore",
+        "unknown": "annotate",
         "changed": "ignore",
         "unchecked": "ignore",
         "unfound": "ignore",

@@ -14,6 +14,7 @@ Status = Literal[
     "removed",
     "partially_retracted",
     "expression_of_concern",
+    "unknown_notice",
     "corrected",
     "amended",
     "reinstated",

@@ -169,7 +169,8 @@ def test_broken_cache_degrades_with_one_warning(
 def test_corrupt_cache_file_degrades(crossref_env, capsys, monkeypatch, tmp_path) -> None:
     cache = tmp_path / "c"
     cache.mkdir()
-    (cache / "cache.db").write_bytes(b"this is not sqlite" * 100)
+    (cache / "json").mkdir()
+    (cache / "json" / "cache.db").write_bytes(b"this is not sqlite" * 100)
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(cache))
     _, report = run_json(capsys, "--doi", LACOUR)
     assert report["citations"][0]["status"] == "retracted"
@@ -389,8 +390,14 @@ def test_snapshot_verdicts_say_when_crossref_failed_but_not_when_offline(
     monkeypatch.setenv("RWGATE_CROSSREF_URL", closed_port_url())
     monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
     _, online = run_json(capsys, "--doi", "10.1016/j.neulet.2020.135139", "--doi", CLEAN[0])
-    assert [c["status"] for c in online["citations"]] == ["retracted", "clean"]
+    # Listed: retracted from the snapshot. Unlisted while Crossref failed: unverified, never clean
+    # (publisher notices are not in Retraction Watch); the reason says both facts.
+    assert [c["status"] for c in online["citations"]] == ["retracted", "unverified"]
+    assert [c["basis"] for c in online["citations"]] == [["snapshot"], []]
     assert all("Crossref not consulted" in c["reason"] for c in online["citations"])
+    assert "not listed in the Retraction Watch snapshot" in online["citations"][1]["reason"]
+    _, offline = run_json(capsys, "--offline", "--doi", CLEAN[0])
+    assert offline["citations"][0]["status"] == "clean"  # offline by choice: the registry
     _, offline = run_json(capsys, "--offline", "--doi", "10.1016/j.neulet.2020.135139")
     assert offline["citations"][0].get("reason") is None
 

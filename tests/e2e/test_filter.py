@@ -174,13 +174,13 @@ def test_allow_list_lets_strict_build_pass(tmp_path: Path, fake_crossref: FakeCr
 bibliography: refs.bib
 rwgate:
   policy: strict
-  report: report.json
   allow:
   - key: wakefield1998
     reason: this essay is about the retraction
 """
     write_doc(tmp_path / "doc.md", front, "The retracted study [@wakefield1998].")
-    out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref), document="doc.md")
+    env = {**_env(fake_crossref), "RWGATE_REPORT": str(tmp_path / "report.json")}
+    out = build(tmp_path, ["--citeproc"], "out.html", env, document="doc.md")
     assert out.returncode == 0, out.stderr
     assert "rw-retracted" in _entries(out.text)["wakefield1998"]  # allowed, still annotated
     citation = json.loads((tmp_path / "report.json").read_text())["citations"][0]

@@ -102,7 +102,7 @@ def test_type_spellings() -> None:
 def test_unknown_type_kept_and_seen() -> None:
     notices = [n("retraction_and_replacement", "2020-01-01")]
     assert merge_notices(notices)[0].type == "retraction_and_replacement"
-    assert status_from_notices(notices) == "amended"
+    assert status_from_notices(notices) == "unknown_notice"  # never silent
 
 
 @pytest.mark.parametrize(

@@ -88,6 +88,8 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
     """Render the annotation of one flagged citation."""
     notice = deciding_notice(citation)
     label = FLAG_LABELS.get(citation.status, citation.status.replace("_", " ").capitalize())
+    if citation.status == "unknown_notice" and notice is not None:
+        label = f"{label} '{notice.type}'"  # verbatim: it may be a retraction spelt anew
     values: dict[str, Any] = {
         "label": label,
         "status": citation.status,

@@ -4,12 +4,20 @@ diskcache is SQLite underneath, so several builds (latexmk running bibtex, a pan
 MCP server at once) can share one cache safely. A cache that cannot be opened or written degrades
 to no cache with one warning: a slow build is better than a broken one. Errors are never stored, so
 a failed look-up is retried next time instead of being remembered.
+
+The cache holds data, never code. diskcache pickles by default, and unpickling runs code, so a
+cache someone else wrote (a CI cache restored from another branch, a shared folder) could run
+anything. Here keys are plain strings and values JSON text (:func:`_data_disk`); an entry stored any
+other way is refused (a miss and one warning), never unpickled. Entries live in a ``json/``
+sub-folder, apart from any older pickled cache. Every look-up carries its fetch time (``as_of``);
+one dated in the future is discarded.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,8 +33,49 @@ TTL_SEARCH = 6 * 3600
 TTL_FEED = 3600
 
 
+FUTURE_SLACK = 300.0  # seconds a cached fetch time may lie ahead of this clock
+
+
 class CacheWarning(UserWarning):
     """The cache could not be used; rwgate goes on without it."""
+
+
+class RefusedEntry(ValueError):
+    """A cache entry not stored as data (a pickle, a non-text key): never loaded."""
+
+
+def _data_disk() -> type:
+    """A diskcache ``Disk`` that stores and loads JSON only (made here: diskcache loads lazily)."""
+    import diskcache
+    from diskcache.core import MODE_BINARY, MODE_RAW, UNKNOWN
+
+    class DataDisk(diskcache.Disk):
+        def put(self, key: Any) -> Any:
+            if not isinstance(key, str):
+                raise TypeError("cache keys are strings")
+            return super().put(key)
+
+        def get(self, key: Any, raw: bool) -> Any:
+            if not raw or not isinstance(key, str):
+                raise RefusedEntry("a cache key that is not text")
+            return key
+
+        def store(self, value: Any, read: bool, key: Any = UNKNOWN) -> Any:
+            data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            return super().store(data, False, key=key)
+
+        def fetch(self, mode: int, filename: Any, value: Any, read: bool) -> Any:
+            if mode not in (MODE_RAW, MODE_BINARY):
+                raise RefusedEntry("a cache value not stored as data")
+            data = super().fetch(mode, filename, value, False)
+            if not isinstance(data, bytes | str):
+                raise RefusedEntry("a cache value not stored as data")
+            try:
+                return json.loads(data)
+            except ValueError:
+                raise RefusedEntry("a cache value that is not JSON") from None
+
+    return DataDisk
 
 
 class Cache:
@@ -46,8 +95,9 @@ class Cache:
         try:
             import diskcache
 
-            directory.mkdir(parents=True, exist_ok=True)
-            self._db = diskcache.Cache(str(directory), timeout=2)
+            folder = directory / "json"
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = diskcache.Cache(str(folder), timeout=2, disk=_data_disk())
         except Exception as exc:  # any failure to open means: work without a cache
             self._disable(f"cache disabled ({directory}): {exc}")
 
@@ -70,6 +120,10 @@ class Cache:
             return None
         try:
             return self._db.get(key)
+        except RefusedEntry as exc:  # someone else's entry: a miss, never code
+            if self.warning is None:
+                self.warning = f"cache ({self.directory}): {exc} was ignored"
+            return None
         except Exception as exc:
             self._disable(f"cache disabled ({self.directory}): {exc}")
             return None
@@ -114,6 +168,7 @@ class CachedSource(IntegritySource):
         self.default_info = info
         self.inner: IntegritySource | None = None
         self.hits = 0
+        self.oldest: dt.datetime | None = None
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
@@ -131,15 +186,14 @@ class CachedSource(IntegritySource):
     ) -> dict[str, Lookup]:
         results: dict[str, Lookup] = {}
         misses: list[str] = []
+        now = dt.datetime.now(dt.UTC)
         for ident in dict.fromkeys(idents):
-            raw = self.cache.get(self._key(ident, kind))
-            if raw is not None:
-                try:
-                    results[ident] = Lookup.model_validate(raw)
-                    self.hits += 1
-                    continue
-                except ValueError:
-                    pass  # an entry from an older layout: ask again
+            cached = _cached_lookup(self.cache.get(self._key(ident, kind)), now)
+            if cached is not None:
+                results[ident] = cached
+                self.hits += 1
+                self.oldest = min(self.oldest or now, cached.as_of or now)
+                continue
             misses.append(ident)
         if misses and self.factory is None:
             for ident in misses:
@@ -150,7 +204,6 @@ class CachedSource(IntegritySource):
             if self.inner is None:
                 self.inner = self.factory()  # type: ignore[misc]
             fresh = self.inner.query_all(misses, progress, kind=kind)
-            now = dt.datetime.now(dt.UTC)
             for ident in misses:
                 lookup = fresh.get(ident) or Lookup(
                     doi=ident, outcome="error", source=self.name, error="no answer from the source"
@@ -168,7 +221,11 @@ class CachedSource(IntegritySource):
         # The cache's own message is one of the check's warnings; here it is only named.
         notes = [n for n in (info.note, "cache disabled" if self.cache.warning else None) if n]
         if self.hits:
-            notes.append(f"{self.hits} answered from cache")
+            age = ""
+            if self.oldest is not None:
+                hours = (dt.datetime.now(dt.UTC) - self.oldest).total_seconds() / 3600
+                age = f", the oldest fetched {hours:.1f} h ago"
+            notes.append(f"{self.hits} answered from cache{age}")
         if self.factory is None:
             notes.append("offline: cache only")
         return info.model_copy(update={"note": "; ".join(notes) or None})
@@ -176,3 +233,19 @@ class CachedSource(IntegritySource):
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+
+
+def _cached_lookup(raw: Any, now: dt.datetime) -> Lookup | None:
+    """A cached answer if it is one: a valid Lookup, not an error, not from the future."""
+    if raw is None:
+        return None
+    try:
+        lookup = Lookup.model_validate(raw)
+    except ValueError:
+        return None  # an entry from an older layout (or not ours): ask again
+    if lookup.outcome == "error" or lookup.as_of is None:
+        return None
+    as_of = lookup.as_of if lookup.as_of.tzinfo else lookup.as_of.replace(tzinfo=dt.UTC)
+    if (as_of - now).total_seconds() > FUTURE_SLACK:
+        return None
+    return lookup
