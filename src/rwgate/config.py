@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rwgate.config_files import ConfigError, find_config
+from rwgate.config_files import ConfigError, find_config, user_config_path
 from rwgate.models import Status
 from rwgate.policy import AllowEntry, Policy, Preset
 
@@ -170,18 +170,6 @@ def _validated(
         return Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_one_line(exc, where, names)) from None
-
-
-def user_config_path(env: Mapping[str, str]) -> Path:
-    """The invoking user's configuration file: ``RWGATE_CONFIG``, else
-    ``$XDG_CONFIG_HOME/rwgate/config.toml`` (platformdirs' user config folder)."""
-    if env.get("RWGATE_CONFIG"):
-        return Path(env["RWGATE_CONFIG"]).expanduser()
-    if env.get("XDG_CONFIG_HOME"):
-        return Path(env["XDG_CONFIG_HOME"]).expanduser() / "rwgate" / "config.toml"
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("rwgate")) / "config.toml"
 
 
 def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:

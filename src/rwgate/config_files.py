@@ -8,6 +8,7 @@ than the rest of a memo hit together, so the search lives here and both use it.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +51,15 @@ def find_config(start: Path) -> tuple[Path, Any] | None:
     """The nearest ``rwgate.toml`` or ``pyproject.toml`` with ``[tool.rwgate]`` above ``start``."""
     found = locate_config(start)
     return None if found is None else (found[0], found[2])
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The invoking user's configuration file: ``RWGATE_CONFIG``, else
+    ``$XDG_CONFIG_HOME/rwgate/config.toml`` (platformdirs' user config folder)."""
+    if env.get("RWGATE_CONFIG"):
+        return Path(env["RWGATE_CONFIG"]).expanduser()
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]).expanduser() / "rwgate" / "config.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("rwgate")) / "config.toml"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate import __version__
-from rwgate.config_files import ConfigError, locate_config
+from rwgate.config_files import ConfigError, locate_config, user_config_path
 from rwgate.references import pandoc_ast
 from rwgate.references.locate import resolve_bibliography
 from rwgate.render.annotation import Annotation
@@ -94,6 +94,13 @@ def _key_material(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> dict
         if not isinstance(section, Mapping) or _mentions_cache(section):
             return None
         config = [str(path), hashlib.sha256(raw).hexdigest()]
+    user = user_config_path(env)
+    user_config = None
+    if user.is_file():
+        raw = user.read_bytes()
+        if any(name.encode() in raw for name in _CACHE_SETTINGS):
+            return None  # the user's own cache choice: the full run follows it
+        user_config = [str(user), hashlib.sha256(raw).hexdigest()]
     resource = resource_path(env)
     bibliographies = []
     for name in pandoc_ast.bibliography_paths(ast):
@@ -115,6 +122,7 @@ def _key_material(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> dict
         "rwgate": meta.get("rwgate"),
         "env": {k: v for k, v in env.items() if k.startswith("RWGATE_") or k == "CROSSREF_MAILTO"},
         "config": config,
+        "user_config": user_config,
         "snapshot": str(default_snapshot_path()),
     }
 
