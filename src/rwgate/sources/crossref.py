@@ -22,8 +22,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from rwgate.config import Settings
-from rwgate.doi import doi_path
-from rwgate.evidence import lookup_from_crossref
+from rwgate.doi import doi_path, try_normalize
+from rwgate.evidence import lookup_from_crossref, merge_notices
 from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
@@ -194,9 +194,11 @@ class CrossrefSource(IntegritySource):
         wanted = set(dois)
         found: dict[str, Lookup] = {}
         for item in reply.data["message"]["items"]:
-            key = str(item.get("DOI") or "").lower() if isinstance(item, dict) else ""
-            if key in wanted and key not in found:
-                found[key] = self._parse(key, item)
+            key = try_normalize(item.get("DOI")) if isinstance(item, dict) else None
+            if key is None or key not in wanted:
+                continue  # not asked for: never counted for another DOI
+            lookup = self._parse(key, item)
+            found[key] = _merge(found[key], lookup) if key in found else lookup
         return found, [d for d in dois if d not in found]
 
     def _fetch_one(self, run: Run, doi: str) -> _Result:
@@ -207,10 +209,20 @@ class CrossrefSource(IntegritySource):
         elif reply.status == 404:
             lookup = Lookup(doi=doi, outcome="not_found", source=self.name, as_of=_now())
         else:
-            lookup = self._parse(doi, reply.data["message"])
+            message = reply.data["message"]
+            own = try_normalize(message.get("DOI"))
+            if own != doi:  # a record of another DOI (or of none) is no record of this one
+                return {doi: self._error(doi, f"crossref: answer is the record of {own!r}")}, []
+            lookup = self._parse(doi, message)
         return {doi: lookup}, []
 
     def _parse(self, doi: str, message: Mapping[str, Any]) -> Lookup:
+        for field in ("updated-by", "update-to"):
+            entries = message.get(field)
+            if entries is not None and not (
+                isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
+            ):
+                return self._error(doi, f"crossref: malformed {field} in the record of {doi}")
         try:
             lookup = lookup_from_crossref(message, source=self.name)
         except (ValueError, TypeError, AttributeError) as exc:
@@ -242,6 +254,18 @@ class CrossrefSource(IntegritySource):
             return Reply(error=str(exc))
 
 
+def _merge(first: Lookup, second: Lookup) -> Lookup:
+    """Two items for one DOI in one answer: one record with the union of their notices (an
+    error in either makes the whole an error: never first-wins)."""
+    if first.outcome == "error":
+        return first
+    if second.outcome == "error":
+        return second
+    notices = merge_notices([*first.notices, *second.notices])
+    notice_for = list(dict.fromkeys([*first.notice_for, *second.notice_for]))
+    return first.model_copy(update={"notices": notices, "notice_for": notice_for})
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
@@ -256,16 +280,35 @@ def _crossref_message(response: httpx.Response) -> str:
         return response.text.strip()[:200]
 
 
+_MESSAGE_TYPES = {"list": "work-list", "work": "work"}
+
+
 def _interpret(response: httpx.Response, kind: Kind) -> Reply:
-    """A readable answer; raises :class:`Failure` otherwise (429 and 5xx never get here)."""
+    """A readable answer of the expected shape; raises :class:`Failure` otherwise (429 and 5xx
+    never get here). Shape: HTTP 200, a JSON content type, ``status: ok``, the expected
+    ``message-type`` and a ``message`` object (with an ``items`` list for a work list)."""
     status = response.status_code
     if status == 200 and kind == "text":
         return Reply(status=200, data=response.text)
     if status == 200:
+        ctype = response.headers.get("content-type", "")
+        if "json" not in ctype.lower():
+            raise Failure(f"answer is not JSON (content type {ctype[:40] or 'missing'!r})")
         data = json_body(response)
-        message = data.get("message") if isinstance(data, dict) else None
-        shaped = isinstance(message, dict) and (
-            kind != "list" or isinstance(message.get("items"), list)
+        if not isinstance(data, dict) or data.get("status") != "ok":
+            said = data.get("status") if isinstance(data, dict) else type(data).__name__
+            raise Failure(f"answer status {str(said)[:40]!r}, not 'ok'", retry=False)
+        if data.get("message-type") != _MESSAGE_TYPES[kind]:
+            raise Failure(
+                f"answer is a {str(data.get('message-type'))[:40]!r}, not a"
+                f" {_MESSAGE_TYPES[kind]!r}",
+                retry=False,
+            )
+        message = data.get("message")
+        shaped = (
+            isinstance(message, dict)
+            and bool(message)
+            and (kind != "list" or isinstance(message.get("items"), list))
         )
         if not shaped:
             raise Failure("malformed response (no message)")

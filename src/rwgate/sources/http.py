@@ -5,6 +5,12 @@ has one discipline: backoff with full jitter, ``Retry-After`` honoured by the wh
 shared :class:`~rwgate.sources.ratelimit.Limiter`), an overall deadline and a one-line reason fit
 for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is imported
 only where a request really goes out: a run answered from the cache never loads it.
+
+An upstream is not trusted to behave. The body is streamed and read under bounds: the run's
+deadline is checked between chunks (a body dripped a byte at a time cannot outlast it), and an
+answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
+is read whole. Redirects are followed only to the same scheme and host, at most three times; any
+other redirect is an error, never followed.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ if TYPE_CHECKING:
 
 PROJECT_URL = "https://github.com/rwgate/rwgate"
 REFUSED = "connection refused"
+MAX_BODY = 20 * 1024 * 1024
+"""Largest answer read, compressed or decompressed (a 1,000-record Crossref list is ~5 MB)."""
+MAX_REDIRECTS = 3
 _MIN_TIMEOUT = 0.05
 T = TypeVar("T")
 
@@ -42,7 +51,7 @@ def open_client(mailto: str | None, timeout: float, connections: int) -> httpx.C
         },
         params={"mailto": mailto} if mailto else None,
         timeout=timeout,
-        follow_redirects=True,
+        follow_redirects=False,  # followed by hand: same scheme and host only (see _send)
         limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
     )
 
@@ -175,7 +184,8 @@ class Retrying:
         )
 
     def _send(self, run: Run, url: str, params: Mapping[str, str]) -> httpx.Response:
-        """One GET in a limiter slot; :class:`Failure` for the network, 429 and 5xx."""
+        """One GET in a limiter slot, body read under bounds; :class:`Failure` for the network,
+        429, 5xx, a refused redirect or an over-size or undecodable body."""
         import httpx
 
         with self.limiter.slot(run.deadline, run.cancel):
@@ -185,9 +195,11 @@ class Retrying:
             with self._lock:
                 self.requests_made += 1
             try:
-                response = run.client.get(url, params=params, timeout=min(self.timeout, remaining))
+                response = _get_following(run, url, params, min(self.timeout, remaining))
             except httpx.TimeoutException:
                 raise Failure("timed out") from None
+            except httpx.DecodingError:
+                raise Failure("undecodable compressed body") from None
             except httpx.TransportError as exc:
                 raise Failure(transport_reason(exc)) from None
             if self.learn_limits:
@@ -197,6 +209,46 @@ class Retrying:
             wait_for = retry_after_seconds(response.headers.get("retry-after"))
             raise Failure(f"HTTP {status}", retry_after=wait_for)
         return response
+
+
+def _get_following(run: Run, url: str, params: Mapping[str, str], timeout: float) -> httpx.Response:
+    """GET ``url``, following at most :data:`MAX_REDIRECTS` redirects that keep the scheme and
+    host; the body is read by :func:`_read_bounded`."""
+    request = run.client.build_request("GET", url, params=params, timeout=timeout)
+    for _ in range(MAX_REDIRECTS + 1):
+        response = run.client.send(request, stream=True)
+        try:
+            if not response.has_redirect_location:
+                _read_bounded(response, run)
+                return response
+            target = response.next_request
+            if target is None or (target.url.scheme, target.url.host) != (
+                request.url.scheme,
+                request.url.host,
+            ):
+                where = target.url.host if target is not None else "nowhere"
+                raise Failure(f"redirect to another host ({where}) refused", retry=False)
+            request = target
+        finally:
+            response.close()
+    raise Failure(f"more than {MAX_REDIRECTS} redirects", retry=False)
+
+
+def _read_bounded(response: httpx.Response, run: Run) -> None:
+    """Read the body into ``response`` chunk by chunk, within the deadline and :data:`MAX_BODY`."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise Failure(f"answer of {int(declared)} bytes refused (over {MAX_BODY})", retry=False)
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > MAX_BODY or response.num_bytes_downloaded > MAX_BODY:
+            raise Failure(f"answer over {MAX_BODY} bytes refused", retry=False)
+        if run.cancel.is_set() or time.monotonic() > run.deadline:
+            raise DeadlineExceeded
+        chunks.append(chunk)
+    response._content = b"".join(chunks)  # what .json() and .text read (httpx keeps it there)
 
 
 def _attempts(n: int) -> str:

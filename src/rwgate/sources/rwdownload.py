@@ -129,7 +129,12 @@ def download(
     timeout = httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
     try:
         with (
-            httpx.Client(timeout=timeout, follow_redirects=True) as client,
+            httpx.Client(
+                timeout=timeout,
+                follow_redirects=True,
+                max_redirects=3,
+                event_hooks={"response": [_same_host_only]},
+            ) as client,
             client.stream("GET", url, headers=headers) as response,
         ):
             return _receive(response, url, part, sidecar, offset, progress)
@@ -145,6 +150,19 @@ def download(
             f"download of {url} interrupted after {size} bytes ({exc or type(exc).__name__}); "
             "run `rwgate data update` again to resume"
         ) from None
+
+
+def _same_host_only(response: Any) -> None:
+    """A redirect is followed only to the same scheme and host: the export must come from the
+    server the user named, not from wherever an answer points."""
+    target = response.next_request if response.has_redirect_location else None
+    if target is not None and (target.url.scheme, target.url.host) != (
+        response.request.url.scheme,
+        response.request.url.host,
+    ):
+        raise DownloadError(
+            f"{response.request.url}: redirect to another host ({target.url.host}) refused"
+        )
 
 
 def _receive(
