@@ -14,6 +14,7 @@ from rwgate.core import CheckResult
 from rwgate.models import Citation, Location, Notice
 from rwgate.policy import Policy
 from rwgate.render.junit import render_junit
+from rwgate.render.safe import one_line
 from rwgate.render.sarif import SARIF_SCHEMA, render_sarif
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
@@ -185,5 +186,6 @@ def test_hostile_strings_are_sarif_string_values() -> None:
     log = json.loads(render_sarif(_hostile_result(), "{{ title }}"))
     assert_sarif_shape(log)
     first = log["runs"][0]["results"][0]
-    assert first["properties"]["key"] == HOSTILE
-    assert first["message"]["text"] == f"{HOSTILE}: retracted - {HOSTILE} ({HOSTILE})"
+    cleaned = one_line(HOSTILE)  # control and bidi characters gone, JSON escapes the rest
+    assert first["properties"]["key"] == cleaned
+    assert first["message"]["text"] == f"{cleaned}: retracted - {cleaned} ({cleaned})"

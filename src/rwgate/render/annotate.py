@@ -18,6 +18,7 @@ from rwgate.errors import ConfigError
 from rwgate.evidence import FLAG_LABELS, status_of_type
 from rwgate.models import Citation, Notice
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
+from rwgate.render.safe import one_line
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -95,12 +96,16 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
         "status": citation.status,
         "year": notice.date.year if notice and notice.date else None,
         "date": notice.date.isoformat() if notice and notice.date else None,
-        "notice_doi": notice.doi if notice else None,
-        "notice_type": notice.type if notice else None,
-        "key": citation.key,
-        "doi": citation.doi,
-        "title": citation.title,
+        "notice_doi": one_line(notice.doi) if notice and notice.doi else None,
+        "notice_type": one_line(notice.type) if notice else None,
+        "key": one_line(citation.key),
+        "doi": one_line(citation.doi) if citation.doi else None,
+        "title": one_line(citation.title) if citation.title else None,
         "allowed": citation.allowed,
     }
     text = render_template(template, values) if template else _default_text(values)
-    return Annotation(citation.status, label, values["year"], values["notice_doi"], text)
+    # Every renderer (pandoc AST, LaTeX, DOCX, terminal, SARIF, JUnit) starts from this text:
+    # upstream control and bidi characters never reach any of them.
+    return Annotation(
+        citation.status, one_line(label), values["year"], values["notice_doi"], one_line(text)
+    )

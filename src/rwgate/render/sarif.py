@@ -18,6 +18,7 @@ from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation, Location
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
+from rwgate.render.safe import one_line
 from rwgate.sources.http import PROJECT_URL
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -45,7 +46,18 @@ def message(c: Citation, template: str | None = None) -> str:
         text += f" - {annotate(c, template).text}"
     if c.reason:
         text += f" ({c.reason})"
-    return text
+    return one_line(text)
+
+
+def _clean(value: Any) -> Any:
+    """Every string in a JSON value without control and bidi characters."""
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
 
 
 def rule_description(status: str) -> str:
@@ -78,11 +90,11 @@ def _result(c: Citation, rule_index: int, template: str | None, root: Path) -> d
         "level": _LEVELS[c.action],
         "message": {"text": message(c, template)},
         "properties": {
-            "key": c.key,
-            "doi": c.doi,
+            "key": one_line(c.key),
+            "doi": one_line(c.doi) if c.doi else None,
             "status": c.status,
             "action": c.action,
-            "notices": [n.model_dump(mode="json") for n in c.notices],
+            "notices": [_clean(n.model_dump(mode="json")) for n in c.notices],
         },
     }
     # Only a real file can be annotated: ``--doi`` and MCP tool names are locations too.
