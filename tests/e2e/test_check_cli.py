@@ -181,7 +181,7 @@ def test_bib_alone_half_broken_and_missing_file(crossref_env, capsys, tmp_path) 
     bib = tmp_path / "refs.bib"
     bib.write_text(
         "@article{good1, title={A}, doi={10.1038/nature12373}}\n\n"
-        "@article{broken, title={unclosed brace, doi={10.1/x}\n\n"
+        "@article{broken, title={no comma} doi={10.1/x}}\n\n"
         "@article{good2, title={B}, doi={10.1126/science.1256151}}\n"
         "@article{nodoi, title={C}}\n"
         "@article{bad, title={D}, doi={not-a-doi}}\n",
@@ -192,6 +192,7 @@ def test_bib_alone_half_broken_and_missing_file(crossref_env, capsys, tmp_path) 
     statuses = {c["key"]: c["status"] for c in report["citations"]}
     assert statuses["good1"] == "clean" and statuses["good2"] == "retracted"
     assert statuses["nodoi"] == "no_doi" and statuses["bad"] == "invalid_doi"
+    assert statuses["broken"] == "no_doi"  # BibTeX keeps it, up to the error
     assert any("missing.bib" in w for w in report["warnings"])
     assert by_key(report)["good2"]["location"]["file"] == str(bib)
 

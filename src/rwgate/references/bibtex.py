@@ -1,40 +1,29 @@
 """BibTeX / BibLaTeX files -> references.
 
-Only bibtexparser's splitter is used: it tolerates broken blocks and reports them with their
-line, which is what lets one typo in a 500-entry file cost one entry rather than the whole check.
-String macros, ``#`` concatenation and LaTeX decoding are done here, because the DOI fields must
-not go through a LaTeX decoder (``%`` starts a TeX comment, ``\\_`` is an underscore) while
-titles must.
+The file is read as BibTeX reads it (:mod:`rwgate.references.bibscan`: entry syntax, ``@string``
+in order, undefined macros empty, ``#``, recovery at the next ``@``, ``crossref``/``xdata``
+inheritance), so the entries judged are the entries the PDF prints. A broken entry costs that
+entry (or the rest of it) with a problem naming its line, never the file. LaTeX decoding is done
+here, because the DOI fields must not go through a LaTeX decoder (``%`` starts a TeX comment,
+``\\_`` is an underscore) while titles must.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from bibtexparser.model import (
-    DuplicateBlockKeyBlock,
-    DuplicateFieldKeyBlock,
-    Entry,
-    ParsingFailedBlock,
-    String,
-)
-from bibtexparser.splitter import Splitter
 from pylatexenc.latex2text import LatexNodes2Text
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
 from rwgate.references import read_with
+from rwgate.references.bibscan import BibEntry, scan
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december"
-)
-_MONTHS = {name[:3]: name for name in _MONTH_NAMES.split(" ")}
+# biblatex's (and BibTeX's) non-work entries: they hold macros or shared fields, nobody cites them.
+_NOT_WORKS = frozenset({"xdata"})
 _DECODER = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
@@ -43,7 +32,6 @@ _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?")
 _TEX_ESCAPE = re.compile(r"\\([&%#$_{}])")
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
-_BLOCK_HEAD = re.compile(r"^\s*@\s*(\w+)\s*[{(]\s*([^,\s{}()=]*)")
 _TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
 _NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _NAME_COMMA = re.compile(r",")
@@ -67,101 +55,32 @@ def read_bib(path: Path) -> BibResult:
 
 def parse_bib(text: str, file: str) -> BibResult:
     """References in BibTeX source ``text``; ``file`` names it in locations and problems."""
-    try:
-        blocks = _split(text)
-    except Exception as exc:  # the splitter raises on its own internal errors only
-        problem = Problem(
-            message=f"BibTeX parser failed: {exc}",
-            location=Location(file=file),
-            severity="error",
-            unreadable=True,
-        )
-        return BibResult(problems=[problem])
-
-    macros = _collect_macros(blocks)
-    result = BibResult()
-    first_line: dict[str, int] = {}
-    for block in blocks:
-        entry = _entry_of(block, file, result.problems)
-        if entry is None:
+    scanned = scan(text)
+    result = BibResult(
+        problems=[_problem(file, line, message, sev) for line, message, sev in scanned.problems]
+    )
+    for entry in scanned.entries:
+        if entry.type in _NOT_WORKS:
             continue
-        line = (entry.start_line or 0) + 1
         if not entry.key:
-            result.problems.append(
-                _problem(file, line, f"@{entry.entry_type} entry has no key; skipped", "error")
-            )
+            message = f"@{entry.type} entry has no key; skipped"
+            result.problems.append(_problem(file, entry.line, message, "error"))
             continue
-        if entry.key in first_line:
-            message = (
-                f"duplicate key '{entry.key}' (first at line {first_line[entry.key]}, again at "
-                f"line {line}); the first entry is used"
-            )
-            result.problems.append(_problem(file, line, message, "warning"))
-            continue
-        first_line[entry.key] = line
-        result.references.append(_reference(entry, macros, file, line))
+        result.references.append(_reference(entry, file))
     return result
 
 
 def parse_bib_links(text: str) -> dict[str, EntryLinks]:
     """The arXiv id and URL of each entry by key, read exactly as :func:`parse_bib` reads the
     entry (same macros, same first-of-duplicates); problems are :func:`parse_bib`'s to report."""
-    try:
-        blocks = _split(text)
-    except Exception:  # parse_bib reports an unparseable file; there is nothing to add here
-        return {}
-    macros = _collect_macros(blocks)
     links: dict[str, EntryLinks] = {}
-    for block in blocks:
-        entry = _entry_of(block, "", [])
-        if entry is None or not entry.key or entry.key in links:
-            continue
-        fields = _fields(entry, macros)
+    for entry in scan(text).entries:
+        fields = entry.fields
         kind = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
         arxiv = _identifier(fields.get("eprint", "")) if kind == "arxiv" else ""
         url = _identifier(fields.get("url", ""))
         links[entry.key] = EntryLinks(arxiv_id=arxiv or None, url=url or None)
     return links
-
-
-def _split(text: str) -> list[object]:
-    with _quiet_bibtexparser():
-        return list(Splitter(text).split().blocks)
-
-
-def _entry_of(block: object, file: str, problems: list[Problem]) -> Entry | None:
-    """The entry a block stands for, reporting blocks the splitter could not read."""
-    if isinstance(block, Entry):
-        return block
-    if isinstance(block, DuplicateFieldKeyBlock):
-        entry = block.ignore_error_block
-        if isinstance(entry, Entry):
-            line = (entry.start_line or 0) + 1
-            names = ", ".join(sorted(block.duplicate_keys))
-            message = f"entry '{entry.key}' repeats field(s) {names}; the first value is used"
-            problems.append(_problem(file, line, message, "warning"))
-            return entry
-        return None
-    if isinstance(block, DuplicateBlockKeyBlock):
-        duplicate = block.ignore_error_block
-        # Duplicate @string macros are not entries; BibTeX lets the later one win.
-        return duplicate if isinstance(duplicate, Entry) else None
-    if isinstance(block, ParsingFailedBlock):
-        problems.append(_failed_block_problem(block, file))
-    return None
-
-
-def _failed_block_problem(block: ParsingFailedBlock, file: str) -> Problem:
-    line = (block.start_line or 0) + 1
-    raw = block.raw or ""
-    head = _BLOCK_HEAD.match(raw)
-    what = f"@{head.group(1).lower()} entry '{head.group(2)}'" if head else "block"
-    if head and not head.group(2):
-        what = f"@{head.group(1).lower()} block"
-    reason = getattr(block.error, "abort_reason", None) or str(block.error)
-    reason = " ".join(str(reason).split()).rstrip(". ")
-    message = f"cannot parse {what}: {reason}; skipped"
-    return _problem(file, line, message, "error")
 
 
 def _problem(file: str, line: int, message: str, severity: str) -> Problem:
@@ -172,76 +91,11 @@ def _problem(file: str, line: int, message: str, severity: str) -> Problem:
     )
 
 
-@contextmanager
-def _quiet_bibtexparser() -> Iterator[None]:
-    """Silence the splitter's log lines: its findings come back as Problems, not as stderr noise."""
-    log = logging.getLogger("bibtexparser.splitter")
-    before = log.disabled
-    log.disabled = True
-    try:
-        yield
-    finally:
-        log.disabled = before
-
-
-def _collect_macros(blocks: Sequence[object]) -> dict[str, str]:
-    """@string macros by lower-case name, including BibTeX's predefined month names."""
-    macros = dict(_MONTHS)
-    for block in blocks:
-        if isinstance(block, DuplicateBlockKeyBlock):
-            block = block.ignore_error_block
-        if isinstance(block, String):
-            macros[block.key.lower()] = _evaluate(block.value, macros)
-    return macros
-
-
-def _evaluate(raw: str, macros: dict[str, str]) -> str:
-    """The value of a BibTeX field expression: ``{..}``, ``".."``, numbers, macros, ``#``."""
-    return "".join(_evaluate_part(part, macros) for part in _split_concatenation(raw))
-
-
-def _split_concatenation(raw: str) -> list[str]:
-    parts: list[str] = []
-    depth, quoted, start = 0, False, 0
-    for i, char in enumerate(raw):
-        escaped = i > 0 and raw[i - 1] == "\\"
-        if char == "{" and not escaped:
-            depth += 1
-        elif char == "}" and not escaped:
-            depth = max(depth - 1, 0)
-        elif char == '"' and depth == 0:
-            quoted = not quoted
-        elif char == "#" and depth == 0 and not quoted:
-            parts.append(raw[start:i])
-            start = i + 1
-    parts.append(raw[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _evaluate_part(part: str, macros: dict[str, str]) -> str:
-    if len(part) >= 2 and (
-        (part[0] == "{" and part[-1] == "}") or (part[0] == '"' and part[-1] == '"')
-    ):
-        return part[1:-1]
-    if part.isdigit():
-        return part
-    # An undefined macro is kept as written, as BibTeX would (after its warning).
-    return macros.get(part.lower(), part)
-
-
-def _fields(entry: Entry, macros: dict[str, str]) -> dict[str, str]:
-    """Evaluated fields by lower-case name; the first of repeated fields wins, as in BibTeX."""
-    fields: dict[str, str] = {}
-    for field in entry.fields:
-        name = field.key.strip().lower()
-        if name not in fields and isinstance(field.value, str):
-            fields[name] = _evaluate(field.value, macros)
-    return fields
-
-
-def _reference(entry: Entry, macros: dict[str, str], file: str, line: int) -> Reference:
-    fields = _fields(entry, macros)
+def _reference(entry: BibEntry, file: str) -> Reference:
+    fields = entry.fields
     doi, raw_doi, origin = _find_doi(fields)
+    if origin and origin in entry.inherited:
+        origin = f"{origin} (from {entry.inherited[origin]})"
     return Reference(
         key=entry.key,
         doi=doi,
@@ -253,7 +107,7 @@ def _reference(entry: Entry, macros: dict[str, str], file: str, line: int) -> Re
             fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")
         ),
         year=_find_year(fields),
-        location=Location(file=file, line=line),
+        location=Location(file=file, line=entry.line),
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
     )
 

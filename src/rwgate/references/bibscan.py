@@ -1,0 +1,311 @@
+"""A .bib file read with BibTeX's own rules (bibtex.web), in one linear pass.
+
+The gate must judge the bibliography BibTeX prints, so the reading follows BibTeX 0.99d where it
+matters for which entries exist and which DOI each has:
+
+- text outside entries is a comment; ``@`` may be followed by white space (``@ article{``);
+  ``@comment`` ends at its own name (BibTeX does not skip a braced group after it);
+- ``@string`` macros are defined in order: an entry sees the definitions made before it; an
+  undefined macro is empty, with a warning naming it and its line; ``#`` concatenates;
+- values are ``{...}`` (every brace counts, as in BibTeX), ``"..."`` (at brace depth 0), a number,
+  or a macro; white space in a value is collapsed;
+- field names, macro names and entry types are case-insensitive; a repeated field keeps its first
+  value; a repeated key (case-insensitive) keeps the first entry;
+- on a syntax error BibTeX keeps what it has read of the entry and resumes at the next ``@``: so
+  does this reader (an unclosed entry followed by another keeps its fields);
+- ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance: a child lacks a field, its
+  parent has it: the child has it (see :func:`inherit`).
+
+Bounds: a macro value or field over :data:`MAX_VALUE` characters, more than :data:`MAX_ENTRIES`
+entries, are one-line problems naming the line; nothing here is quadratic.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+MAX_VALUE = 10 * 1024 * 1024
+MAX_ENTRIES = 200_000
+_WHITE = frozenset(" \t\n\r\f\v")
+_NOT_ID = frozenset("\"#%'(),={}") | _WHITE
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+MONTHS = {name[:3]: name.capitalize() for name in _MONTH_NAMES.split(" ")}
+# Fields a biblatex child never inherits (biber's defaults); BibTeX inherits all it lacks.
+_NOT_INHERITED = frozenset(
+    {
+        "ids",
+        "crossref",
+        "xref",
+        "xdata",
+        "entryset",
+        "execute",
+        "label",
+        "options",
+        "presort",
+        "related",
+        "relatedoptions",
+        "relatedstring",
+        "relatedtype",
+        "shorthand",
+        "shorthandintro",
+        "sortkey",
+    }
+)
+
+
+@dataclass
+class BibEntry:
+    """One entry as BibTeX stores it: type and key as written, fields by lower-case name."""
+
+    type: str
+    key: str
+    line: int
+    fields: dict[str, str] = field(default_factory=dict)
+    inherited: dict[str, str] = field(default_factory=dict)
+    """field -> the key of the entry it came from (crossref, xdata)."""
+
+
+@dataclass
+class BibScan:
+    entries: list[BibEntry] = field(default_factory=list)
+    problems: list[tuple[int, str, str]] = field(default_factory=list)
+    """(line, message, severity) — the reader turns them into Problems."""
+
+
+class _Error(Exception):
+    """A syntax error: the entry keeps what was read, scanning resumes at the next '@'."""
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self.i = 0
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.macros: dict[str, str] = dict(MONTHS)
+        self.out = BibScan()
+        self.seen: dict[str, int] = {}
+        self.current: BibEntry | None = None
+
+    def line(self, at: int | None = None) -> int:
+        return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
+
+    def problem(self, message: str, severity: str = "error", at: int | None = None) -> None:
+        self.out.problems.append((self.line(at), message, severity))
+
+    def skip_white(self) -> None:
+        while self.i < self.n and self.text[self.i] in _WHITE:
+            self.i += 1
+
+    def identifier(self) -> str:
+        start = self.i
+        while self.i < self.n and self.text[self.i] not in _NOT_ID:
+            self.i += 1
+        return self.text[start : self.i]
+
+    def expect(self, chars: str, what: str) -> str:
+        self.skip_white()
+        if self.i >= self.n or self.text[self.i] not in chars:
+            found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
+            raise _Error(f"expected {what}, found {found}")
+        self.i += 1
+        return self.text[self.i - 1]
+
+    # --- values ------------------------------------------------------------------------------
+
+    def braced(self) -> str:
+        """A ``{...}`` group (the opening brace consumed); every brace counts."""
+        start, depth = self.i, 1
+        while self.i < self.n:
+            char = self.text[self.i]
+            self.i += 1
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    return self.text[start : self.i - 1]
+        raise _Error("unbalanced braces: the value runs to the end of the file")
+
+    def quoted(self) -> str:
+        start, depth = self.i, 0
+        while self.i < self.n:
+            char = self.text[self.i]
+            self.i += 1
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth < 0:
+                    raise _Error("unbalanced braces in a quoted value")
+            elif char == '"' and depth == 0:
+                return self.text[start : self.i - 1]
+        raise _Error("unterminated quoted value")
+
+    def token(self) -> str:
+        self.skip_white()
+        if self.i >= self.n:
+            raise _Error("a value is missing at the end of the file")
+        char = self.text[self.i]
+        if char == "{":
+            self.i += 1
+            return self.braced()
+        if char == '"':
+            self.i += 1
+            return self.quoted()
+        at = self.i
+        if char.isdigit():  # BibTeX reads a number's digits only (``10.1/x`` is ``10``, then junk)
+            while self.i < self.n and self.text[self.i].isdigit():
+                self.i += 1
+            return self.text[at : self.i]
+        name = self.identifier()
+        if not name:
+            raise _Error(f"expected a value, found {char!r}")
+        value = self.macros.get(name.lower())
+        if value is None:
+            self.problem(f"undefined macro '{name}' (empty, as in BibTeX)", "warning", at)
+            return ""
+        return value
+
+    def value(self) -> str:
+        """``token # token # ...``, white space collapsed as BibTeX does."""
+        parts = [self.token()]
+        size = len(parts[0])
+        while True:
+            self.skip_white()
+            if self.i < self.n and self.text[self.i] == "#":
+                self.i += 1
+                parts.append(self.token())
+                size += len(parts[-1])
+                if size > MAX_VALUE:
+                    raise _Error(f"a value over {MAX_VALUE} characters (a macro bomb?)")
+                continue
+            joined = "".join(parts)
+            return " ".join(joined.split()) if any(c in joined for c in "\n\t\r ") else joined
+
+    # --- commands ----------------------------------------------------------------------------
+
+    def run(self) -> BibScan:
+        while True:
+            at = self.text.find("@", self.i)
+            if at < 0:
+                return self.out
+            self.i = at + 1
+            self.skip_white()
+            kind = self.identifier().lower()
+            if not kind:
+                self.problem("'@' without an entry type; skipped", "warning", at)
+                continue
+            if kind == "comment":
+                continue  # BibTeX: the command ends at its name
+            self.current = None
+            try:
+                self.command(kind, at)
+            except _Error as exc:
+                entry = self.current
+                if entry is not None:  # BibTeX keeps what it has read of the entry
+                    kept = ", ".join(entry.fields) or "no fields"
+                    where = f"entry '{entry.key}' (kept with {kept}): "
+                    self.problem(f"{where}{exc}; BibTeX skips to the next '@'", "error", at)
+                else:
+                    self.problem(f"@{kind}: {exc}; BibTeX skips to the next '@'", "error", at)
+
+    def command(self, kind: str, at: int) -> None:
+        opener = self.expect("{(", "'{' or '(' after @" + kind)
+        closer = "}" if opener == "{" else ")"
+        if kind == "preamble":
+            self.value()
+            self.expect(closer, f"'{closer}'")
+            return
+        if kind == "string":
+            self.skip_white()
+            name = self.identifier()
+            if not name:
+                raise _Error("@string without a macro name")
+            self.expect("=", "'=' after the macro name")
+            self.macros[name.lower()] = self.value()
+            self.expect(closer, f"'{closer}'")
+            return
+        self.entry(kind, at, closer)
+
+    def entry(self, kind: str, at: int, closer: str) -> None:
+        self.skip_white()
+        start = self.i
+        stop = f",{closer}" if closer == "}" else ","
+        while self.i < self.n and self.text[self.i] not in stop and self.text[self.i] not in _WHITE:
+            self.i += 1
+        key = self.text[start : self.i]
+        if len(self.out.entries) >= MAX_ENTRIES:
+            raise _Error(f"more than {MAX_ENTRIES} entries; the rest are not read")
+        record = BibEntry(type=kind, key=key, line=self.line(at))
+        if key.lower() in self.seen:
+            first = self.seen[key.lower()]
+            message = f"repeated entry '{key}' (first at line {first}, again at line {record.line})"
+            self.problem(f"{message}; BibTeX uses the first", "warning", at)
+            record = BibEntry(type=kind, key=key, line=record.line)  # read, then dropped
+        else:
+            self.seen[key.lower()] = record.line
+            self.out.entries.append(record)
+        self.current = record
+        while True:
+            sep = self.expect(f",{closer}", f"',' or '{closer}'")
+            if sep == closer:
+                return
+            self.skip_white()
+            if self.i < self.n and self.text[self.i] == closer:
+                self.i += 1
+                return
+            name = self.identifier().lower()
+            if not name:
+                found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
+                raise _Error(f"expected a field name in entry '{key}', found {found}")
+            self.expect("=", f"'=' after field '{name}'")
+            value = self.value()
+            if name in record.fields:
+                self.problem(f"entry '{key}' repeats field '{name}'; the first is used", "warning")
+            else:
+                record.fields[name] = value
+
+
+def scan(text: str) -> BibScan:
+    """Every entry and problem of a .bib text, as BibTeX reads it."""
+    result = _Scanner(text).run()
+    inherit(result.entries)
+    return result
+
+
+def inherit(entries: list[BibEntry]) -> None:
+    """``crossref`` and ``xdata`` inheritance: fields a child lacks come from its parent(s).
+
+    BibTeX copies a missing field from the ``crossref`` parent; biber does the same (for every
+    field but its own control fields) and also from each ``xdata`` entry. Chains are followed
+    (a parent's own inherited fields count) without looping.
+    """
+    by_key = {e.key.lower(): e for e in entries}
+    done: set[str] = set()
+
+    def resolve(entry: BibEntry, path: tuple[str, ...]) -> None:
+        if entry.key.lower() in done or entry.key.lower() in path:
+            return
+        parents = [p.strip() for p in entry.fields.get("xdata", "").split(",") if p.strip()]
+        if entry.fields.get("crossref", "").strip():
+            parents.append(entry.fields["crossref"].strip())
+        for name in parents:
+            parent = by_key.get(name.lower())
+            if parent is None or parent is entry:
+                continue
+            resolve(parent, (*path, entry.key.lower()))
+            for fname, value in parent.fields.items():
+                if fname not in entry.fields and fname not in _NOT_INHERITED:
+                    entry.fields[fname] = value
+                    entry.inherited[fname] = parent.key
+        done.add(entry.key.lower())
+
+    for entry in entries:
+        resolve(entry, ())
+
+
+__all__ = ["MAX_ENTRIES", "MAX_VALUE", "MONTHS", "BibEntry", "BibScan", "inherit", "scan"]
