@@ -28,7 +28,9 @@ _PREFIXES = re.compile(
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A DOI inside running text or a publisher URL (…/doi/full/10.1002/…).
-_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"'{}]+")
+# Bounded: no real DOI is longer than a few hundred characters, and an unbounded match on a 1 MB
+# note would be normalised at every "10." it holds.
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"'{}]{1,1000}")
 _TRAILING = ".,;:!?\"'“”‘’"
 # A DOI begins with "10.", so an opening bracket or quote in front of it is never part of it.
 _LEADING = "([{\"'“”‘’"
@@ -40,15 +42,20 @@ class InvalidDOI(UsageError):
 
 
 def _trim_tail(doi: str) -> str:
-    """Drop sentence punctuation and unbalanced closing brackets from the end."""
-    while doi:
-        last = doi[-1]
-        unbalanced = last in _PAIRS and doi.count(last) > doi.count(_PAIRS[last])
-        if last in _TRAILING or unbalanced:
-            doi = doi[:-1]
+    """Drop sentence punctuation and unbalanced closing brackets from the end (linear time:
+    the bracket counts are taken once and kept up to date)."""
+    counts = {c: doi.count(c) for c in "()[]{}<>"}
+    end = len(doi)
+    while end:
+        last = doi[end - 1]
+        if last in _TRAILING:
+            end -= 1
+        elif last in _PAIRS and counts[last] > counts[_PAIRS[last]]:
+            counts[last] -= 1
+            end -= 1
         else:
             break
-    return doi
+    return doi[:end]
 
 
 def normalize(raw: str) -> str:

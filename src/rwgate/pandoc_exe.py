@@ -102,6 +102,8 @@ def run_pandoc_json(
         ast = json.loads(proc.stdout)
     except ValueError as exc:
         raise PandocError(f"{path}: pandoc returned output that is not JSON") from exc
+    except RecursionError:
+        raise PandocError(f"{path}: the document is nested too deeply to be checked") from None
     if not isinstance(ast, dict) or "blocks" not in ast:
         raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
     if warnings is not None:

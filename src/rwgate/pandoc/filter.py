@@ -54,6 +54,8 @@ def _parse(source: bytes) -> dict[str, Any]:
         ast = json.loads(source)
     except ValueError as exc:
         raise FilterError(f"stdin is not a pandoc JSON document ({exc})") from None
+    except RecursionError:
+        raise FilterError("the document is nested too deeply to be checked") from None
     if not isinstance(ast, dict) or "blocks" not in ast or "pandoc-api-version" not in ast:
         raise FilterError("stdin is not a pandoc JSON document (run me as `pandoc --filter`)")
     return ast

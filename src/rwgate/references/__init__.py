@@ -28,11 +28,41 @@ class ReaderError(InputError):
     """A bibliography that cannot be read at all; the message is one line naming the file."""
 
 
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+)
+
+
+def sniff_encoding(data: bytes) -> tuple[str | None, int]:
+    """(encoding, length of its BOM) from a byte-order mark or NUL-interleaved text; (None, 0)
+    for 8-bit text. A .bib saved as UTF-16 by a Windows tool must not read as Latin-1 noise
+    with no entries (a silent pass)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding, len(bom)
+    head = data[:4096]
+    if head.count(0) * 4 < len(head):
+        return None, 0
+    quads = [head[i : i + 4] for i in range(0, len(head) - 3, 4)]
+    if quads and all(q[2:] == b"\0\0" for q in quads):  # BMP characters: b0 b1 00 00
+        return "utf-32-le", 0
+    if quads and all(q[:2] == b"\0\0" for q in quads):
+        return "utf-32-be", 0
+    odd, even = head[1::2].count(0), head[0::2].count(0)
+    return ("utf-16-le", 0) if odd > even else ("utf-16-be", 0)
+
+
 def read_text(path: Path) -> tuple[str, list[Problem]]:
-    """The text of a user file, decoded as UTF-8 or, failing that, as Latin-1 with a warning.
+    """The text of a user file: UTF-8, UTF-16 or UTF-32 (by BOM or by NUL interleaving), else
+    Latin-1 with a warning.
 
     Old .bib files exported by Windows tools are often Latin-1/CP1252; refusing them would stop a
-    build over an accent, and Latin-1 decodes every byte, so the DOIs (ASCII) always survive.
+    build over an accent, and Latin-1 decodes every byte, so the DOIs (ASCII) always survive. A
+    UTF-16/32 file that does not decode is a one-line error naming the file and byte offset.
     """
     try:
         data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
@@ -42,6 +72,13 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
         raise ReaderError(f"{path}: is a directory, not a bibliography file") from None
     except OSError as exc:
         raise ReaderError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    encoding, skip = sniff_encoding(data)
+    if encoding is not None and encoding != "utf-8":
+        try:
+            return data[skip:].decode(encoding), []
+        except UnicodeDecodeError as exc:
+            offset = skip + exc.start
+            raise ReaderError(f"{path}: not valid {encoding.upper()} at byte {offset}") from None
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
@@ -49,7 +86,8 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
 
         line = data.count(b"\n", 0, exc.start) + 1
         problem = Problem(
-            message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); read as Latin-1",
+            message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start});"
+            " read as Latin-1",
             location=Location(file=str(path), line=line),
             severity="warning",
         )

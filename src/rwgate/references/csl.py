@@ -22,7 +22,7 @@ from rwgate.models import BibResult, Location, Problem, Reference
 from rwgate.references import ReaderError, read_with
 
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^>]*>", re.IGNORECASE)
+_TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^<>]{0,400}>", re.IGNORECASE)
 _PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
@@ -43,6 +43,8 @@ def parse_csl_json(text: str, file: str) -> BibResult:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(f"{file}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ReaderError(f"{file}: JSON nested too deeply to be a bibliography") from None
     items = _item_list(data)
     if items is None:
         raise ReaderError(f"{file}: expected a list of CSL items (or an object with 'items')")
@@ -56,20 +58,66 @@ def parse_csl_yaml(text: str, file: str) -> BibResult:
     source = _front_matter(text)
     if source is None:
         return BibResult(problems=[_no_references(file)])
-    loader = yaml.SafeLoader(source)
+    loader = None
     try:
+        loader = _bounded_loader()(source)
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise ReaderError(f"{file}:{_yaml_error(exc)}") from None
+    except RecursionError:
+        raise ReaderError(f"{file}: YAML nested too deeply to be a bibliography") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     items = _item_list(data)
     if items is None:
         if isinstance(data, Mapping) or data is None:
             return BibResult(problems=[_no_references(file)])
         raise ReaderError(f"{file}: expected CSL YAML with a 'references:' list")
     return _from_items(items, file, _yaml_item_lines(node, len(items)))
+
+
+MAX_YAML_NODES = 200_000
+
+
+def _bounded_loader() -> type:
+    """yaml's SafeLoader, refusing a document whose aliases expand past :data:`MAX_YAML_NODES`
+    nodes: a 600-byte alias bomb (anchors of anchors) would otherwise expand to gigabytes when it
+    is walked. The expanded size is counted on the composed graph, shared nodes once each."""
+    import yaml
+
+    class Bounded(yaml.SafeLoader):
+        def get_single_node(self) -> Any:
+            node = super().get_single_node()
+            if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
+                raise yaml.YAMLError(
+                    f"aliases expand to more than {MAX_YAML_NODES} nodes (refused)"
+                )
+            return node
+
+    return Bounded
+
+
+def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
+    """Nodes of ``node`` with every alias expanded; each distinct node computed once."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # a cycle (a recursive alias) counts once
+    value = node.value
+    if isinstance(value, list):
+        total = 1
+        for item in value:
+            parts = item if isinstance(item, tuple) else (item,)
+            for part in parts:
+                total += _expanded_size(part, sizes)
+                if total > MAX_YAML_NODES:
+                    break
+    else:
+        total = 1
+    sizes[id(node)] = total
+    return total
 
 
 def references_from_csl_items(

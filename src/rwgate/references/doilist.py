@@ -6,15 +6,21 @@ user wrote it, so the report points back at exactly what they typed.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Reference
 from rwgate.references import read_with
 
-# A comment after the DOI needs whitespace before the '#': SICI DOIs may contain '#'.
-_TRAILING_COMMENT = re.compile(r"\s+#.*$")
+
+def _without_comment(line: str) -> str:
+    """``line`` up to a ``#`` that follows white space (SICI DOIs may contain '#'); linear."""
+    at = line.find("#")
+    while at > 0:
+        if line[at - 1].isspace():
+            return line[:at]
+        at = line.find("#", at + 1)
+    return line
 
 
 def read_doi_list(path: Path) -> BibResult:
@@ -26,7 +32,7 @@ def parse_doi_list(text: str, file: str) -> BibResult:
     """References for the DOIs in ``text``; malformed lines keep their text in ``raw_doi``."""
     result = BibResult()
     for number, line in enumerate(text.splitlines(), start=1):
-        written = _TRAILING_COMMENT.sub("", line).strip()
+        written = _without_comment(line).strip()
         if not written or written.startswith("#"):
             continue
         found = doimod.try_normalize(written)

@@ -89,7 +89,7 @@ def _pandoc_items(text: str, file: str) -> list[dict[str, object]]:
         raise ReaderError(f"{file}: not a RIS bibliography pandoc can read: {message}")
     try:
         items = json.loads(done.stdout)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ReaderError(f"{file}: pandoc's reading of it is not CSL JSON") from None
     if not isinstance(items, list):
         raise ReaderError(f"{file}: pandoc's reading of it is not a list of CSL items")
