@@ -180,6 +180,8 @@ def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
         return _Evidence("missing_entry", reason="cited key is in no bibliography")
     if ref.doi is None and ref.raw_doi:
         return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
+    if ref.conflict:  # BibTeX and pandoc print different works: neither reading is judged
+        return _Evidence("unverified", reason=f"{ref.location or ref.key}: {ref.conflict}")
     if ref.doi:
         return _judge(answers.get(("doi", ref.doi), []), offline)
     if ref.pmid:

@@ -70,6 +70,9 @@ class Reference(BaseModel):
     )
     arxiv_id: str | None = Field(default=None, description="as written (eprint, arXiv URL)")
     url: str | None = None
+    conflict: str | None = Field(
+        default=None, description="why the tools that print it read it differently (unverified)"
+    )
 
     @classmethod
     def as_written(cls, key: str, doi: str | None = None, **fields: Any) -> Reference:

@@ -29,6 +29,20 @@ MAX_VALUE = 10 * 1024 * 1024
 MAX_ENTRIES = 200_000
 _WHITE = frozenset(" \t\n\r\f\v")
 _NOT_ID = frozenset("\"#%'(),={}") | _WHITE
+# Fields that say which work an entry is: a repeat that changes one of them is another work.
+_IDENTIFYING = (
+    "doi",
+    "url",
+    "eprint",
+    "eprinttype",
+    "archiveprefix",
+    "pmid",
+    "crossref",
+    "xdata",
+    "note",
+    "howpublished",
+    "addendum",
+)
 _MONTH_NAMES = (
     "january february march april may june july august september october november december"
 )
@@ -66,6 +80,10 @@ class BibEntry:
     fields: dict[str, str] = field(default_factory=dict)
     inherited: dict[str, str] = field(default_factory=dict)
     """field -> the key of the entry it came from (crossref, xdata)."""
+    conflict: str | None = None
+    """Why BibTeX and pandoc read this entry differently (judged ``unverified``), if they do."""
+    variant_of: str | None = None
+    """The key this one repeats up to case: BibTeX reads that entry, pandoc this one."""
 
 
 @dataclass
@@ -87,8 +105,11 @@ class _Scanner:
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
         self.macros: dict[str, str] = dict(MONTHS)
         self.out = BibScan()
-        self.seen: dict[str, int] = {}
+        self.seen: dict[str, tuple[str, int]] = {}
+        self.variants: set[str] = set()
+        self.by_key: dict[str, BibEntry] = {}
         self.current: BibEntry | None = None
+        self.undefined: list[str] = []  # undefined macros met in the value being read
 
     def line(self, at: int | None = None) -> int:
         return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
@@ -167,6 +188,7 @@ class _Scanner:
         value = self.macros.get(name.lower())
         if value is None:
             self.problem(f"undefined macro '{name}' (empty, as in BibTeX)", "warning", at)
+            self.undefined.append(name)
             return ""
         return value
 
@@ -242,14 +264,44 @@ class _Scanner:
             raise _Error(f"more than {MAX_ENTRIES} entries; the rest are not read")
         record = BibEntry(type=kind, key=key, line=self.line(at))
         if key.lower() in self.seen:
-            first = self.seen[key.lower()]
+            first_key, first = self.seen[key.lower()]
             message = f"repeated entry '{key}' (first at line {first}, again at line {record.line})"
             self.problem(f"{message}; BibTeX uses the first", "warning", at)
-            record = BibEntry(type=kind, key=key, line=record.line)  # read, then dropped
+            if key != first_key and key not in self.variants:
+                # pandoc's keys are case-sensitive: to pandoc this is another entry. Both are
+                # judged; this one as unverified, since the two tools print different works.
+                self.variants.add(key)
+                record.variant_of = first_key
+                record.conflict = (
+                    f"key '{key}' repeats '{first_key}' (line {first}) up to case: BibTeX prints"
+                    " that entry for both, pandoc prints this one"
+                )
+                self.out.entries.append(record)
+            else:
+                record = BibEntry(type=kind, key=key, line=record.line)  # read, then compared
+                try:
+                    self.fields(record, key, closer)
+                finally:
+                    self.compare_repeat(self.by_key[key.lower()], record)
+                return
         else:
-            self.seen[key.lower()] = record.line
+            self.seen[key.lower()] = (key, record.line)
+            self.by_key[key.lower()] = record
             self.out.entries.append(record)
         self.current = record
+        self.fields(record, key, closer)
+
+    def compare_repeat(self, kept: BibEntry, repeat: BibEntry) -> None:
+        """A repeated key: BibTeX prints the first entry, pandoc the last. If they name
+        different works, the kept entry is a conflict (judged ``unverified``)."""
+        differ = [f for f in _IDENTIFYING if kept.fields.get(f, "") != repeat.fields.get(f, "")]
+        if differ and kept.conflict is None:
+            kept.conflict = (
+                f"key '{kept.key}' is repeated at line {repeat.line} with another {differ[0]}:"
+                " BibTeX prints the first entry, pandoc the last"
+            )
+
+    def fields(self, record: BibEntry, key: str, closer: str) -> None:
         while True:
             sep = self.expect(f",{closer}", f"',' or '{closer}'")
             if sep == closer:
@@ -263,9 +315,20 @@ class _Scanner:
                 found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
                 raise _Error(f"expected a field name in entry '{key}', found {found}")
             self.expect("=", f"'=' after field '{name}'")
+            self.undefined = []
             value = self.value()
+            if self.undefined and record.conflict is None:
+                record.conflict = (
+                    f"field '{name}' uses the undefined macro '{self.undefined[0]}': BibTeX"
+                    " reads it as empty, pandoc as its name"
+                )
             if name in record.fields:
                 self.problem(f"entry '{key}' repeats field '{name}'; the first is used", "warning")
+                if value != record.fields[name] and record.conflict is None:
+                    record.conflict = (
+                        f"field '{name}' is given twice with different values: BibTeX prints"
+                        " the first, pandoc the last"
+                    )
             else:
                 record.fields[name] = value
 

@@ -109,6 +109,7 @@ def _reference(entry: BibEntry, file: str) -> Reference:
         year=_find_year(fields),
         location=Location(file=file, line=entry.line),
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
+        conflict=entry.conflict,
     )
 
 
