@@ -67,7 +67,13 @@ def _hashes(folder: Path) -> dict[str, str]:
 def rw_latexmk(*args: str) -> subprocess.CompletedProcess[str]:
     cmd = [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode", "-halt-on-error", *args]
     return subprocess.run(
-        cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180, check=False
+        cmd,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=180,
+        check=False,
     )
 
 

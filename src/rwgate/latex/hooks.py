@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,15 +191,26 @@ def run_hook(tool: str, argv: list[str]) -> int:
     except HookError as exc:
         print(f"rwgate {tool}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    started = time.time()
     code = _run_tool(tool, tool_args)
     usable = code <= 1 if tool == "bibtex" else code == 0  # bibtex exits 1 on mere warnings
-    if not usable:
-        return code
     try:
         source, bbl = locate_bibtex(tool_args) if tool == "bibtex" else locate_biber(tool_args)
     except HookError as exc:
+        if not usable:
+            return code
         print(f"rwgate {tool}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if not usable:
+        # A BibTeX error (a repeated key, a syntax error) still leaves a .bbl the document
+        # prints: annotate it all the same; the tool's own exit code still goes to latexmk.
+        if not bbl.is_file() or bbl.stat().st_mtime < started - 1:
+            return code
+        print(
+            f"rwgate {tool}: {tool} exited {code} (its errors are in the log); the .bbl it"
+            " wrote is judged and annotated all the same",
+            file=sys.stderr,
+        )
     if os.environ.get(ENV_GATE) == "0":
         from .reuse import reuse
 
