@@ -24,12 +24,14 @@ _ALIASES = {
     "removed": "removal",
     "reinstated": "reinstatement",
     "errata": "erratum",
+    "retraction_and_replacement": "retract_and_replace",
 }
 _TYPE_STATUS: dict[str, Status] = {
     "retraction": "retracted",
     "withdrawal": "withdrawn",
     "removal": "removed",
     "partial_retraction": "partially_retracted",
+    "retract_and_replace": "replaced",
     "expression_of_concern": "expression_of_concern",
     "correction": "corrected",
     "erratum": "corrected",
@@ -52,6 +54,7 @@ FLAG_LABELS: dict[Status, str] = {
     "withdrawn": "Withdrawn",
     "removed": "Removed",
     "partially_retracted": "Partially retracted",
+    "replaced": "Retracted and replaced",
     "expression_of_concern": "Expression of concern",
     "unknown_notice": "Notice of unrecognised type",
     "corrected": "Corrected",
@@ -125,21 +128,53 @@ def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
     return sorted(merged, key=_date_key)
 
 
+# Retraction Watch Reasons that end an expression of concern dated before the notice carrying them.
+_LIFTS_CONCERN = ("upgrade/update of prior notice", "eoc lifted", "expression of concern lifted")
+
+
+def _concern_before(notice: Notice, when: dt.date) -> bool:
+    return bool(
+        status_of_type(notice.type) == "expression_of_concern"
+        and notice.date
+        and notice.date < when
+    )
+
+
+def _liftable_before(notice: Notice, when: dt.date) -> bool:
+    return bool(status_of_type(notice.type) in _LIFTABLE and notice.date and notice.date < when)
+
+
+def _retraction_before(notice: Notice, when: dt.date) -> bool:
+    return bool(
+        status_of_type(notice.type) in ("retracted", "expression_of_concern")
+        and notice.date
+        and notice.date < when
+    )
+
+
+def _lifts_concern(notice: Notice) -> bool:
+    return any(r.lower().startswith(_LIFTS_CONCERN) for r in notice.reasons)
+
+
 def status_from_notices(notices: list[Notice]) -> Status:
-    """The most severe notice still in force; a reinstatement lifts the ones dated before it.
+    """The most severe notice still in force; a reinstatement lifts the ones dated before it,
+    and a notice whose Retraction Watch Reason lifts or upgrades an expression of concern ("EOC
+    Lifted", "Upgrade/Update of Prior Notice(s)") ends the expressions of concern before it.
 
     A notice without a date cannot be shown to precede a reinstatement, so it stays in force,
     and a work with a retraction (or the like) still in force is never called ``reinstated``.
     """
     in_force: list[Notice] = []
     for notice in sorted(notices, key=_date_key):
-        if notice.type == "reinstatement" and notice.date is not None:
-            when = notice.date
-            in_force = [
-                n
-                for n in in_force
-                if not (status_of_type(n.type) in _LIFTABLE and n.date and n.date < when)
-            ]
+        when = notice.date
+        if when is not None:
+            if _lifts_concern(notice):
+                in_force = [n for n in in_force if not _concern_before(n, when)]
+            if notice.type == "retract_and_replace":
+                # The retraction of a retract-and-replace is its first half: the work is replaced.
+                in_force = [n for n in in_force if not _retraction_before(n, when)]
+            if notice.type == "reinstatement":
+                in_force = [n for n in in_force if not _liftable_before(n, when)]
         in_force.append(notice)
     statuses = [status_of_type(n.type) for n in in_force]
     worst: Status = min((s for s in statuses if s), key=_severity, default="clean")

@@ -18,7 +18,7 @@ Preset = Literal["default", "strict", "permissive"]
 
 _GROUPS: dict[str, tuple[Status, ...]] = {
     "gone": ("retracted", "withdrawn", "removed"),
-    "concern": ("partially_retracted", "expression_of_concern"),
+    "concern": ("partially_retracted", "replaced", "expression_of_concern"),
     "unknown": ("unknown_notice",),
     "changed": ("corrected", "amended", "reinstated"),
     "unchecked": ("unverified", "invalid_doi"),

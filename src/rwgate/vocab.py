@@ -13,6 +13,7 @@ Status = Literal[
     "withdrawn",
     "removed",
     "partially_retracted",
+    "replaced",
     "expression_of_concern",
     "unknown_notice",
     "corrected",

@@ -353,8 +353,8 @@ def test_several_processes_share_one_cache(crossref_env, tmp_path) -> None:
         (
             "retraction-then-reinstatement.csv",
             "10.1001/jama.2021.16685",
-            "reinstated",
-            ["retraction", "reinstatement"],
+            "replaced",  # its Reinstatement row's Reason is "Retract and Replace"
+            ["retraction", "retract_and_replace"],
         ),
     ],
 )

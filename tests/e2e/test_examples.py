@@ -27,7 +27,7 @@ EXPECTED_OFFLINE = {
     "njei2011": "withdrawn",
     "yu2020": "retracted",
     "zhang2014": "expression_of_concern",
-    "ellisonbarnes2021": "reinstated",
+    "ellisonbarnes2021": "replaced",
     "liu2015": "corrected",
 }
 
@@ -122,10 +122,10 @@ def test_make_demo_runs_offline_on_a_fresh_tree(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "SAMPLE" in done.stdout and "not the full database" in done.stdout
     assert "wakefield1998: retracted - Retracted 2010" in done.stdout
-    assert "ellisonbarnes2021: reinstated" in done.stdout
+    assert "ellisonbarnes2021: replaced - Retracted and replaced 2023" in done.stdout
     assert "Traceback" not in done.stderr
     html = (tmp_path / "out" / "paper.html").read_text(encoding="utf-8")
-    assert html.count('class="rw-notice') == 5
+    assert html.count('class="rw-notice') == 6  # replaced is annotated too
 
 
 def _filter_verdicts(tmp_path: Path, env: dict[str, str]) -> dict:
@@ -149,7 +149,7 @@ def _filter_verdicts(tmp_path: Path, env: dict[str, str]) -> dict:
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "paper.html").read_text(encoding="utf-8")
     # 4 retracted or withdrawn + 1 expression of concern; the notice DOI is a link
-    assert html.count('class="rw-notice') == 5
+    assert html.count('class="rw-notice') == 6  # replaced is annotated too
     return json.loads(report.read_text())
 
 

@@ -96,13 +96,24 @@ def test_type_spellings() -> None:
     assert normalize_type("expression-of-concern") == "expression_of_concern"
     assert normalize_type("withdrawn") == "withdrawal"
     assert normalize_type("Partial Retraction") == "partial_retraction"
-    assert normalize_type("Retraction-and-Replacement") == "retraction_and_replacement"
+    assert normalize_type("Retraction-and-Replacement") == "retract_and_replace"
 
 
 def test_unknown_type_kept_and_seen() -> None:
-    notices = [n("retraction_and_replacement", "2020-01-01")]
-    assert merge_notices(notices)[0].type == "retraction_and_replacement"
+    notices = [n("notice_of_doubt", "2020-01-01")]
+    assert merge_notices(notices)[0].type == "notice_of_doubt"
     assert status_from_notices(notices) == "unknown_notice"  # never silent
+
+
+def test_retract_and_replace_and_a_lifted_concern() -> None:
+    assert status_from_notices([n("retract_and_replace", "2023-02-21")]) == "replaced"
+    concern = n("expression_of_concern", "2020-01-01")
+    lifted = n("correction", "2021-01-01").model_copy(
+        update={"reasons": ["Upgrade/Update of Prior Notice(s)"]}
+    )
+    assert status_from_notices([concern, lifted]) == "corrected"  # the later notice decides
+    plain = n("correction", "2021-01-01")
+    assert status_from_notices([concern, plain]) == "expression_of_concern"
 
 
 @pytest.mark.parametrize(

@@ -125,13 +125,26 @@ def test_several_rows_for_one_doi_are_all_kept() -> None:
 
 def test_natures_map_to_notice_types() -> None:
     rows, _ = rows_of(RW / "rw-extract-2025.csv")
-    kinds = {r.nature: r.notice_type for r in rows}
+    kinds = {(r.nature, r.notice_type) for r in rows}
     assert kinds == {
-        "Retraction": "retraction",
-        "Correction": "correction",
-        "Expression of concern": "expression_of_concern",
-        "Reinstatement": "reinstatement",
+        ("Retraction", "retraction"),
+        ("Correction", "correction"),
+        ("Expression of concern", "expression_of_concern"),
+        # Every real Reinstatement row of the extract carries "Retract and Replace" (records
+        # 43262, 39555), and so does one Correction (16620): the version cited was replaced.
+        ("Reinstatement", "retract_and_replace"),
+        ("Correction", "retract_and_replace"),
     }
+    found = by_record(rows)
+    assert found["43262"].notice_type == "retract_and_replace"
+
+
+def test_withdrawal_recorded_as_retraction() -> None:
+    from rwgate.sources.rwcsv import notice_type_of
+
+    assert notice_type_of("Retraction", ["Withdrawal", "Duplication of Article"]) == "withdrawal"
+    assert notice_type_of("Retraction", ["Duplication of Article"]) == "retraction"
+    assert notice_type_of("Reinstatement", ["Error in Analyses"]) == "reinstatement"
 
 
 def test_unknown_natures_are_kept_in_normalised_spelling() -> None:

@@ -118,18 +118,21 @@ def test_pubmed_id_lookup_gives_the_original_papers_doi(db: Path) -> None:
     assert {n.record_id for n in answer.notices} == {"4036", "17269"}
 
 
-def test_reinstatement_row_is_imported(db: Path) -> None:
+def test_retract_and_replace_row_is_imported(db: Path) -> None:
+    # Record 43262: nature Reinstatement, Reason "Retract and Replace" (real row).
     answer = lookup(db, "10.1001/jama.2021.16685")
-    assert [n.type for n in answer.notices] == ["reinstatement"]
+    assert [n.type for n in answer.notices] == ["retract_and_replace"]
     assert answer.notices[0].label == "Reinstatement"
+    assert status_from_notices(answer.notices) == "replaced"
 
 
-def test_retraction_then_reinstatement_gives_both_notices_in_order(tmp_path: Path) -> None:
+def test_retraction_then_retract_and_replace_gives_both_notices_in_order(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite3"
     import_files(path, [RW / "retraction-then-reinstatement.csv"])
     answer = lookup(path, "10.1001/jama.2021.16685")
-    assert [n.type for n in answer.notices] == ["retraction", "reinstatement"]
-    assert status_from_notices(answer.notices) == "reinstated"
+    assert [n.type for n in answer.notices] == ["retraction", "retract_and_replace"]
+    # The 2022 retraction is the first half of the retract-and-replace of 2023: replaced.
+    assert status_from_notices(answer.notices) == "replaced"
 
 
 def test_expression_of_concern_among_three_corrections(tmp_path: Path) -> None:

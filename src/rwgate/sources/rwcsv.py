@@ -136,10 +136,11 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
         original_date = parse_date(cells.get("OriginalPaperDate", ""))
     except RowError as exc:
         raise RowError(f"OriginalPaperDate: {exc}") from None
+    reasons = parse_list(cells.get("Reason", ""))
     return RWRow(
         line=line,
         record_id=record_id,
-        notice_type=normalize_type(nature),
+        notice_type=notice_type_of(nature, reasons),
         nature=nature,
         title=_blank_to_none(cells.get("Title")),
         journal=_blank_to_none(cells.get("Journal")),
@@ -150,8 +151,24 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
         doi=parse_doi(cells.get("OriginalPaperDOI", "")),
         pmid=parse_pmid(cells.get("OriginalPaperPubMedID", "")),
         original_date=original_date,
-        reasons=parse_list(cells.get("Reason", "")),
+        reasons=reasons,
     )
+
+
+def notice_type_of(nature: str, reasons: list[str]) -> str:
+    """The notice type a row stands for, read with its Reason as Retraction Watch records it.
+
+    Retract-and-replace is recorded as nature ``Reinstatement`` (or ``Correction``) with the reason
+    "Retract and Replace": the cited version was retracted and replaced, not reinstated. A
+    withdrawal is often recorded as nature ``Retraction`` with the reason "Withdrawal".
+    """
+    kind = normalize_type(nature)
+    lowered = [r.lower() for r in reasons]
+    if kind in ("reinstatement", "correction") and "retract and replace" in lowered:
+        return "retract_and_replace"
+    if kind == "retraction" and any(r.startswith("withdrawal") for r in lowered):
+        return "withdrawal"
+    return kind
 
 
 def _columns(path: Path, header: list[str]) -> list[str]:
