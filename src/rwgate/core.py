@@ -132,19 +132,27 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
     return _Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
 
 
-def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]]) -> _Evidence | None:
-    """A work matched by its PubMed id alone (only a listing counts, for now)."""
-    for source, lk in said:
-        if lk.outcome == "found":
-            return _Evidence(
-                status_from_notices(lk.notices),
-                [source.name],
-                [lk],
-                f"matched by PMID {pmid}",
-                lk.notices,
-                doi=lk.doi or None,
-            )
-    return None
+def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Evidence:
+    """A work judged by its PubMed id: listed, its notices; unlisted in a complete registry, clean
+    as of its date; else unverified. The Lookup's ``doi`` is the paper's DOI when it has one."""
+    ev = _judge(said, offline)
+    found = next((lk for lk in ev.lookups if lk.outcome == "found"), None)
+    if found is not None and found.doi:
+        ev.doi = found.doi
+    if ev.status == "unknown_doi":  # no PMID registry answers "unknown": never a DOI verdict
+        ev = _Evidence("unverified", reason="no source knows this PubMed id")
+    said_reason = f"PMID {pmid}" + (f": {ev.reason}" if ev.reason else "")
+    ev.reason = said_reason if found is None else f"matched by PMID {pmid}"
+    return ev
+
+
+def _more_severe(a: _Evidence, b: _Evidence) -> _Evidence:
+    """Of a work's DOI and PMID verdicts, the one that says more: a flagged status over any
+    other, the more severe of two flagged ones, else the DOI's."""
+    rank = {status: i for i, status in enumerate(FLAGGED_STATUSES)}
+    if b.status in rank and (a.status not in rank or rank[b.status] < rank[a.status]):
+        return b
+    return a
 
 
 def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]) -> Citation:
@@ -182,13 +190,15 @@ def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
         return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
     if ref.conflict:  # BibTeX and pandoc print different works: neither reading is judged
         return _Evidence("unverified", reason=f"{ref.location or ref.key}: {ref.conflict}")
+    by_pmid = _by_pmid(ref.pmid, answers.get(("pmid", ref.pmid), []), offline) if ref.pmid else None
     if ref.doi:
-        return _judge(answers.get(("doi", ref.doi), []), offline)
-    if ref.pmid:
-        ev = _by_pmid(ref.pmid, answers.get(("pmid", ref.pmid), []))
-        if ev is not None:
-            return ev
-    return _Evidence("no_doi", reason="entry has no DOI")
+        ev = _judge(answers.get(("doi", ref.doi), []), offline)
+        return ev if by_pmid is None else _more_severe(ev, by_pmid)
+    if by_pmid is not None and by_pmid.status != "unverified":
+        return by_pmid
+    return _Evidence(
+        "no_doi", reason="entry has no DOI" + (f"; {by_pmid.reason}" if by_pmid else "")
+    )
 
 
 def _source_warnings(answers: Answers, offline: bool) -> list[str]:
@@ -221,7 +231,7 @@ def check(
     live = [r for r in references if not r.missing]
     wanted = {
         "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
-        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid and not r.doi)),
+        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
     }
     try:  # judged while the sources are open: a reason may quote a source's date
         answers = srcs.ask(wanted, progress)  # type: ignore[arg-type]

@@ -494,3 +494,27 @@ def test_malformed_crossref_bodies_are_reported_not_raised(tmp_path: Path) -> No
         f"{items}: not a Crossref /works response (items is not a list)",
         f"{deep}: JSON nested too deeply",
     ]
+
+
+def test_sici_doi_matches_the_exports_spelling(tmp_path: Path) -> None:
+    """The export lost the '<' and '>' of every SICI DOI (issue 14 measured all 24 of the
+    2026-05-07 export); the DOI as correctly written must still match its row. The row is the real
+    Wakefield row 4036 with the original DOI replaced by the export's spelling of a SICI DOI."""
+    import csv
+    import io
+
+    correct = "10.1002/(SICI)1521-3951(199905)213:1<153::AID-PSSB153>3.0.CO;2-1"
+    exported = correct.replace("<", "").replace(">", "")
+    source = (RW / "rw-extract-2025.csv").read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(source)))
+    header, row = rows[0], next(r for r in rows[1:] if r[0] == "4036")
+    row[header.index("OriginalPaperDOI")] = exported
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows([header, row])
+    path = tmp_path / "sici.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    db = tmp_path / "s.sqlite3"
+    import_files(db, [path])
+    answer = lookup(db, correct)
+    assert answer.outcome == "found" and status_from_notices(answer.notices) == "retracted"
+    assert lookup(db, exported).outcome == "found"

@@ -32,6 +32,7 @@ _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?")
 _TEX_ESCAPE = re.compile(r"\\([&%#$_{}])")
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
+PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.IGNORECASE)
 _TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
 _NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _NAME_COMMA = re.compile(r",")
@@ -199,14 +200,20 @@ def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | Non
 
 
 def _find_pmid(fields: dict[str, str]) -> str | None:
+    """The PubMed id: a ``pmid`` field, a PubMed ``eprint``, or ``PMID: N`` in a note (Zotero
+    writes it in ``extra``/``note``); digits without leading zeros, as the snapshot keys them."""
     candidates = [fields.get("pmid", "")]
     kind = (fields.get("eprinttype") or fields.get("archiveprefix") or "").strip().lower()
     if kind in {"pubmed", "pmid"}:
         candidates.append(fields.get("eprint", ""))
     for candidate in candidates:
         match = _PMID.match(_identifier(candidate))
-        if match:
-            return match.group(1)
+        if match and int(match.group(1)):
+            return str(int(match.group(1)))
+    for name in ("note", "extra", "annote", "annotation", "addendum"):
+        match = PMID_IN_TEXT.search(fields.get(name, ""))
+        if match and int(match.group(1)):
+            return str(int(match.group(1)))
     return None
 
 

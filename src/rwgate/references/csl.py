@@ -24,6 +24,7 @@ from rwgate.references import ReaderError, read_with
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^<>]{0,400}>", re.IGNORECASE)
 _PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
+_PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.IGNORECASE)  # Zotero's note
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
@@ -160,13 +161,15 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
     fields = {str(k).lower(): v for k, v in item.items()}
     doi, raw_doi, origin = _find_doi(fields)
     key = _scalar(fields.get("id")) or raw_doi or doi or f"item-{index + 1}"
-    pmid_match = _PMID.match(_scalar(fields.get("pmid")) or "")
+    pmid_match = _PMID.match(_scalar(fields.get("pmid")) or "") or _PMID_IN_TEXT.search(
+        _scalar(fields.get("note")) or ""
+    )
     return Reference(
         key=key,
         doi=doi,
         raw_doi=raw_doi,
         doi_origin=origin,
-        pmid=pmid_match.group(1) if pmid_match else None,
+        pmid=str(int(pmid_match.group(1))) if pmid_match and int(pmid_match.group(1)) else None,
         title=_text(fields.get("title")),
         journal=_text(fields.get("container-title")),
         year=_year(fields.get("issued")),

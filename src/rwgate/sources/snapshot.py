@@ -109,6 +109,11 @@ _CANONICAL = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\sA-Z%]*[^\sA-Z%.,;:!?\"')\]}>
 _CHUNK = 500  # below SQLite's smallest variable limit (999), for builds without JSON1
 
 
+def export_spelling(doi: str) -> str:
+    """How the Retraction Watch export spells a DOI: SICI DOIs without their ``<`` and ``>``."""
+    return doi.replace("<", "").replace(">", "") if "<" in doi or ">" in doi else doi
+
+
 def _key(doi: str) -> str:
     if doi.isascii() and _CANONICAL.fullmatch(doi):
         return doi
@@ -282,8 +287,14 @@ class Snapshot(IntegritySource):
         if kind == "pmid":
             return self.query_pmids(dois)
         wanted = {doi: _key(doi) for doi in dois}
+        # The export's spellings: SICI DOIs lost their '<' and '>' (all 24 in the 2026 export).
+        alternates = {key: alt for key in wanted.values() if (alt := export_spelling(key)) != key}
         with _gc_paused():
-            notices, works, notice_for = self._fetch(list(set(wanted.values())))
+            keys = list({*wanted.values(), *alternates.values()})
+            notices, works, notice_for = self._fetch(keys)
+            for key, alt in alternates.items():
+                if alt in notices:
+                    notices[key] = [*notices.get(key, []), *notices[alt]]
             answers = {
                 given: self._lookup(key, notices.get(key), works.get(key), notice_for.get(key))
                 for given, key in wanted.items()

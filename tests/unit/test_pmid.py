@@ -1,0 +1,60 @@
+"""PubMed ids as real bibliographies carry them, judged against real Retraction Watch rows
+(issue 14): Wakefield 1998 is PubMed 9500320 in records 4036 and 17269 of the extract."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rwgate.config import load_settings
+from rwgate.core import check
+from rwgate.references.bibtex import parse_bib
+from rwgate.references.csl import parse_csl_json
+from rwgate.sources.snapshot_store import import_files
+
+RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
+CLEAN_DOI = "10.1038/nature12373"  # not in the extract
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    snapshot = tmp_path / "s.sqlite3"
+    import_files(snapshot, [RW / "rw-extract-2025.csv"])
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
+    return load_settings(tmp_path, overrides={"offline": True, "snapshot": snapshot})
+
+
+@pytest.mark.parametrize(
+    "bib",
+    [
+        "@article{w, title={Ileal}, pmid={009500320}}",  # leading zeros
+        "@article{w, title={Ileal}, note={PMID: 9500320}}",
+        "@article{w, title={Ileal}, extra={PMID: 9500320 PMCID: PMC0}}",
+        "@article{w, title={Ileal}, eprint={9500320}, eprinttype={pubmed}}",
+    ],
+)
+def test_pmid_spellings_find_the_retraction(offline, bib: str) -> None:  # type: ignore[no-untyped-def]
+    (ref,) = parse_bib(bib, "t.bib").references
+    assert ref.pmid == "9500320"
+    (citation,) = check([ref], offline).citations
+    assert citation.status == "retracted"
+    assert citation.doi == "10.1016/s0140-6736(97)11096-0"  # the paper's DOI, from the row
+
+
+def test_zotero_csl_note_carries_the_pmid(offline) -> None:  # type: ignore[no-untyped-def]
+    found = parse_csl_json('[{"id": "w", "title": "Ileal", "note": "PMID: 9500320"}]', "t.json")
+    (citation,) = check(found.references, offline).citations
+    assert citation.status == "retracted"
+
+
+def test_both_identifiers_are_checked_and_the_most_severe_wins(offline) -> None:  # type: ignore[no-untyped-def]
+    bib = f"@article{{w, title={{Ileal}}, doi={{{CLEAN_DOI}}}, pmid={{9500320}}}}"
+    (citation,) = check(parse_bib(bib, "t.bib").references, offline).citations
+    assert citation.status == "retracted"  # a clean DOI does not hide a retracted PMID
+
+
+def test_an_unlisted_pmid_is_clean_as_of_the_registry(offline) -> None:  # type: ignore[no-untyped-def]
+    (citation,) = check(parse_bib("@article{x, pmid={1}}", "t.bib").references, offline).citations
+    assert citation.status == "clean" and citation.basis == ["snapshot"]
+    assert "not listed in the Retraction Watch snapshot" in (citation.reason or "")
