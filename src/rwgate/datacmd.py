@@ -57,21 +57,28 @@ def _print_import(result: ImportResult) -> None:
             continue
         export = f", data as of {item.export_date}" if item.export_date else ""
         skipped = f", {item.skipped} skipped" if item.skipped else ""
-        print(f"imported {item.rows} record(s) from {item.source}{skipped}{export}")
+        what = {
+            "retraction-watch-export": "; a full export: the registry of record",
+            "retraction-watch-csv": "; an extract (not whole, or under the row floor): its notices"
+            " are added, works it does not list stay unverified offline",
+        }.get(item.kind or "", "")
+        print(f"imported {item.rows} record(s) from {item.source}{skipped}{export}{what}")
     for problem in result.skipped:
         print(f"skipped: {problem}")
     for problem in result.failed:
         _err(str(problem))
 
 
-def _import(path: Path, files: Sequence[Path | ImportSource]) -> ImportResult | None:
+def _import(
+    path: Path, files: Sequence[Path | ImportSource], allow_shrink: bool = False
+) -> ImportResult | None:
     """Run the import and print what happened; ``None`` (error printed) if the snapshot failed."""
     import sqlite3
 
     from rwgate.sources.snapshot import SnapshotError, import_files
 
     try:
-        result = import_files(path, files)
+        result = import_files(path, files, allow_shrink=allow_shrink)
     except SnapshotError as exc:
         _err(str(exc))
         return None
@@ -85,7 +92,7 @@ def _import(path: Path, files: Sequence[Path | ImportSource]) -> ImportResult | 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import CSV files and Crossref JSON bodies; 2 when any file could not be read."""
     path = snapshot_path(args)
-    result = _import(path, [Path(f) for f in args.files])
+    result = _import(path, [Path(f) for f in args.files], args.allow_shrink)
     if result is None:
         return 2
     print(f"snapshot: {path} ({result.rows} record(s) imported now)")
@@ -152,6 +159,11 @@ def _status_lines(status: SnapshotStatus) -> list[str]:
         f"notices: {status.notices} (works with notices: {status.works})",
         f"newest notice: {status.newest_notice or 'none'}",
     ]
+    lines.append(
+        "registry: yes (a full Retraction Watch export: unlisted works are clean offline)"
+        if status.registry
+        else "registry: no (extracts only: unlisted works stay unverified offline)"
+    )
     if status.as_of is not None:
         lines.append(f"data as of: {status.as_of} ({status.age_days} days old)")
     if status.updated is not None:
@@ -223,6 +235,12 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
 
     imp = commands.add_parser("import", help="import Retraction Watch CSV / Crossref JSON files")
     imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="take a whole CSV as a full export even under the row floor (30,000 rows, or 95%%"
+        " of the previous export)",
+    )
     _snapshot_option(imp)
     imp.set_defaults(func=cmd_import)
 

@@ -20,7 +20,7 @@ CLEAN_DOI = "10.1038/nature12373"  # not in the extract
 @pytest.fixture
 def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     snapshot = tmp_path / "s.sqlite3"
-    import_files(snapshot, [RW / "rw-extract-2025.csv"])
+    import_files(snapshot, [RW / "rw-extract-2025.csv"], allow_shrink=True)  # as a full export
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
     return load_settings(tmp_path, overrides={"offline": True, "snapshot": snapshot})
 

@@ -443,7 +443,10 @@ def test_only_a_snapshot_with_retraction_watch_rows_is_a_registry(tmp_path: Path
         assert snap.is_registry is False
     import_files(path, [REAL[1]])
     with Snapshot(path) as snap:
-        assert snap.is_registry is True
+        assert snap.is_registry is False  # one row: an extract, not the database
+    import_files(path, [RW / "rw-extract-2025.csv"], allow_shrink=True)
+    with Snapshot(path) as snap:
+        assert snap.is_registry is True  # whole, and the floor waived
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
@@ -518,3 +521,45 @@ def test_sici_doi_matches_the_exports_spelling(tmp_path: Path) -> None:
     answer = lookup(db, correct)
     assert answer.outcome == "found" and status_from_notices(answer.notices) == "retracted"
     assert lookup(db, exported).outcome == "found"
+
+
+def _csv_without(tmp_path: Path, record: str) -> Path:
+    """The real 39-row extract with one record removed (as if deleted upstream)."""
+    lines = (RW / "rw-extract-2025.csv").read_bytes().decode("utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if not line.startswith(f"{record},")]
+    assert len(kept) == len(lines) - 1
+    path = tmp_path / f"without-{record}.csv"
+    path.write_bytes("".join(kept).encode("utf-8"))
+    return path
+
+
+def test_a_full_export_replaces_the_rows_and_deleted_records_disappear(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [RW / "rw-extract-2025.csv"], allow_shrink=True)
+    assert lookup(path, "10.1001/jama.2021.16685").outcome == "found"  # record 43262
+    import_files(path, [_csv_without(tmp_path, "43262")], allow_shrink=True)
+    assert lookup(path, "10.1001/jama.2021.16685").outcome == "not_found"
+    assert lookup(path, WAKEFIELD).outcome == "found"
+
+
+def test_a_partial_file_never_becomes_the_registry(tmp_path: Path) -> None:
+    """Under the floor (30,000 rows for a first import) a whole CSV is an extract: its notices
+    count, but a work it does not list is never clean from it."""
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [RW / "rw-extract-2025.csv"])
+    assert [s.kind for s in result.sources] == ["retraction-watch-csv"]
+    with Snapshot(path) as snap:
+        assert snap.is_registry is False
+        assert snap.query_all([WAKEFIELD])[WAKEFIELD].outcome == "found"
+
+
+def test_a_future_dated_row_does_not_make_the_data_fresh(tmp_path: Path) -> None:
+    text = (RW / "rw-extract-2025.csv").read_bytes().decode("utf-8")
+    assert "2/6/2010 0:00" in text  # Wakefield's retraction (record 4036)
+    future = tmp_path / "future.csv"
+    future.write_bytes(text.replace("2/6/2010 0:00", "1/1/2099 0:00").encode("utf-8"))
+    path = tmp_path / "s.sqlite3"
+    import_files(path, [future], allow_shrink=True)
+    with Snapshot(path) as snap:
+        as_of = snap.status().as_of
+    assert as_of is not None and as_of.year < 2099

@@ -94,6 +94,10 @@ class SnapshotStatus(BaseModel):
     as_of: dt.date | None = Field(default=None, description="newest export date imported")
     age_days: int | None = None
     updated: dt.datetime | None = None
+    registry: bool = Field(
+        default=False,
+        description="a full Retraction Watch export was imported: unlisted works are clean offline",
+    )
     provenance: list[ProvenanceEntry] = Field(default_factory=list)
 
 
@@ -396,12 +400,14 @@ class Snapshot(IntegritySource):
     # --- freshness and provenance -------------------------------------------------------------
 
     def _export_date(self) -> dt.datetime | None:
-        """The newest Retraction Watch export imported (the registry of record), else any import."""
+        """The newest full Retraction Watch export imported (the registry of record), else the
+        newest extract, else any import."""
         row = self._conn.execute(
-            "SELECT max(CASE WHEN kind = 'retraction-watch-csv' THEN export_date END),"
+            "SELECT max(CASE WHEN kind = 'retraction-watch-export' THEN export_date END),"
+            " max(CASE WHEN kind = 'retraction-watch-csv' THEN export_date END),"
             " max(export_date) FROM provenance"
         ).fetchone()
-        day = _date(row[0] or row[1]) if row else None
+        day = _date(row[0] or row[1] or row[2]) if row else None
         return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
 
     @property
@@ -413,7 +419,7 @@ class Snapshot(IntegritySource):
         if self._is_registry is not None:
             return self._is_registry
         row = self._conn.execute(
-            "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-csv' AND rows > 0 LIMIT 1"
+            "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-export' AND rows > 0 LIMIT 1"
         ).fetchone()
         self._is_registry = row is not None
         return self._is_registry
@@ -432,8 +438,9 @@ class Snapshot(IntegritySource):
                 )
         if not self.is_registry:
             out.append(
-                "the snapshot holds no Retraction Watch rows; works it does not list are not"
-                " called clean from it (run `rwgate data update`)"
+                "the snapshot holds no full Retraction Watch export (only extracts or Crossref"
+                " records); works it does not list are not called clean from it (run `rwgate"
+                " data update`)"
             )
         return out
 
@@ -473,6 +480,7 @@ class Snapshot(IntegritySource):
             as_of=as_of,
             age_days=(now.date() - as_of).days if as_of else None,
             updated=dt.datetime.fromisoformat(updated[0]) if updated else None,
+            registry=self.is_registry,
             provenance=self.provenance(),
         )
 

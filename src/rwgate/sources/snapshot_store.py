@@ -5,7 +5,8 @@ The snapshot is one SQLite file. Schema version 1 (``meta.schema_version``)::
     meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC)
     provenance(id INTEGER PRIMARY KEY,
                source TEXT,        file path or URL the data came from
-               kind TEXT,          'retraction-watch-csv' | 'crossref-json'
+               kind TEXT,          'retraction-watch-export' (whole), 'retraction-watch-csv'
+                                   (an extract) or 'crossref-json'
                sha256 TEXT,        of the file's bytes; a file seen before is not imported again
                rows INTEGER,       records imported from it
                skipped INTEGER,    malformed rows skipped
@@ -155,17 +156,33 @@ def check_schema(conn: sqlite3.Connection, path: Path) -> int:
     return version
 
 
+FULL_EXPORT_FLOOR = 30_000
+"""Rows a first full Retraction Watch export has at least (the 2026-05-07 export: 70,061)."""
+SHRINK_FLOOR = 0.95
+"""A later full export has at least this share of the previous full export's rows."""
+EXPORT_KIND = "retraction-watch-export"
+"""Provenance kind of a whole export: only it makes the snapshot the registry of record."""
+
+
 def import_files(
     db_path: Path,
     files: Sequence[Path | ImportSource],
     *,
     now: dt.datetime | None = None,
+    allow_shrink: bool = False,
 ) -> ImportResult:
     """Build or update the snapshot at ``db_path`` from CSV files and Crossref JSON bodies.
 
     Atomic (temp file + ``os.replace``) and idempotent (CSV rows keyed by Record ID, Crossref
     notices by work/notice/type/source, a file whose sha256 was imported before is skipped).
     Unreadable files are reported in ``failed`` and the others still import.
+
+    A Retraction Watch CSV is a *full export* only when every row parsed and it has at least
+    :data:`FULL_EXPORT_FLOOR` rows (a first import) or :data:`SHRINK_FLOOR` of the previous full
+    export's rows (``allow_shrink`` waives the floor). A full export replaces every Retraction
+    Watch row wholesale (records deleted upstream disappear) and makes the snapshot the registry
+    of record, where a work it does not list is clean offline. Anything else is an *extract*: its
+    notices are added, and unlisted works stay unverified.
     """
     db_path = Path(db_path)
     now = now or dt.datetime.now(dt.UTC)
@@ -175,7 +192,7 @@ def import_files(
     with _exclusive(db_path):
         todo = _files_to_import(db_path, sources, result)
         if todo:
-            _rebuild(db_path, todo, now, result)
+            _rebuild(db_path, todo, now, result, allow_shrink)
     return result
 
 
@@ -196,7 +213,11 @@ def _exclusive(db_path: Path) -> Iterator[None]:
 
 
 def _rebuild(
-    db_path: Path, todo: list[tuple[ImportSource, str]], now: dt.datetime, result: ImportResult
+    db_path: Path,
+    todo: list[tuple[ImportSource, str]],
+    now: dt.datetime,
+    result: ImportResult,
+    allow_shrink: bool = False,
 ) -> None:
     """Copy, import into the copy, then swap it in; on any failure the old file stays as it was.
 
@@ -210,7 +231,9 @@ def _rebuild(
             shutil.copymode(db_path, tmp)  # a shared snapshot stays readable to its group
         conn = connect_rw(tmp)
         try:
-            landed = any([_import_one(conn, source, sha, now, result) for source, sha in todo])
+            landed = any(
+                [_import_one(conn, source, sha, now, result, allow_shrink) for source, sha in todo]
+            )
             if landed:
                 _write_meta(conn, now)
         finally:
@@ -281,6 +304,7 @@ def _import_one(
     sha: str,
     now: dt.datetime,
     result: ImportResult,
+    allow_shrink: bool = False,
 ) -> bool:
     """Import one file inside a savepoint; False (the file in ``result.failed``) if unreadable."""
     name = source.url or str(source.path)
@@ -294,7 +318,15 @@ def _import_one(
         )
         prov_id = int(cursor.lastrowid or 0)
         if kind == rwcsv.SOURCE_NAME:
-            rows, skipped, newest = _import_csv(conn, source.path, prov_id)
+            rows, skipped, newest = _import_csv(conn, source.path, prov_id, now.date())
+            if _is_full_export(conn, rows, skipped, allow_shrink):
+                kind = EXPORT_KIND
+                # The export is the whole database: rows it no longer has were deleted upstream.
+                conn.execute(
+                    "DELETE FROM notices WHERE source = ? AND provenance_id != ?",
+                    (rwcsv.SOURCE_NAME, prov_id),
+                )
+                conn.execute("UPDATE provenance SET kind = ? WHERE id = ?", (kind, prov_id))
         else:
             rows, skipped, newest = snapshot_crossref.import_json(conn, source.path, prov_id)
     except (_FileFailed, rwcsv.CSVFormatError, snapshot_crossref.JSONFormatError, OSError) as exc:
@@ -319,6 +351,21 @@ def _import_one(
     return True
 
 
+def _is_full_export(
+    conn: sqlite3.Connection, rows: int, skipped: list[Problem], allow_shrink: bool
+) -> bool:
+    """Whole, by the rules of :func:`import_files`: every row read, enough rows."""
+    if skipped or rows == 0:
+        return False
+    if allow_shrink:
+        return True
+    previous = conn.execute(
+        "SELECT rows FROM provenance WHERE kind = ? ORDER BY id DESC LIMIT 1", (EXPORT_KIND,)
+    ).fetchone()
+    floor = FULL_EXPORT_FLOOR if previous is None else SHRINK_FLOOR * int(previous[0])
+    return rows >= floor
+
+
 def _detect_kind(path: Path) -> str:
     """JSON bodies start with ``{`` or ``[``; everything else is read as a Retraction Watch CSV."""
     with path.open("rb") as handle:
@@ -334,15 +381,21 @@ def _mtime_date(path: Path) -> dt.date | None:
 
 
 def _csv_params(
-    rows: Iterator[rwcsv.RowResult], prov_id: int, skipped: list[Problem], newest: list[dt.date]
+    rows: Iterator[rwcsv.RowResult],
+    prov_id: int,
+    skipped: list[Problem],
+    newest: list[dt.date],
+    today: dt.date,
 ) -> Iterator[tuple[object, ...]]:
-    """Rows as INSERT parameters; problems and the newest date are collected on the side."""
+    """Rows as INSERT parameters; problems and the newest date are collected on the side (a
+    date in the future, a typo such as 1/1/2099, never makes the data look fresh)."""
     for row in rows:
         if isinstance(row, Problem):
             skipped.append(row)
             continue
-        if row.notice_date and (not newest or row.notice_date > newest[0]):
-            newest[:] = [row.notice_date]
+        day = row.notice_date
+        if day and day <= today and (not newest or day > newest[0]):
+            newest[:] = [day]
         yield (
             f"rw:{row.record_id}",
             row.doi,
@@ -362,11 +415,11 @@ def _csv_params(
 
 
 def _import_csv(
-    conn: sqlite3.Connection, path: Path, prov_id: int
+    conn: sqlite3.Connection, path: Path, prov_id: int, today: dt.date
 ) -> tuple[int, list[Problem], dt.date | None]:
     skipped: list[Problem] = []
     newest: list[dt.date] = []
-    params = _csv_params(rwcsv.iter_rows(path), prov_id, skipped, newest)
+    params = _csv_params(rwcsv.iter_rows(path), prov_id, skipped, newest, today)
     count = 0
     while True:
         batch = [p for _, p in zip(range(_BATCH), params, strict=False)]
