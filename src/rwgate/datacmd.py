@@ -70,7 +70,10 @@ def _print_import(result: ImportResult) -> None:
 
 
 def _import(
-    path: Path, files: Sequence[Path | ImportSource], allow_shrink: bool = False
+    path: Path,
+    files: Sequence[Path | ImportSource],
+    allow_shrink: bool = False,
+    require_full: bool = False,
 ) -> ImportResult | None:
     """Run the import and print what happened; ``None`` (error printed) if the snapshot failed."""
     import sqlite3
@@ -78,7 +81,7 @@ def _import(
     from rwgate.sources.snapshot import SnapshotError, import_files
 
     try:
-        result = import_files(path, files, allow_shrink=allow_shrink)
+        result = import_files(path, files, allow_shrink=allow_shrink, require_full=require_full)
     except SnapshotError as exc:
         _err(str(exc))
         return None
@@ -143,11 +146,11 @@ def cmd_update(args: argparse.Namespace) -> int:
     if got.resumed_from:
         print(f"resumed download at byte {got.resumed_from}")
     source = ImportSource(got.path, url=url, etag=got.etag, last_modified=got.last_modified)
-    result = _import(path, [source])
+    # A download must be the whole export: anything less is refused and changes nothing.
+    result = _import(path, [source], allow_shrink=args.allow_shrink, require_full=True)
+    discard_part(url, path.parent)  # imported or refused, a finished download is not resumed
     if result is None:
         return 2
-    if not result.failed:
-        discard_part(url, path.parent)
     print(f"snapshot: {path}")
     return 2 if result.failed else 0
 
@@ -246,6 +249,11 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
 
     upd = commands.add_parser("update", help="download the current Retraction Watch CSV")
     upd.add_argument("--url", default=None, help=f"CSV to download (default: {DEFAULT_RW_CSV_URL})")
+    upd.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="accept a download under 95%% of the previous export's rows",
+    )
     _snapshot_option(upd)
     upd.set_defaults(func=cmd_update)
 

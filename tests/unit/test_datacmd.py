@@ -187,7 +187,9 @@ def test_update_downloads_imports_and_then_is_not_modified(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], server: CSVServer
 ) -> None:
     snap = tmp_path / "data" / "s.sqlite3"
-    code, out, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 0, err
     assert f"imported 39 record(s) from {server.url}" in out
     assert "downloading" not in err  # stderr is not a terminal here
@@ -196,7 +198,9 @@ def test_update_downloads_imports_and_then_is_not_modified(
     assert (entry.source, entry.etag, entry.rows) == (server.url, '"v1"', 39)
     assert not any(p.exists() for p in part_paths(server.url, snap.parent))
 
-    code, out, _ = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, _ = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 0 and out.startswith(f"not modified: {server.url}")
     assert server.requests[-1]["if-none-match"] == '"v1"'
 
@@ -205,9 +209,11 @@ def test_update_with_a_new_etag_but_same_bytes_is_not_reimported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], server: CSVServer
 ) -> None:
     snap = tmp_path / "s.sqlite3"
-    run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    run(capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap))
     server.etag = '"v2"'
-    code, out, _ = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, _ = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 0 and "unchanged:" in out and "already imported" in out
 
 
@@ -216,13 +222,17 @@ def test_interrupted_download_resumes_with_range(
 ) -> None:
     snap = tmp_path / "s.sqlite3"
     server.cut_after = 10000
-    code, out, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 2 and "interrupted after 10000 bytes" in err and "again to resume" in err
     assert len(err.strip().splitlines()) == 1
     part, _ = part_paths(server.url, snap.parent)
     assert part.stat().st_size == 10000 and not snap.exists()
 
-    code, out, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 0, err
     assert server.requests[-1]["range"] == "bytes=10000-"
     assert server.requests[-1]["if-range"] == '"v1"'
@@ -240,7 +250,9 @@ def test_update_without_network_fails_fast_with_one_line(
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/retraction_watch.csv"
     started = time.monotonic()
-    code, out, err = run(capsys, "data", "update", "--url", url, "--snapshot", str(tmp_path / "s"))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", url, "--snapshot", str(tmp_path / "s")
+    )
     assert time.monotonic() - started < 6
     assert code == 2 and out == ""
     assert err.startswith(f"rwgate: error: cannot reach {url}")
@@ -257,7 +269,14 @@ def test_update_http_error_exits_2(
 
     server.respond = not_found  # type: ignore[method-assign]
     code, _, err = run(
-        capsys, "data", "update", "--url", server.url, "--snapshot", str(tmp_path / "s")
+        capsys,
+        "data",
+        "update",
+        "--allow-shrink",
+        "--url",
+        server.url,
+        "--snapshot",
+        str(tmp_path / "s"),
     )
     assert code == 2 and "HTTP 404" in err
 
@@ -313,7 +332,9 @@ def test_update_into_a_foreign_file_fails_before_downloading(
 ) -> None:
     foreign = tmp_path / "notes.sqlite3"
     foreign.write_text("not a database\n" * 100, encoding="utf-8")
-    code, _, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(foreign))
+    code, _, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(foreign)
+    )
     assert code == 2 and "not an rwgate snapshot" in err
     assert server.requests == []
     assert foreign.read_text(encoding="utf-8").startswith("not a database")
@@ -323,7 +344,9 @@ def test_update_into_a_foreign_file_fails_before_downloading(
 def test_update_from_a_url_it_cannot_fetch_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str
 ) -> None:
-    code, out, err = run(capsys, "data", "update", "--url", url, "--snapshot", str(tmp_path / "s"))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", url, "--snapshot", str(tmp_path / "s")
+    )
     assert code == 2 and out == ""
     assert err.startswith(f"rwgate: error: cannot download {url!r}: ")
     assert "resume" not in err and len(err.strip().splitlines()) == 1
@@ -336,7 +359,29 @@ def test_a_damaged_validators_file_starts_the_download_over(
     part, sidecar = part_paths(server.url, tmp_path)
     part.write_bytes(b"half a file")
     sidecar.write_text('["not", "an", "object"]', encoding="utf-8")
-    code, out, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    code, out, err = run(
+        capsys, "data", "update", "--allow-shrink", "--url", server.url, "--snapshot", str(snap)
+    )
     assert code == 0, err
     assert "range" not in server.requests[-1]
     assert "imported 39 record(s)" in out
+
+
+def test_a_download_under_the_floor_is_refused_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], server: CSVServer
+) -> None:
+    """39 rows is not the database: without --allow-shrink the download is refused, the good
+    snapshot stays byte-identical and no partial download is kept for a later resume."""
+    snap = tmp_path / "data" / "s.sqlite3"
+    # A previous full export of 78 rows (the 39 real ones, and each again under another id).
+    lines = (RW / "rw-extract-2025.csv").read_bytes().decode("utf-8").splitlines(keepends=True)
+    doubled = [*lines, *(f"9{line}" for line in lines[1:] if line.strip())]
+    good = tmp_path / "previous.csv"
+    good.write_bytes("".join(doubled).encode("utf-8"))
+    imported = run(capsys, "data", "import", "--allow-shrink", str(good), "--snapshot", str(snap))
+    assert imported[0] == 0 and "a full export" in imported[1]
+    before = snap.read_bytes()
+    code, _, err = run(capsys, "data", "update", "--url", server.url, "--snapshot", str(snap))
+    assert code == 2 and "not a whole Retraction Watch export" in err and err.count("\n") == 1
+    assert snap.read_bytes() == before
+    assert not any(p.exists() for p in part_paths(server.url, snap.parent))

@@ -170,6 +170,7 @@ def import_files(
     *,
     now: dt.datetime | None = None,
     allow_shrink: bool = False,
+    require_full: bool = False,
 ) -> ImportResult:
     """Build or update the snapshot at ``db_path`` from CSV files and Crossref JSON bodies.
 
@@ -182,7 +183,8 @@ def import_files(
     export's rows (``allow_shrink`` waives the floor). A full export replaces every Retraction
     Watch row wholesale (records deleted upstream disappear) and makes the snapshot the registry
     of record, where a work it does not list is clean offline. Anything else is an *extract*: its
-    notices are added, and unlisted works stay unverified.
+    notices are added, and unlisted works stay unverified. With ``require_full`` (a download)
+    an extract is refused instead: the file is in ``failed`` and the snapshot stays as it was.
     """
     db_path = Path(db_path)
     now = now or dt.datetime.now(dt.UTC)
@@ -192,7 +194,7 @@ def import_files(
     with _exclusive(db_path):
         todo = _files_to_import(db_path, sources, result)
         if todo:
-            _rebuild(db_path, todo, now, result, allow_shrink)
+            _rebuild(db_path, todo, now, result, allow_shrink, require_full)
     return result
 
 
@@ -218,6 +220,7 @@ def _rebuild(
     now: dt.datetime,
     result: ImportResult,
     allow_shrink: bool = False,
+    require_full: bool = False,
 ) -> None:
     """Copy, import into the copy, then swap it in; on any failure the old file stays as it was.
 
@@ -232,7 +235,10 @@ def _rebuild(
         conn = connect_rw(tmp)
         try:
             landed = any(
-                [_import_one(conn, source, sha, now, result, allow_shrink) for source, sha in todo]
+                [
+                    _import_one(conn, source, sha, now, result, allow_shrink, require_full)
+                    for source, sha in todo
+                ]
             )
             if landed:
                 _write_meta(conn, now)
@@ -305,6 +311,7 @@ def _import_one(
     now: dt.datetime,
     result: ImportResult,
     allow_shrink: bool = False,
+    require_full: bool = False,
 ) -> bool:
     """Import one file inside a savepoint; False (the file in ``result.failed``) if unreadable."""
     name = source.url or str(source.path)
@@ -319,7 +326,13 @@ def _import_one(
         prov_id = int(cursor.lastrowid or 0)
         if kind == rwcsv.SOURCE_NAME:
             rows, skipped, newest = _import_csv(conn, source.path, prov_id, now.date())
-            if _is_full_export(conn, rows, skipped, allow_shrink):
+            full = _is_full_export(conn, rows, skipped, allow_shrink)
+            if require_full and not full:
+                raise _FileFailed(
+                    f"{name}: not a whole Retraction Watch export ({rows} rows,"
+                    f" {len(skipped)} unreadable); refused, the snapshot is unchanged"
+                )
+            if full:
                 kind = EXPORT_KIND
                 # The export is the whole database: rows it no longer has were deleted upstream.
                 conn.execute(
