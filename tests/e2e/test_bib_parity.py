@@ -150,3 +150,48 @@ def test_random_mutations_against_pandoc() -> None:
     rng = random.Random(1123)
     for _ in range(60):
         _agrees_with_pandoc(_mutate(rng.choice(texts), rng))
+
+
+def biber_reading(text: str, workdir: Path) -> list[tuple[str, str]] | None:
+    """(key, DOI) of every entry biber reads (``biber --tool``); None when it refuses the file.
+
+    Tool mode does not apply ``crossref`` inheritance, so a child's DOI there may be empty."""
+    import re
+
+    biber = require_tool("biber")
+    (workdir / "refs.bib").write_text(text, encoding="utf-8")
+    subprocess.run(
+        [biber, "--tool", "--quiet", "--output-format=bibtex", "--output-file=out.bib", "refs.bib"],
+        cwd=workdir,
+        capture_output=True,
+        timeout=120,
+    )
+    out = workdir / "out.bib"
+    if not out.exists():
+        return None
+    body = out.read_text(encoding="utf-8", errors="replace")
+    found = []
+    for match in re.finditer(
+        r"^@(?!STRING|PREAMBLE|COMMENT)\w+\{([^,\n]*),(.*?)^\}", body, re.M | re.S
+    ):
+        doi = re.search(r"^\s*DOI\s*=\s*\{(.*)\},?\s*$", match.group(2), re.M)
+        found.append(_pair(match.group(1), doi.group(1) if doi else ""))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_case_against_biber(name: str, tmp_path: Path) -> None:
+    """Every entry biber reads is judged: same key; same DOI wherever biber has one, or a
+    conflict (unverified)."""
+    from rwgate.doi import try_normalize
+
+    text = EDGE_CASES[name]
+    printed = biber_reading(text, tmp_path)
+    if printed is None:
+        return  # biber stops: nothing is printed
+    ours = {r.key: r for r in parse_bib(text, "t.bib").references}
+    for key, doi in printed:
+        assert key in ours, (key, text)
+        ref = ours[key]
+        if doi and ref.conflict is None and try_normalize(doi):
+            assert ref.doi == try_normalize(doi), (key, doi, ref)
