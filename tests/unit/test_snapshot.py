@@ -563,3 +563,12 @@ def test_a_future_dated_row_does_not_make_the_data_fresh(tmp_path: Path) -> None
     with Snapshot(path) as snap:
         as_of = snap.status().as_of
     assert as_of is not None and as_of.year < 2099
+
+
+def test_a_killed_imports_temporary_copy_is_removed_by_the_next(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    leftover = tmp_path / ".s.sqlite3.0123456789ab.tmp"
+    leftover.write_bytes(b"a copy from an import that was killed")
+    import_files(path, [RW / "rw-extract-2025.csv"])
+    assert not leftover.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite3", "s.sqlite3.lock"]

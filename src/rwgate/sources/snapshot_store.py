@@ -192,6 +192,9 @@ def import_files(
     sources = [f if isinstance(f, ImportSource) else ImportSource(Path(f)) for f in files]
     db_path.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(db_path):
+        # A killed import leaves its copy behind; holding the lock, no other import owns one.
+        for stale in db_path.parent.glob(f".{db_path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
         todo = _files_to_import(db_path, sources, result)
         if todo:
             _rebuild(db_path, todo, now, result, allow_shrink, require_full)
