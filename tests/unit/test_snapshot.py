@@ -572,3 +572,27 @@ def test_a_killed_imports_temporary_copy_is_removed_by_the_next(tmp_path: Path) 
     import_files(path, [RW / "rw-extract-2025.csv"])
     assert not leftover.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite3", "s.sqlite3.lock"]
+
+
+def test_only_the_exports_own_header_makes_a_full_export(tmp_path: Path) -> None:
+    """A CSV with the needed columns but not the export's header (a spreadsheet re-save that
+    dropped columns) is an extract, even with the floor waived."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO((RW / "rw-extract-2025.csv").read_text(encoding="utf-8"))))
+    keep = [rows[0].index(c) for c in ("Record ID", "RetractionNature", "OriginalPaperDOI",
+                                       "RetractionDate", "Reason")]  # fmt: skip
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows([[r[i] for i in keep] for r in rows if r])
+    trimmed = tmp_path / "trimmed.csv"
+    trimmed.write_text(out.getvalue(), encoding="utf-8")
+    path = tmp_path / "s.sqlite3"
+    result = import_files(path, [trimmed], allow_shrink=True)
+    assert [s.kind for s in result.sources] == ["retraction-watch-csv"]  # an extract
+    with Snapshot(path) as snap:
+        assert snap.is_registry is False
+    for variant in ("rw-extract-2025.csv", "rw-labs-2023-one-row-20-columns.csv"):
+        from rwgate.sources.rwcsv import has_export_header
+
+        assert has_export_header(RW / variant), variant  # 21- and 20-field headers

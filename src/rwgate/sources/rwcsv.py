@@ -30,6 +30,28 @@ SOURCE_NAME = "retraction-watch-csv"
 """The notice ``source`` for rows read from a Retraction Watch CSV file."""
 
 REQUIRED_COLUMNS = ("Record ID", "RetractionNature", "OriginalPaperDOI", "RetractionDate")
+EXPORT_COLUMNS = (
+    "Record ID", "Title", "Subject", "Institution", "Journal", "Publisher", "Country", "Author",
+    "URLS", "ArticleType", "RetractionDate", "RetractionDOI", "RetractionPubMedID",
+    "OriginalPaperDate", "OriginalPaperDOI", "OriginalPaperPubMedID", "RetractionNature",
+    "Reason", "Paywalled", "Notes",
+)  # fmt: skip
+"""The export's header: 20 names (2023 exports), or 21 fields with a trailing comma (current)."""
+
+
+def has_export_header(path: Path) -> bool:
+    """Whether the file starts with the Retraction Watch export's own header, either variant."""
+    try:
+        with Path(path).open(encoding="utf-8-sig", newline="") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+    names = [name.strip() for name in header]
+    if names and not names[-1]:
+        names.pop()
+    return tuple(names) == EXPORT_COLUMNS
+
+
 _MISSING_DOI = {"", "unavailable", "n/a", "na", "none", "0"}
 _US_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")

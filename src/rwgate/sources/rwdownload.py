@@ -182,6 +182,12 @@ def _receive(
         # The part already holds the whole file (a previous run stopped after the transfer).
         saved = _validators(sidecar)
         return Downloaded(part, saved.get("etag"), saved.get("last_modified"), offset)
+    saved_etag = _validators(sidecar).get("etag")
+    if status == 206 and (not saved_etag or etag != saved_etag):
+        # Resuming is only safe with a strong validator the server confirms: without it a server
+        # that ignores If-Range would splice the old export and a new one.
+        discard_part(url, part.parent)
+        raise DownloadError(f"{url}: the server did not confirm the file it resumes; run again")
     if status == 206 and _range_start(response.headers.get("content-range")) == offset:
         mode = "ab"
     elif status == 206:
@@ -202,6 +208,11 @@ def _receive(
             done += len(chunk)
             if progress:
                 progress(done, total)
+    sent = response.num_bytes_downloaded  # as sent (compressed or not): what Content-Length counts
+    if length and length.isdigit() and sent != int(length):
+        raise DownloadError(
+            f"{url}: received {sent} of {length} bytes; run `rwgate data update` again to resume"
+        )
     saved = _validators(sidecar)
     return Downloaded(
         part, saved.get("etag") or etag, saved.get("last_modified") or modified, offset

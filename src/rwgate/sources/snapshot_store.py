@@ -329,7 +329,9 @@ def _import_one(
         prov_id = int(cursor.lastrowid or 0)
         if kind == rwcsv.SOURCE_NAME:
             rows, skipped, newest = _import_csv(conn, source.path, prov_id, now.date())
-            full = _is_full_export(conn, rows, skipped, allow_shrink)
+            full = rwcsv.has_export_header(source.path) and _is_full_export(
+                conn, rows, skipped, allow_shrink
+            )
             if require_full and not full:
                 raise _FileFailed(
                     f"{name}: not a whole Retraction Watch export ({rows} rows,"
