@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from fakes.crossref import FakeCrossref
+from fakes.crossref import FakeCrossref, closed_port_url
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +35,9 @@ def _isolated_environment(
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(home / "no-such-snapshot.sqlite"))
     monkeypatch.setenv("RWGATE_RETRY_BACKOFF", "0")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))  # no user config file
+    # The DOI resolver's /ra/ endpoint: nothing listens (refused at once: DOIs left out of a batch
+    # are then confirmed one by one, as without it); tests of the endpoint point it at a fake.
+    monkeypatch.setenv("RWGATE_DOI_URL", closed_port_url())
     # Loopback fakes must never be sent through a proxy the machine may define.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")

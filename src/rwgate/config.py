@@ -21,6 +21,7 @@ from rwgate.policy import AllowEntry, Policy, Preset
 
 DEFAULT_CROSSREF_URL = "https://api.crossref.org"
 DEFAULT_OPENALEX_URL = "https://api.openalex.org"
+DEFAULT_DOI_URL = "https://doi.org"
 
 
 class Settings(BaseModel):
@@ -39,6 +40,7 @@ class Settings(BaseModel):
     report: Path | None = None
     crossref_url: str = DEFAULT_CROSSREF_URL
     openalex_url: str = DEFAULT_OPENALEX_URL
+    doi_url: str = DEFAULT_DOI_URL
     mailto: str | None = None
     template: str | None = None
     inline: bool = False
@@ -119,6 +121,7 @@ _ENV: dict[str, str] = {
     "RWGATE_REPORT": "report",
     "RWGATE_CROSSREF_URL": "crossref_url",
     "RWGATE_OPENALEX_URL": "openalex_url",
+    "RWGATE_DOI_URL": "doi_url",
     "CROSSREF_MAILTO": "mailto",
     "RWGATE_TIMEOUT": "timeout",
     "RWGATE_MAX_SECONDS": "max_total_seconds",

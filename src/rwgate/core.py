@@ -122,12 +122,17 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
     for source, lk in said:
         if lk.outcome == "not_found" and source.absence == "unknown":
             return _Evidence("unknown_doi", [source.name], [lk], "no registry knows this DOI")
+    # A DOI another agency holds (DataCite: arXiv, Zenodo) is judged by the registry alone.
+    elsewhere = "; ".join(lk.error or "" for _, lk in said if lk.outcome == "foreign")
     for source, lk in said:
         if lk.outcome == "not_found" and source.absence == "clean":
             listed = f"not listed in the {source.title} of {_as_of(source.info())}"
             if skipped:  # asked and failed is not offline by choice: unlisted proves nothing
                 return _Evidence("unverified", [], [], f"{skipped}; {listed}")
-            return _Evidence("clean", [source.name], [lk], listed)
+            return _Evidence("clean", [source.name], [lk], f"{elsewhere}; {listed}".lstrip("; "))
+    if elsewhere:
+        why = f"{elsewhere}: no complete Retraction Watch snapshot to judge it"
+        return _Evidence("unverified", [], [], why)
     errors = [lk.error for _, lk in said if lk.outcome == "error" and lk.error]
     return _Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
 

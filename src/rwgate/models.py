@@ -99,7 +99,9 @@ class Notice(BaseModel):
     reasons: list[str] = Field(default_factory=list)
 
 
-Outcome = Literal["found", "not_found", "error"]
+Outcome = Literal["found", "not_found", "error", "foreign"]
+"""``foreign``: the DOI exists but another registration agency (DataCite, mEDRA, ...) holds it,
+so this source has no record to judge (``error`` then names the agency)."""
 
 
 class Lookup(BaseModel):

@@ -21,6 +21,7 @@ import json
 import socket
 import threading
 import time
+import urllib.parse
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -282,8 +283,25 @@ class _Handler(BaseHTTPRequestHandler):
             self._bibtex(request)
         elif request.path.startswith("/works/"):
             self._work(request)
+        elif request.path.startswith("/ra/"):
+            self._agencies(request)
         else:
             self._send(404, _NOT_FOUND, "text/plain", request)
+
+    def _agencies(self, request: RecordedRequest) -> None:
+        """The DOI resolver's ``/ra/DOI1,DOI2`` (the shape doi.org answers): the agency of each
+        DOI; DataCite for its own prefixes (arXiv 10.48550, Zenodo 10.5281, figshare 10.6084)."""
+        answer = []
+        for raw in urllib.parse.unquote(request.path[len("/ra/") :]).split(","):
+            doi = raw.strip()
+            if doi.lower().startswith(("10.48550/", "10.5281/", "10.6084/")):
+                answer.append({"DOI": doi, "RA": "DataCite"})
+            elif self.fake._lookup(doi) is not None:
+                answer.append({"DOI": doi, "RA": "Crossref"})
+            else:
+                answer.append({"DOI": doi, "status": "DOI does not exist"})
+        data = json.dumps(answer).encode("utf-8")
+        self._send(200, data, "application/json;charset=utf-8", request)
 
     def _work(self, request: RecordedRequest) -> None:
         if any(name.startswith("query") for name in request.query):

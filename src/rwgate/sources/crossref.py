@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 SELECT = "DOI,title,container-title,issued,update-to,updated-by"
 _MAX_THREADS = 8
-Kind = Literal["list", "work", "text"]
+_RA_BATCH = 100
+Kind = Literal["list", "work", "text", "ra"]
 """What a readable answer is: a work list, one work or plain text (``transform``; 404 = unknown)."""
 
 
@@ -57,7 +58,9 @@ class CrossrefSource(IntegritySource):
 
     name = "crossref"
     title = "Crossref"
-    settings = frozenset({"crossref_url", "mailto", "timeout", "max_total_seconds", "offline"})
+    settings = frozenset(
+        {"crossref_url", "doi_url", "mailto", "timeout", "max_total_seconds", "offline"}
+    )
     absence = "unknown"
 
     def __init__(
@@ -69,6 +72,7 @@ class CrossrefSource(IntegritySource):
         max_attempts: int = 5,
         backoff_base: float = 0.5,
         batch_size: int = 100,
+        doi_url: str | None = None,
     ) -> None:
         if not 1 <= batch_size <= 1000:
             raise ValueError(
@@ -80,6 +84,9 @@ class CrossrefSource(IntegritySource):
         if mailto and any(c in mailto for c in "\r\n;()"):
             raise ValueError(f"crossref mailto is not an e-mail address: {mailto!r}")
         self.base_url = base_url.rstrip("/")
+        # The DOI resolver's registration-agency API: which agency holds each DOI a batch left
+        # out, for many DOIs in one request (None: confirm each with /works/{doi} instead).
+        self.doi_url = doi_url.rstrip("/") if doi_url else None
         self.mailto = mailto
         self.batch_size = batch_size
         # Public-pool defaults until the first answer says otherwise; kept across calls.
@@ -114,6 +121,7 @@ class CrossrefSource(IntegritySource):
                 mailto=settings.mailto,
                 timeout=settings.timeout,
                 max_total_seconds=settings.max_total_seconds,
+                doi_url=settings.doi_url,
             )
 
         info = SourceInfo(name=cls.name, url=settings.crossref_url)
@@ -161,21 +169,57 @@ class CrossrefSource(IntegritySource):
     ) -> dict[str, Lookup]:
         """Hand batches to the workers; confirm what a batch left out, one DOI at a time."""
         results: dict[str, Lookup] = {}
-        tasks: dict[Future[_Result], list[str]] = {}
+        tasks: dict[Future[_Result], tuple[str, list[str]]] = {}
         for batch in batches:
-            tasks[pool.submit(self._fetch_batch, run, batch)] = batch
+            tasks[pool.submit(self._fetch_batch, run, batch)] = ("batch", batch)
         for doi in singles:
-            tasks[pool.submit(self._fetch_one, run, doi)] = [doi]
+            tasks[pool.submit(self._fetch_one, run, doi)] = ("one", [doi])
+        left_out: list[str] = []  # by every batch: asked of the resolver together, at the end
         while tasks:
             finished, _ = wait(tasks, return_when=FIRST_COMPLETED)
             for future in finished:
-                lookups, missing = self._collect(future, tasks.pop(future))
+                stage, dois = tasks.pop(future)
+                lookups, missing = self._collect(future, dois)
                 results.update(lookups)
-                for doi in missing:
-                    tasks[pool.submit(self._fetch_one, run, doi)] = [doi]
+                if stage == "batch" and self.doi_url:
+                    left_out += missing
+                else:
+                    for doi in missing:
+                        tasks[pool.submit(self._fetch_one, run, doi)] = ("one", [doi])
                 if progress is not None and lookups:
                     progress(len(results), total)
+            if left_out and not any(stage == "batch" for stage, _ in tasks.values()):
+                # Which agency holds each left-out DOI, 100 to a request; only Crossref's (or
+                # unanswered) ones are then confirmed one by one.
+                for i in range(0, len(left_out), _RA_BATCH):
+                    chunk = left_out[i : i + _RA_BATCH]
+                    tasks[pool.submit(self._fetch_agencies, run, chunk)] = ("ra", chunk)
+                left_out = []
         return results
+
+    def _fetch_agencies(self, run: Run, dois: list[str]) -> _Result:
+        """DOIs another agency holds become ``foreign``, ones no agency knows ``not_found``; the
+        rest (Crossref's, unanswered, or all when the resolver fails) go on to ``/works/{doi}``."""
+        url = f"{self.doi_url}/ra/" + ",".join(doi_path(d) for d in dois)
+        reply = self._get(run, url, {}, "ra")
+        if reply.error is not None or not isinstance(reply.data, list):
+            return {}, dois
+        said: dict[str, dict[str, Any]] = {}
+        for item in reply.data:
+            key = try_normalize(item.get("DOI")) if isinstance(item, dict) else None
+            if key in dois and key not in said:
+                said[key] = item
+        settled: dict[str, Lookup] = {}
+        for doi, item in said.items():
+            agency = str(item.get("RA") or "").strip()
+            if agency and agency.lower() != "crossref":
+                text = f"registered with {agency[:40]}, not Crossref"
+                settled[doi] = Lookup(
+                    doi=doi, outcome="foreign", source=self.name, error=text, as_of=_now()
+                )
+            elif str(item.get("status") or "").lower() == "doi does not exist":
+                settled[doi] = Lookup(doi=doi, outcome="not_found", source=self.name, as_of=_now())
+        return settled, [d for d in dois if d not in settled]
 
     # --- workers (run on pool threads; they never raise) ------------------------------------
 
@@ -290,6 +334,11 @@ def _interpret(response: httpx.Response, kind: Kind) -> Reply:
     status = response.status_code
     if status == 200 and kind == "text":
         return Reply(status=200, data=response.text)
+    if status == 200 and kind == "ra":  # the resolver's /ra/ answer: a JSON list of objects
+        data = json_body(response)
+        if not isinstance(data, list) or not all(isinstance(i, dict) for i in data):
+            raise Failure("malformed registration-agency answer", retry=False)
+        return Reply(status=200, data=data)
     if status == 200:
         ctype = response.headers.get("content-type", "")
         if "json" not in ctype.lower():

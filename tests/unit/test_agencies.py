@@ -1,0 +1,58 @@
+"""DOIs Crossref does not hold (issue 14): the DOI resolver's /ra/ endpoint names each one's
+registration agency in one request, instead of one /works/{doi} per DOI; a DataCite DOI (arXiv,
+Zenodo) is judged by the Retraction Watch snapshot, never "no registry knows this DOI"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fakes.crossref import FakeCrossref
+from rwgate.config import load_settings
+from rwgate.core import check
+from rwgate.models import Reference
+from rwgate.sources.snapshot_store import import_files
+
+RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
+ARXIV = "10.48550/arxiv.1706.03762"
+UNKNOWN = "10.5555/no-such-work-rwgate"
+WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+
+
+def _refs(dois: list[str]) -> list[Reference]:
+    return [Reference(key=d, doi=d) for d in dois]
+
+
+@pytest.fixture
+def settings(fake_crossref: FakeCrossref, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
+    monkeypatch.setenv("RWGATE_DOI_URL", fake_crossref.url)
+    return load_settings(tmp_path, overrides={"no_cache": True})
+
+
+def test_left_out_dois_are_asked_of_the_resolver_together(settings, fake_crossref) -> None:  # type: ignore[no-untyped-def]
+    dois = [WAKEFIELD, ARXIV] + [f"10.5555/unknown-{i}" for i in range(150)]
+    result = check(_refs(dois), settings)
+    status = {c.doi: c.status for c in result.citations}
+    assert status[WAKEFIELD] == "retracted"
+    assert status[ARXIV] == "unverified"  # DataCite's, and no snapshot to judge it
+    assert all(status[f"10.5555/unknown-{i}"] == "unknown_doi" for i in range(150))
+    by_path = [r.path for r in fake_crossref.requests]
+    assert sum(p.startswith("/ra/") for p in by_path) == 2  # 151 left out: two of 100
+    assert sum(p.startswith("/works/") for p in by_path) == 0  # none confirmed one by one
+    assert len(by_path) <= 5
+    arxiv = next(c for c in result.citations if c.doi == ARXIV)
+    assert "registered with DataCite, not Crossref" in (arxiv.reason or "")
+
+
+def test_a_datacite_doi_is_judged_by_a_complete_snapshot(  # type: ignore[no-untyped-def]
+    settings, tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "s.sqlite3"
+    import_files(snapshot, [RW / "rw-extract-2025.csv"], allow_shrink=True)
+    with_snapshot = settings.model_copy(update={"snapshot": snapshot})
+    (citation,) = check(_refs([ARXIV]), with_snapshot).citations
+    assert citation.status == "clean" and citation.basis == ["snapshot"]
+    assert "registered with DataCite" in (citation.reason or "")
+    assert "not listed in the Retraction Watch snapshot" in (citation.reason or "")
