@@ -218,6 +218,7 @@ class Snapshot(IntegritySource):
     def __init__(self, path: Path | str | None = None, max_age_days: int | None = None) -> None:
         self.max_age_days = max_age_days
         self._is_registry: bool | None = None
+        self._info: SourceInfo | None = None
         self.path = Path(path) if path is not None else default_snapshot_path()
         if not self.path.is_file():
             raise SnapshotError(
@@ -445,15 +446,18 @@ class Snapshot(IntegritySource):
         return out
 
     def info(self) -> SourceInfo:
-        """Named in every report: where the snapshot is and how fresh its data is."""
-        rows = self._conn.execute("SELECT count(*) FROM notices").fetchone()[0]
-        files = self._conn.execute("SELECT count(*) FROM provenance").fetchone()[0]
-        return SourceInfo(
-            name=self.name,
-            path=str(self.path),
-            as_of=self._as_of,
-            note=f"local Retraction Watch snapshot: {rows} notices from {files} import(s)",
-        )
+        """Named in every report: where the snapshot is and how fresh its data is (read once:
+        a handle is read-only, and the core asks for it once per work it judges)."""
+        if self._info is None:
+            rows = self._conn.execute("SELECT count(*) FROM notices").fetchone()[0]
+            files = self._conn.execute("SELECT count(*) FROM provenance").fetchone()[0]
+            self._info = SourceInfo(
+                name=self.name,
+                path=str(self.path),
+                as_of=self._as_of,
+                note=f"local Retraction Watch snapshot: {rows} notices from {files} import(s)",
+            )
+        return self._info
 
     def provenance(self) -> list[ProvenanceEntry]:
         cursor = self._conn.execute(
