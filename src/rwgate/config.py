@@ -15,7 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rwgate.config_files import ConfigError, find_config, user_config_path
+from rwgate.config_files import (
+    ConfigError,
+    find_config,
+    read_toml,
+    rwgate_section,
+    user_config_path,
+)
 from rwgate.models import Status
 from rwgate.policy import AllowEntry, Policy, Preset
 
@@ -177,17 +183,10 @@ def _validated(
 
 def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
     """The user configuration file's table (``[tool.rwgate]`` or top level), if there is one."""
-    import tomllib
-
     path = user_config_path(env)
     if not path.is_file():
         return None
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    tool = data.get("tool")
-    section = tool.get("rwgate", data) if isinstance(tool, dict) else data
+    section = rwgate_section(path, read_toml(path)[1])
     if not isinstance(section, Mapping):
         raise ConfigError(f"{path}: [tool.rwgate] must be a table")
     return path, _clean_keys(section)

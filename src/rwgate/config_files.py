@@ -17,6 +17,26 @@ from rwgate.errors import ConfigError
 CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
 
 
+def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
+    """A TOML file's bytes and table; ConfigError (one line, naming the file) if unreadable."""
+    try:
+        raw = path.read_bytes()
+        # Universal newlines, as a text-mode read would.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return raw, tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def rwgate_section(path: Path, data: dict[str, Any]) -> Any:
+    """The rwgate table of a file read by :func:`read_toml`: ``[tool.rwgate]``, else (a
+    ``rwgate.toml`` or the user's ``config.toml``) the whole file."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool: expected a table")
+    return tool.get("rwgate", data)
+
+
 def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
     """The nearest configuration file above ``start``: its path, bytes and rwgate section.
 
@@ -29,20 +49,9 @@ def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
             candidate = folder / name
             if not candidate.is_file():
                 continue
-            try:
-                raw = candidate.read_bytes()
-                # Universal newlines, as the text-mode read this search always did.
-                text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-                data = tomllib.loads(text)
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"{candidate}: cannot read: {exc}") from None
-            tool = data.get("tool", {})
-            if not isinstance(tool, dict):
-                raise ConfigError(f"{candidate}: tool: expected a table")
-            if name == "rwgate.toml":
-                return candidate, raw, tool.get("rwgate", data)
-            section = tool.get("rwgate")
-            if section is not None:
+            raw, data = read_toml(candidate)
+            section = rwgate_section(candidate, data)
+            if name == "rwgate.toml" or "rwgate" in data.get("tool", {}):
                 return candidate, raw, section
     return None
 

@@ -38,6 +38,7 @@ from rwgate.sources.interface import IntegritySource, Progress
 FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
 RECOVERED_FROM_TITLE = "DOI recovered from title"
+_FLAG_RANK = {status: i for i, status in enumerate(FLAGGED_STATUSES)}  # most severe first
 
 
 @dataclass
@@ -154,7 +155,7 @@ def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: boo
 def _more_severe(a: _Evidence, b: _Evidence) -> _Evidence:
     """Of a work's DOI and PMID verdicts, the one that says more: a flagged status over any
     other, the more severe of two flagged ones, else the DOI's."""
-    rank = {status: i for i, status in enumerate(FLAGGED_STATUSES)}
+    rank = _FLAG_RANK
     if b.status in rank and (a.status not in rank or rank[b.status] < rank[a.status]):
         return b
     return a

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
-# Flags that choose the judge (data sources, caches, network): the invoking user's alone.
+# The settings the shared flags (add_check_options) carry into the last configuration layer.
 _FLAG_KEYS = (
     "policy",
     "fail_on",
@@ -259,18 +259,3 @@ def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
     print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
     return code
-
-
-def settings_for(
-    start: Path | None,
-    args: argparse.Namespace | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    metadata_name: str = "metadata rwgate",
-    overrides: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Settings as every front end loads them: files above ``start``, environment, then the
-    document's metadata, then flags (``args``) and explicit ``overrides``."""
-    from rwgate.config import load_settings
-
-    merged = {**(overrides or {}), **(flag_overrides(args) if args is not None else {})}
-    return load_settings(start, overrides=merged, metadata=metadata, metadata_name=metadata_name)
