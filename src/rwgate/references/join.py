@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.csl import references_from_csl_items
@@ -21,7 +22,7 @@ def _entries(doc: CitedDocument) -> BibResult:
     for path in doc.bibliographies:
         try:
             results.append(load_bibliography(Path(path)))
-        except ReaderError as exc:
+        except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged
             out.problems.append(Problem(message=str(exc), severity="error", unreadable=True))
     if doc.inline_references:
         results.append(references_from_csl_items(doc.inline_references, doc.path))
