@@ -4,6 +4,8 @@ Zenodo) is judged by the Retraction Watch snapshot, never "no registry knows thi
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,19 @@ def test_a_datacite_doi_is_judged_by_a_complete_snapshot(  # type: ignore[no-unt
     assert citation.status == "clean" and citation.basis == ["snapshot"]
     assert "registered with DataCite" in (citation.reason or "")
     assert "not listed in the Retraction Watch snapshot" in (citation.reason or "")
+
+
+def test_an_agency_answer_is_cached_for_30_days_a_crossref_answer_for_one(  # type: ignore[no-untyped-def]
+    settings, fake_crossref, tmp_path: Path
+) -> None:
+    cached = settings.model_copy(update={"no_cache": False, "cache_dir": tmp_path / "cache"})
+    check(_refs([WAKEFIELD, ARXIV]), cached)
+    asked = len(fake_crossref.requests)
+    again = check(_refs([WAKEFIELD, ARXIV]), cached)
+    assert len(fake_crossref.requests) == asked  # both answered from the cache
+    assert {c.status for c in again.citations} == {"retracted", "unverified"}
+    db = sqlite3.connect(tmp_path / "cache" / "json" / "cache.db")
+    expiry = dict(db.execute("SELECT key, expire_time FROM Cache").fetchall())
+    db.close()
+    days = {key.rsplit(":", 1)[-1]: (when - time.time()) / 86400 for key, when in expiry.items()}
+    assert 29.9 < days[ARXIV] <= 30 and 0.9 < days[WAKEFIELD] <= 1

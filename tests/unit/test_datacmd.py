@@ -8,14 +8,14 @@ import hashlib
 import io
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from fakes.rwexport import CSVServer
 from rwgate import datacmd
 from rwgate.sources.rwdownload import TerminalProgress, part_paths
 from rwgate.sources.snapshot import Snapshot
@@ -29,65 +29,6 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = datacmd.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-class CSVServer:
-    """Serves one CSV body with an ETag; honours If-None-Match and Range/If-Range.
-
-    ``cut_after`` makes the next full response stop after that many bytes (the connection drops
-    with the Content-Length unmet), which is what a dropped network looks like to the client.
-    """
-
-    def __init__(self, body: bytes, etag: str = '"v1"') -> None:
-        self.body, self.etag = body, etag
-        self.cut_after: int | None = None
-        self.requests: list[dict[str, str]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                server.requests.append({k.lower(): v for k, v in self.headers.items()})
-                server.respond(self)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/retraction_watch.csv"
-
-    def respond(self, handler: BaseHTTPRequestHandler) -> None:
-        if handler.headers.get("If-None-Match") == self.etag:
-            handler.send_response(304)
-            handler.send_header("ETag", self.etag)
-            handler.end_headers()
-            return
-        start = 0
-        ranged = handler.headers.get("Range")
-        if ranged and handler.headers.get("If-Range") == self.etag:
-            start = int(ranged.removeprefix("bytes=").split("-")[0])
-        payload = self.body[start:]
-        handler.send_response(206 if start else 200)
-        handler.send_header("ETag", self.etag)
-        handler.send_header("Content-Type", "text/csv")
-        handler.send_header("Content-Length", str(len(payload)))
-        if start:
-            handler.send_header(
-                "Content-Range", f"bytes {start}-{len(self.body) - 1}/{len(self.body)}"
-            )
-        handler.end_headers()
-        if self.cut_after is not None:
-            handler.wfile.write(payload[: self.cut_after])
-            handler.wfile.flush()
-            handler.close_connection = True
-            self.cut_after = None
-            return
-        handler.wfile.write(payload)
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from rwgate.sources.interface import IdKind, IntegritySource, Progress
 TTL_WORK = 24 * 3600
 TTL_SEARCH = 6 * 3600
 TTL_FEED = 3600
+TTL_AGENCY = 30 * 24 * 3600  # which agency registered a DOI does not change: 30 days
 
 
 FUTURE_SLACK = 300.0  # seconds a cached fetch time may lie ahead of this clock
@@ -210,9 +211,8 @@ class CachedSource(IntegritySource):
                 )
                 if lookup.outcome != "error":
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
-                    self.cache.set(
-                        self._key(ident, kind), lookup.model_dump(mode="json"), self._ttl
-                    )
+                    ttl = TTL_AGENCY if lookup.outcome == "foreign" else self._ttl
+                    self.cache.set(self._key(ident, kind), lookup.model_dump(mode="json"), ttl)
                 results[ident] = lookup
         return results
 

@@ -24,6 +24,8 @@ from rwgate.paths import DEFAULT_RW_CSV_URL
 DEFAULT_URL = DEFAULT_RW_CSV_URL
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
+MAX_BYTES = 1 << 30
+"""The export is ~70 MB; a body (decompressed) past 1 GiB is a compression bomb or not the export."""
 
 
 class DownloadError(DataError):
@@ -133,7 +135,7 @@ def download(
                 timeout=timeout,
                 follow_redirects=True,
                 max_redirects=3,
-                event_hooks={"response": [_same_host_only]},
+                event_hooks={"request": [_same_host_only(url)]},
             ) as client,
             client.stream("GET", url, headers=headers) as response,
         ):
@@ -152,17 +154,19 @@ def download(
         ) from None
 
 
-def _same_host_only(response: Any) -> None:
-    """A redirect is followed only to the same scheme and host: the export must come from the
-    server the user named, not from wherever an answer points."""
-    target = response.next_request if response.has_redirect_location else None
-    if target is not None and (target.url.scheme, target.url.host) != (
-        response.request.url.scheme,
-        response.request.url.host,
-    ):
-        raise DownloadError(
-            f"{response.request.url}: redirect to another host ({target.url.host}) refused"
-        )
+def _same_host_only(origin: str) -> Callable[[Any], None]:
+    """A request hook: a redirect is followed only to the same scheme and host, so the export
+    comes from the server the user named, not from wherever an answer points. (A request hook,
+    because httpx builds the redirect's request only after the response hooks have run.)"""
+    import httpx
+
+    first = httpx.URL(origin)
+
+    def check(request: Any) -> None:
+        if (request.url.scheme, request.url.host) != (first.scheme, first.host):
+            raise DownloadError(f"{origin}: redirect to another host ({request.url.host}) refused")
+
+    return check
 
 
 def _receive(
@@ -179,9 +183,13 @@ def _receive(
     if status == 304:
         return Downloaded(path=None, etag=etag, last_modified=modified)
     if status == 416 and offset:
-        # The part already holds the whole file (a previous run stopped after the transfer).
+        # Complete only if the server says the file is exactly the bytes held (``bytes */N``);
+        # any other 416 means the part is not a prefix of today's file: start over.
         saved = _validators(sidecar)
-        return Downloaded(part, saved.get("etag"), saved.get("last_modified"), offset)
+        if _range_total(response.headers.get("content-range")) == offset and saved.get("etag"):
+            return Downloaded(part, saved.get("etag"), saved.get("last_modified"), offset)
+        discard_part(url, part.parent)
+        raise DownloadError(f"{url}: the server refused to resume the download; run again")
     saved_etag = _validators(sidecar).get("etag")
     if status == 206 and (not saved_etag or etag != saved_etag):
         # Resuming is only safe with a strong validator the server confirms: without it a server
@@ -206,8 +214,13 @@ def _receive(
         for chunk in response.iter_bytes():
             handle.write(chunk)
             done += len(chunk)
+            if done > MAX_BYTES:
+                break
             if progress:
                 progress(done, total)
+    if done > MAX_BYTES:
+        discard_part(url, part.parent)
+        raise DownloadError(f"{url}: more than {MAX_BYTES >> 20} MiB; not a Retraction Watch export")
     sent = response.num_bytes_downloaded  # as sent (compressed or not): what Content-Length counts
     if length and length.isdigit() and sent != int(length):
         raise DownloadError(
@@ -217,6 +230,12 @@ def _receive(
     return Downloaded(
         part, saved.get("etag") or etag, saved.get("last_modified") or modified, offset
     )
+
+
+def _range_total(content_range: str | None) -> int | None:
+    """The length of the whole file in ``Content-Range: bytes */TOTAL`` (or ``START-END/TOTAL``)."""
+    total = (content_range or "").rpartition("/")[2].strip()
+    return int(total) if total.isdigit() else None
 
 
 def _range_start(content_range: str | None) -> int | None:
