@@ -25,7 +25,7 @@ DEFAULT_URL = DEFAULT_RW_CSV_URL
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
 MAX_BYTES = 1 << 30
-"""The export is ~70 MB; a body (decompressed) past 1 GiB is a compression bomb or not the export."""
+"""The export is ~70 MB: a body past 1 GiB (decompressed) is a compression bomb, not the export."""
 
 
 class DownloadError(DataError):
@@ -220,7 +220,9 @@ def _receive(
                 progress(done, total)
     if done > MAX_BYTES:
         discard_part(url, part.parent)
-        raise DownloadError(f"{url}: more than {MAX_BYTES >> 20} MiB; not a Retraction Watch export")
+        raise DownloadError(
+            f"{url}: more than {MAX_BYTES >> 20} MiB; not a Retraction Watch export"
+        )
     sent = response.num_bytes_downloaded  # as sent (compressed or not): what Content-Length counts
     if length and length.isdigit() and sent != int(length):
         raise DownloadError(
