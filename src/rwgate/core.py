@@ -20,6 +20,7 @@ from rwgate.config import Settings
 from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.models import (
     FLAGGED_STATUSES,
+    Action,
     Citation,
     Lookup,
     Notice,
@@ -34,6 +35,7 @@ from rwgate.models import (
 from rwgate.policy import Policy
 from rwgate.sources import Answers, OpenSources, open_sources
 from rwgate.sources.interface import IntegritySource, Progress
+from rwgate.trusted import gc_paused, trusted
 
 FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
@@ -161,9 +163,15 @@ def _more_severe(a: _Evidence, b: _Evidence) -> _Evidence:
     return a
 
 
-def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]) -> Citation:
+def _citation(
+    ref: Reference,
+    ev: _Evidence,
+    policy: Policy,
+    warnings: list[str],
+    actions: dict[Status, Action],
+) -> Citation:
     doi = ev.doi or ref.doi
-    action, allowed, warning = policy.decide(ref.key, doi, ev.status)
+    action, allowed, warning = policy.decide(ref.key, doi, ev.status, actions=actions)
     if warning:
         warnings.append(warning)
     meta = next((lk for lk in ev.lookups if lk.outcome == "found" and lk.title), None)
@@ -173,19 +181,23 @@ def _citation(ref: Reference, ev: _Evidence, policy: Policy, warnings: list[str]
         reason = f"{said}; {reason}" if reason else said
     if allowed is not None:
         reason = f"allowed: {allowed.reason}" + (f"; {reason}" if reason else "")
-    return Citation(
-        key=ref.key,
-        doi=doi,
-        status=ev.status,
-        action=action,
-        allowed=allowed is not None,
-        reason=reason,
-        basis=ev.basis,
-        notices=ev.notices,
-        title=(meta.title if meta else None) or ref.title,
-        journal=(meta.journal if meta else None) or ref.journal,
-        year=(meta.year if meta else None) or ref.year,
-        location=ref.location,
+    # Every value here is rwgate's own, already typed: built without validating again.
+    return trusted(
+        Citation,
+        {
+            "key": ref.key,
+            "doi": doi,
+            "status": ev.status,
+            "action": action,
+            "allowed": allowed is not None,
+            "reason": reason,
+            "basis": ev.basis,
+            "notices": ev.notices,
+            "title": (meta.title if meta else None) or ref.title,
+            "journal": (meta.journal if meta else None) or ref.journal,
+            "year": (meta.year if meta else None) or ref.year,
+            "location": ref.location,
+        },
     )
 
 
@@ -239,16 +251,18 @@ def check(
         "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
         "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
     }
+    actions = policy.actions()
     try:  # judged while the sources are open: a reason may quote a source's date
-        answers = srcs.ask(wanted, progress)  # type: ignore[arg-type]
-        infos = srcs.infos()
-        if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
-            notes.append(srcs.cache.warning)
-        notes += _source_warnings(answers, settings.offline)
-        citations = [
-            _citation(ref, _evidence(ref, answers, settings.offline), policy, notes)
-            for ref in references
-        ]
+        with gc_paused():
+            answers = srcs.ask(wanted, progress)  # type: ignore[arg-type]
+            infos = srcs.infos()
+            if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
+                notes.append(srcs.cache.warning)
+            notes += _source_warnings(answers, settings.offline)
+            citations = [
+                _citation(ref, _evidence(ref, answers, settings.offline), policy, notes, actions)
+                for ref in references
+            ]
     finally:
         if own:
             srcs.close()

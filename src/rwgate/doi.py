@@ -27,6 +27,8 @@ _PREFIXES = re.compile(
 # Invisible characters that copy-paste from PDFs and web pages leaves inside DOIs.
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+# A DOI already bare: nothing to peel, decode or trim (no brackets, no escapes, no end punctuation).
+_BARE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s%<>()\[\]{}\"']*[^\s%<>()\[\]{}\"'.,;:!?]")
 # A DOI inside running text or a publisher URL (…/doi/full/10.1002/…).
 # Bounded: no real DOI is longer than a few hundred characters, and an unbounded match on a 1 MB
 # note would be normalised at every "10." it holds.
@@ -44,6 +46,8 @@ class InvalidDOI(UsageError):
 def _trim_tail(doi: str) -> str:
     """Drop sentence punctuation and unbalanced closing brackets from the end (linear time:
     the bracket counts are taken once and kept up to date)."""
+    if not doi or (doi[-1] not in _TRAILING and doi[-1] not in _PAIRS):
+        return doi  # the common case: nothing to trim
     counts = {c: doi.count(c) for c in "()[]{}<>"}
     end = len(doi)
     while end:
@@ -60,6 +64,8 @@ def _trim_tail(doi: str) -> str:
 
 def normalize(raw: str) -> str:
     """Return the canonical (lower-case, bare) DOI for ``raw`` or raise :class:`InvalidDOI`."""
+    if raw.isascii() and _BARE.fullmatch(raw):
+        return raw.lower()  # what the steps below give such a string, ten times faster
     text = _INVISIBLE.sub("", raw).strip()
     # Repeated prefixes and wrappers happen ("doi: <https://doi.org/10....>"), so peel until
     # nothing changes. Angle brackets go only as a pair: SICI DOIs contain a lone "<...>".

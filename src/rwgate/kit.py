@@ -214,6 +214,10 @@ def emit_texts(
         write_output(output, machine + "\n")
 
 
+LISTED_BESIDE_REPORT = 50
+"""Citations listed on stderr when a machine format carries the whole report."""
+
+
 def emit(
     result: CheckResult,
     choice: FormatChoice,
@@ -234,9 +238,13 @@ def emit(
     if report is not None:
         json_report = (report, FormatChoice.JSON.to_format().render(result, view))
 
+    # Beside a machine report the terminal gets the first citations and the summary, not 100,000.
+    limit = None if verbose or machine is None else LISTED_BESIDE_REPORT
+
     def human(colour: bool) -> str:
         text = FormatChoice.TEXT.to_format()
-        return text.render(result, View(colour, verbose, template, exit_code=code)) + "\n"
+        view = View(colour, verbose, template, exit_code=code, limit=limit)
+        return text.render(result, view) + "\n"
 
     emit_texts(machine, human, output, json_report)
 

@@ -149,10 +149,18 @@ class Policy(BaseModel):
         return None, warning
 
     def decide(
-        self, key: str, doi: str | None, status: Status, today: dt.date | None = None
+        self,
+        key: str,
+        doi: str | None,
+        status: Status,
+        today: dt.date | None = None,
+        actions: dict[Status, Action] | None = None,
     ) -> tuple[Action, AllowEntry | None, str | None]:
-        """Action for one citation: an allowed work never fails and is still annotated."""
-        action = self.action(status)
+        """Action for one citation: an allowed work never fails and is still annotated.
+        ``actions``: :meth:`actions`, computed once by a caller that decides many citations."""
+        action = (actions or self.actions())[status]
+        if not self.allow:
+            return action, None, None
         entry, warning = self.allowance(key, doi, today)
         if entry is not None and action == "fail":
             action = "annotate"

@@ -167,3 +167,31 @@ def test_trailing_sentence_punctuation_is_stripped(doi: str, tail: str) -> None:
 def test_found_inside_a_sentence(doi: str, prefix: str, stop: str) -> None:
     text = f"As reported earlier ({prefix}{doi.upper()}){stop} Then more text."
     assert find_in_text(text) == doi
+
+
+def _slow_normalize(raw: str) -> str | None:
+    """The full peel/decode/trim path, the bare-DOI shortcut switched off."""
+    import re
+
+    from rwgate import doi as doimod
+
+    saved, doimod._BARE = doimod._BARE, re.compile(r"(?!)")
+    try:
+        return try_normalize(raw)
+    finally:
+        doimod._BARE = saved
+
+
+@FAST
+@given(
+    st.one_of(
+        canonical_dois(),
+        st.builds(
+            lambda d, t: d + t, canonical_dois(), st.text(".,;:!?)]}>%'\" \u200b", max_size=3)
+        ),
+        st.text(max_size=30),
+        st.builds(str.upper, canonical_dois()),
+    )
+)
+def test_the_bare_doi_shortcut_gives_what_the_full_path_gives(raw: str) -> None:
+    assert try_normalize(raw) == _slow_normalize(raw)

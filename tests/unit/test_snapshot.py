@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from rwgate import trusted as trusted_module
 from rwgate.evidence import status_from_notices
 from rwgate.sources import rwcsv, snapshot_store
-from rwgate.sources import snapshot as snapshot_module
 from rwgate.sources.snapshot import (
     Snapshot,
     SnapshotError,
@@ -415,7 +415,7 @@ def test_fast_and_validated_construction_give_equal_answers(
     dois = [WAKEFIELD, "10.9999/absent", "10.1016/s0140-6736(10)60175-4"]
     with Snapshot(db) as snap:
         fast = snap.query_all(dois), snap.query_pmids(["9500320", "32522602"])
-        monkeypatch.setattr(snapshot_module, "_FAST", False)
+        monkeypatch.setattr(trusted_module, "ENABLED", False)
         checked = snap.query_all(dois), snap.query_pmids(["9500320", "32522602"])
     assert fast == checked
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Reference
 from rwgate.references import read_with
+from rwgate.trusted import gc_paused, trusted
 
 
 def _without_comment(line: str) -> str:
@@ -31,18 +32,28 @@ def read_doi_list(path: Path) -> BibResult:
 def parse_doi_list(text: str, file: str) -> BibResult:
     """References for the DOIs in ``text``; malformed lines keep their text in ``raw_doi``."""
     result = BibResult()
+    with gc_paused():
+        _parse_lines(text, file, result.references)
+    return result
+
+
+def _parse_lines(text: str, file: str, into: list[Reference]) -> None:
+    """A reference per DOI line, built from typed values without validating them again."""
     for number, line in enumerate(text.splitlines(), start=1):
         written = _without_comment(line).strip()
         if not written or written.startswith("#"):
             continue
         found = doimod.try_normalize(written)
-        result.references.append(
-            Reference(
-                key=written,
-                doi=found,
-                raw_doi=None if found else written,
-                doi_origin="line",
-                location=Location(file=file, line=number),
+        where = trusted(Location, {"file": file, "line": number})
+        into.append(
+            trusted(
+                Reference,
+                {
+                    "key": written,
+                    "doi": found,
+                    "raw_doi": None if found else written,
+                    "doi_origin": "line",
+                    "location": where,
+                },
             )
         )
-    return result

@@ -19,14 +19,16 @@ from rwgate.core import CheckResult
 @dataclass(frozen=True)
 class View:
     """How a report is asked for: colour (a terminal), verbosity, the annotation template, the
-    folder file locations are relative to, and the run's exit code (2 when an input was
-    unreadable, whatever the verdicts)."""
+    folder file locations are relative to, the run's exit code (2 when an input was
+    unreadable, whatever the verdicts), and how many citations the human text lists."""
 
     colour: bool = False
     verbose: bool = False
     template: str | None = None
     root: Path | None = None
     exit_code: int | None = None
+    limit: int | None = None
+    """At most this many citations listed in the human text (the rest are in a machine report)."""
 
 
 class ReportFormat(ABC):

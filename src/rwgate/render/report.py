@@ -85,15 +85,19 @@ def render_text(
     verbose: bool = False,
     template: str | None = None,
     exit_code: int | None = None,
+    limit: int | None = None,
 ) -> str:
-    """The human report. Clean, ignored citations are listed only with ``verbose``."""
+    """The human report. Clean, ignored citations are listed only with ``verbose``; beside a
+    machine report, the first ``limit`` of them (the report has every one)."""
     out = ["rwgate: sources:"]
     out += [f"  {describe_source(s)}" for s in result.sources]
     shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
     if shown:
         out.append("rwgate: citations:")
-    for c in shown:
+    for c in shown[:limit]:
         out.extend(_citation_lines(c, colour, template))
+    if limit is not None and len(shown) > limit:
+        out.append(f"  ... and {len(shown) - limit} more in the report (all with -v)")
     for w in result.warnings:
         out.append(f"rwgate: warning: {term_safe(w)}")
     for p in result.problems:
@@ -121,7 +125,9 @@ class TextFormat(ReportFormat):
     machine = False
 
     def render(self, result: CheckResult, view: View) -> str:
-        text = render_text(result, view.colour, view.verbose, view.template, view.exit_code)
+        text = render_text(
+            result, view.colour, view.verbose, view.template, view.exit_code, view.limit
+        )
         return text.rstrip("\n")
 
 

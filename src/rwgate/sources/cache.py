@@ -26,6 +26,7 @@ from typing import Any
 from rwgate.config import Settings
 from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.interface import IdKind, IntegritySource, Progress
+from rwgate.trusted import trusted
 
 # DESIGN.md's per-kind time-to-live, in seconds.
 TTL_WORK = 24 * 3600
@@ -35,6 +36,9 @@ TTL_AGENCY = 30 * 24 * 3600  # which agency registered a DOI does not change: 30
 
 
 FUTURE_SLACK = 300.0  # seconds a cached fetch time may lie ahead of this clock
+
+
+OFFLINE = "offline and not in cache"
 
 
 class CacheWarning(UserWarning):
@@ -198,8 +202,9 @@ class CachedSource(IntegritySource):
             misses.append(ident)
         if misses and self.factory is None:
             for ident in misses:
-                results[ident] = Lookup(
-                    doi=ident, outcome="error", source=self.name, error="offline and not in cache"
+                results[ident] = trusted(
+                    Lookup,
+                    {"doi": ident, "outcome": "error", "source": self.name, "error": OFFLINE},
                 )
         elif misses:
             if self.inner is None:

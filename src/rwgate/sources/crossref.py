@@ -111,9 +111,12 @@ class CrossrefSource(IntegritySource):
         return SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
 
     @classmethod
-    def open(cls, settings: Settings, cache: Cache) -> IntegritySource:
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
         """Behind the look-up cache; the client itself is made on the first miss (never when
-        offline: then a miss is an ``error`` answer)."""
+        offline: then a miss is an ``error`` answer). Offline without a cache there is nothing
+        to ask: not opened."""
+        if settings.offline and settings.no_cache:
+            return None
 
         def factory() -> IntegritySource:
             return cls(

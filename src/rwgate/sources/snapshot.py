@@ -15,16 +15,14 @@ of 500 parameters where SQLite lacks JSON1, so 100,000 DOIs cost three queries.
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import json
 import re
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -45,6 +43,7 @@ from rwgate.sources.snapshot_store import (
     check_schema,
     import_files,
 )
+from rwgate.trusted import gc_paused, trusted
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -124,61 +123,8 @@ def _key(doi: str) -> str:
     return try_normalize(doi) or doi.strip().lower()
 
 
-# Look-up results are built from rows this module wrote itself, so validating them again only
-# costs time: at 100,000 DOIs, pydantic validation and the cyclic GC (which rescans the growing
-# heap of new objects) took seconds. The fast path fills the model's fields directly, which is
-# what ``model_construct`` ends with; ``model_construct`` itself runs a Python loop over every
-# field and alias and was measured slower than full validation (100,000 Lookups: 0.12 s here,
-# 0.26 s validated, 0.68 s with ``model_construct``). It is used only while the models are plain
-# (exactly the fields named here, no private attributes, extras or post-init hook: what
-# ``model_construct`` would otherwise set up) and falls back to validated construction otherwise;
-# a test checks that both give equal models.
-_LOOKUP_FIELDS: tuple[str, ...] = ("doi", "outcome", "source", "notices", "title", "journal")
-_LOOKUP_FIELDS += ("year", "notice_for", "error", "as_of")
-_NOTICE_FIELDS = ("type", "doi", "date", "source", "label", "record_id", "reasons")
-
-
-def _plain(cls: type[BaseModel], fields: tuple[str, ...]) -> bool:
-    return (
-        set(cls.model_fields) == set(fields)
-        and not cls.__private_attributes__
-        and cls.model_config.get("extra") != "allow"
-        and cls.__pydantic_post_init__ is None
-    )
-
-
-_FAST = _plain(Lookup, _LOOKUP_FIELDS) and _plain(Notice, _NOTICE_FIELDS)
-_M = TypeVar("_M", bound=BaseModel)
-_setattr = object.__setattr__
-# Every field is set, so one shared set serves all instances (pydantic only ever adds to it).
-_FIELDS_SET = {Lookup: set(_LOOKUP_FIELDS), Notice: set(_NOTICE_FIELDS)}
-
-
-def _make(cls: type[_M], values: dict[str, Any]) -> _M:
-    """``cls(**values)`` without validation; ``values`` names every field and becomes __dict__."""
-    if not _FAST:
-        return cls(**values)
-    obj = cls.__new__(cls)
-    _setattr(obj, "__dict__", values)
-    _setattr(obj, "__pydantic_fields_set__", _FIELDS_SET[cls])
-    _setattr(obj, "__pydantic_extra__", None)
-    _setattr(obj, "__pydantic_private__", None)
-    return obj
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _notice(row: Sequence[Any]) -> Notice:
-    return _make(
+    return trusted(
         Notice,
         {
             "type": row[0],
@@ -294,7 +240,7 @@ class Snapshot(IntegritySource):
         wanted = {doi: _key(doi) for doi in dois}
         # The export's spellings: SICI DOIs lost their '<' and '>' (all 24 in the 2026 export).
         alternates = {key: alt for key in wanted.values() if (alt := export_spelling(key)) != key}
-        with _gc_paused():
+        with gc_paused():
             keys = list({*wanted.values(), *alternates.values()})
             notices, works, notice_for = self._fetch(keys)
             for key, alt in alternates.items():
@@ -373,7 +319,7 @@ class Snapshot(IntegritySource):
         notice_for: list[str] | None,
     ) -> Lookup:
         if not rows and work is None and not notice_for:
-            return _make(Lookup, {**_NOT_FOUND, "doi": doi, "notices": [], "notice_for": [],
+            return trusted(Lookup, {**_NOT_FOUND, "doi": doi, "notices": [], "notice_for": [],
                                   "source": self.name, "as_of": self._as_of})  # fmt: skip
         rows = rows or []
         # Retraction Watch metadata first (it describes the original paper), then Crossref's.
@@ -396,7 +342,7 @@ class Snapshot(IntegritySource):
             "error": None,
             "as_of": self._as_of,
         }
-        return _make(Lookup, values)
+        return trusted(Lookup, values)
 
     # --- freshness and provenance -------------------------------------------------------------
 
