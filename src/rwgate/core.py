@@ -150,7 +150,8 @@ def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: boo
     if ev.status == "unknown_doi":  # no PMID registry answers "unknown": never a DOI verdict
         ev = _Evidence("unverified", reason="no source knows this PubMed id")
     said_reason = f"PMID {pmid}" + (f": {ev.reason}" if ev.reason else "")
-    ev.reason = said_reason if found is None else f"matched by PMID {pmid}"
+    a_notice = found is not None and found.notice_for and not found.notices
+    ev.reason = said_reason if found is None or a_notice else f"matched by PMID {pmid}"
     return ev
 
 

@@ -184,6 +184,7 @@ class Snapshot(IntegritySource):
         self._as_of = self._export_date()
         self.json1 = self._has_json1()
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
+        self._has_notice_pmids = self.schema_version >= 2
 
     def close(self) -> None:
         self._conn.close()
@@ -299,10 +300,15 @@ class Snapshot(IntegritySource):
             if row[1]:
                 doi_of.setdefault(row[0], row[1])
         by_doi = self.query_all(sorted(set(doi_of.values()))) if doi_of else {}
+        notice_of = self._works_noticed_by_pmid(
+            [k for k in set(wanted.values()) if k not in by_pmid]
+        )
         answers: dict[str, Lookup] = {}
         for given, key in wanted.items():
             doi = doi_of.get(key)
-            if doi:
+            if key in notice_of:  # the PubMed id of a notice: the cited record is the notice
+                answers[given] = self._lookup("", None, None, notice_of[key])
+            elif doi:
                 # Rows of the same PubMed id filed without a DOI still count.
                 found = by_doi[doi]
                 notices = merge_notices([*found.notices, *(_notice(r) for r in by_pmid[key])])
@@ -310,6 +316,21 @@ class Snapshot(IntegritySource):
             else:
                 answers[given] = self._lookup("", by_pmid.get(key), None, None)
         return answers
+
+    def _works_noticed_by_pmid(self, pmids: list[str]) -> dict[str, list[str]]:
+        """For PubMed ids that are notices' own (RetractionPubMedID): the works they are about."""
+        found: dict[str, list[str]] = defaultdict(list)
+        if not pmids or not self._has_notice_pmids:
+            return found
+        for pmid, work_doi, work_pmid in self._select(
+            "SELECT DISTINCT notice_pmid, work_doi, work_pmid FROM notices"
+            " WHERE notice_pmid IN ({keys})",
+            pmids,
+        ):
+            found[pmid].append(
+                work_doi or (f"PMID {work_pmid}" if work_pmid else "an unnamed work")
+            )
+        return found
 
     def _lookup(
         self,
@@ -388,6 +409,11 @@ class Snapshot(IntegritySource):
                 "the snapshot holds no full Retraction Watch export (only extracts or Crossref"
                 " records); works it does not list are not called clean from it (run `rwgate"
                 " data update`)"
+            )
+        if not self._has_notice_pmids:
+            out.append(
+                f"the snapshot was written by an older rwgate (schema {self.schema_version}):"
+                " notices' own PubMed ids are unknown until `rwgate data update` runs again"
             )
         return out
 

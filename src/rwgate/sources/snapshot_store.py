@@ -1,6 +1,6 @@
 """Building the local Retraction Watch snapshot: schema, import, provenance.
 
-The snapshot is one SQLite file. Schema version 1 (``meta.schema_version``)::
+The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
 
     meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC)
     provenance(id INTEGER PRIMARY KEY,
@@ -20,8 +20,9 @@ The snapshot is one SQLite file. Schema version 1 (``meta.schema_version``)::
             source TEXT,           ';'-joined source names
             record_id TEXT, reasons TEXT (';'-joined),
             title TEXT, journal TEXT, year INTEGER,      the work's, as the source gave them
-            provenance_id INTEGER)
-            indexed on work_doi, work_pmid, notice_doi
+            provenance_id INTEGER,
+            notice_pmid TEXT)      the notice's own PubMed id (version 2; a cited notice)
+            indexed on work_doi, work_pmid, notice_doi, notice_pmid
     works(doi TEXT PRIMARY KEY, title, journal, year, notice_for TEXT (JSON list), provenance_id)
             every Crossref record imported, so a clean record is "listed" too
 
@@ -51,7 +52,7 @@ from rwgate.errors import DataError
 from rwgate.models import Problem
 from rwgate.sources import rwcsv, snapshot_crossref
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS provenance (
@@ -62,7 +63,7 @@ CREATE TABLE IF NOT EXISTS notices (
     key TEXT NOT NULL UNIQUE, work_doi TEXT, work_pmid TEXT, type TEXT NOT NULL, label TEXT,
     notice_doi TEXT, date TEXT, source TEXT NOT NULL, record_id TEXT,
     reasons TEXT NOT NULL DEFAULT '', title TEXT, journal TEXT, year INTEGER,
-    provenance_id INTEGER REFERENCES provenance(id));
+    provenance_id INTEGER REFERENCES provenance(id), notice_pmid TEXT);
 CREATE INDEX IF NOT EXISTS notices_work_doi ON notices(work_doi);
 CREATE INDEX IF NOT EXISTS notices_work_pmid ON notices(work_pmid);
 CREATE INDEX IF NOT EXISTS notices_notice_doi ON notices(notice_doi);
@@ -72,8 +73,8 @@ CREATE TABLE IF NOT EXISTS works (
 """
 _INSERT_NOTICE = (
     "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi, date,"
-    " source, record_id, reasons, title, journal, year, provenance_id)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " source, record_id, reasons, title, journal, year, provenance_id, notice_pmid)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _BATCH = 2000
 
@@ -131,9 +132,19 @@ def connect_rw(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = MEMORY")
     conn.execute("PRAGMA synchronous = OFF")
-    check_schema(conn, path)
+    version = check_schema(conn, path)
+    if version == 1:
+        _upgrade_from_1(conn)
     conn.executescript(SCHEMA)
+    conn.execute("CREATE INDEX IF NOT EXISTS notices_notice_pmid ON notices(notice_pmid)")
     return conn
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> None:
+    """Version 1 had no notice PubMed ids: add the column, and forget the HTTP validators so that
+    the next ``data update`` downloads the export again and fills it in."""
+    conn.execute("ALTER TABLE notices ADD COLUMN notice_pmid TEXT")
+    conn.execute("UPDATE provenance SET etag = NULL, last_modified = NULL")
 
 
 def check_schema(conn: sqlite3.Connection, path: Path) -> int:
@@ -281,7 +292,8 @@ def _files_to_import(
     if db_path.exists():
         conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            if check_schema(conn, db_path):
+            # A file imported into an older schema is read again, to fill what that one lacked.
+            if check_schema(conn, db_path) == SCHEMA_VERSION:
                 known = {r[0] for r in conn.execute("SELECT sha256 FROM provenance")}
         finally:
             conn.close()
@@ -429,6 +441,7 @@ def _csv_params(
             row.journal,
             row.year,
             prov_id,
+            row.notice_pmid,
         )
 
 
