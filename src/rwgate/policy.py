@@ -22,7 +22,8 @@ _GROUPS: dict[str, tuple[Status, ...]] = {
     "unknown": ("unknown_notice",),
     "changed": ("corrected", "amended", "reinstated"),
     "unchecked": ("unverified", "invalid_doi"),
-    "unfound": ("unknown_doi", "no_doi", "missing_entry"),
+    "unresolved": ("missing_entry",),
+    "unfound": ("unknown_doi", "no_doi"),
 }
 _TABLE: dict[Preset, dict[str, Action]] = {
     "default": {
@@ -31,6 +32,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
         "unknown": "annotate",
         "changed": "ignore",
         "unchecked": "warn",
+        "unresolved": "warn",
         "unfound": "warn",
     },
     "strict": {
@@ -39,6 +41,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
         "unknown": "fail",
         "changed": "annotate",
         "unchecked": "fail",
+        "unresolved": "fail",  # a cited key no entry answers to could be any work
         "unfound": "warn",
     },
     "permissive": {
@@ -47,6 +50,7 @@ _TABLE: dict[Preset, dict[str, Action]] = {
         "unknown": "annotate",
         "changed": "ignore",
         "unchecked": "ignore",
+        "unresolved": "ignore",
         "unfound": "ignore",
     },
 }

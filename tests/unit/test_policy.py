@@ -21,7 +21,7 @@ from rwgate.policy import AllowEntry, Policy, preset_actions
         ("default", "unverified", "warn"),
         ("strict", "invalid_doi", "fail"),
         ("permissive", "unverified", "ignore"),
-        ("strict", "missing_entry", "warn"),
+        ("strict", "missing_entry", "fail"),
         ("default", "clean", "ignore"),
     ],
 )

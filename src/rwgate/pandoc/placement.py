@@ -7,16 +7,19 @@ format: a ``<script>`` in a DOI is text in HTML and ``\\textless{}script...`` in
 After ``--citeproc`` each bibliography entry is a ``Div#ref-KEY``; numeric styles split it into
 ``csl-left-margin`` and ``csl-right-inline`` spans, and the annotation belongs in the latter so it
 stays in the entry's text column. Without a rendered entry the annotation follows the citations.
+Entry and citation ids renamed by filters (``KEY--2``, ``cites:KEY``) are matched to their key as
+:func:`rwgate.references.keys.resolve_key` says.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 
 import panflute as pf
 
 from rwgate.doi import url as doi_url
+from rwgate.references.keys import resolve_key
 from rwgate.render.annotation import Annotation
 
 NOTICE_CLASS = "rw-notice"
@@ -86,12 +89,15 @@ def _divs(doc: pf.Doc) -> Iterator[pf.Div]:
                 stack.extend(reversed(item.content))
 
 
-def _entry_divs(doc: pf.Doc) -> dict[str, pf.Div]:
-    """Key -> citeproc's entry ``Div#ref-KEY.csl-entry`` (a user's own ``#ref-x`` is not one)."""
-    found: dict[str, pf.Div] = {}
+def _entry_divs(doc: pf.Doc, keys: Container[str]) -> dict[str, list[pf.Div]]:
+    """Key -> citeproc's entry ``Div#ref-ID.csl-entry``s for it (a user's own ``#ref-x`` is not
+    one). A key may have several: section-bibliographies renders ``ref-KEY--1``, ``ref-KEY--2``."""
+    found: dict[str, list[pf.Div]] = {}
     for div in _divs(doc):
         if div.identifier.startswith("ref-") and "csl-entry" in div.classes:
-            found.setdefault(div.identifier[4:], div)
+            key = resolve_key(div.identifier[4:], keys)
+            if key is not None:
+                found.setdefault(key, []).append(div)
     return found
 
 
@@ -123,18 +129,16 @@ def _entry_target(div: pf.Div) -> pf.Element | None:
 
 def annotate_entries(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> set[str]:
     """Append each annotation to its ``Div#ref-KEY``; returns the keys that found their entry."""
-    divs = _entry_divs(doc)
+    divs = _entry_divs(doc, annotations)
     placed: set[str] = set()
     for key, annotation in annotations.items():
-        div = divs.get(key)
-        if div is None:
-            continue
-        target = _entry_target(div)
-        if target is None:
-            div.content.append(pf.Plain(notice_span(annotation)))
-        else:
-            target.content.extend([pf.Space(), notice_span(annotation)])
-        placed.add(key)
+        for div in divs.get(key, []):
+            target = _entry_target(div)
+            if target is None:
+                div.content.append(pf.Plain(notice_span(annotation)))
+            else:
+                target.content.extend([pf.Space(), notice_span(annotation)])
+            placed.add(key)
     return placed
 
 
@@ -146,8 +150,8 @@ def mark_citations(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> int:
         nonlocal added
         if not isinstance(elem, pf.Cite):
             return None
-        keys = [c.id for c in elem.citations if c.id in annotations]
-        keys = list(dict.fromkeys(keys))
+        resolved = (resolve_key(c.id, annotations) for c in elem.citations)
+        keys = [k for k in dict.fromkeys(resolved) if k is not None]
         if not keys:
             return None
         several = len(elem.citations) > 1

@@ -1,7 +1,8 @@
 """From a manuscript's cited keys and its bibliographies to the references that are judged.
 
 Only cited works are judged: an entry nobody cites is not the author's problem. A cited key that no
-bibliography holds becomes a ``missing`` reference (status ``missing_entry``) rather than vanishing.
+bibliography holds becomes a ``missing`` reference (status ``missing_entry``) rather than vanishing,
+after the spellings filters give keys (:mod:`rwgate.references.keys`) were tried.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.csl import references_from_csl_items
+from rwgate.references.keys import is_cross_reference, resolve_key
 
 
 def _entries(doc: CitedDocument) -> BibResult:
@@ -48,14 +50,18 @@ def cited_references(doc: CitedDocument) -> BibResult:
     entries = _entries(doc)
     by_key = {ref.key: ref for ref in entries.references}
     chosen: list[Reference] = []
+    taken: set[str] = set()
     for key in dict.fromkeys(doc.keys):
         if key == "*":
             continue
-        ref = by_key.get(key)
-        if ref is None:
-            ref = Reference(key=key, missing=True, location=doc.key_locations.get(key))
-        chosen.append(ref)
+        found = resolve_key(key, by_key)
+        if found is None and is_cross_reference(key):
+            continue  # @fig-x, @sec:x: a cross-reference to the document itself
+        if found is None:
+            chosen.append(Reference(key=key, missing=True, location=doc.key_locations.get(key)))
+        elif found not in taken:  # KEY--1 and KEY--2 (one per section) are one work
+            taken.add(found)
+            chosen.append(by_key[found])
     if doc.cite_all:
-        cited = set(doc.keys)
-        chosen.extend(ref for ref in entries.references if ref.key not in cited)
+        chosen.extend(ref for ref in entries.references if ref.key not in taken)
     return BibResult(references=chosen, problems=entries.problems)

@@ -1,0 +1,112 @@
+"""rw-filter in real pandoc pipelines whose other filters rename citation keys (issue 15).
+
+The real Lua filters run unmodified (tests/fixtures/pandoc/filters, provenance in the README
+there): pandoc-ext/section-bibliographies renames each section's citations and entries to
+``KEY--N`` and runs citeproc per section; pandoc-ext/cito reads ``@cites:KEY``. Before, rw-filter
+called every renamed key ``missing_entry`` (a warning): no notice, and strict passed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pandoc_build import FIXTURES, build, copy_fixtures, write_doc
+
+from fakes.crossref import FakeCrossref
+
+FILTERS = FIXTURES / "filters"
+SECTIONS = """
+# First part
+
+The claim [@wakefield1998] was retracted. Thermometry [@kucsko2013] is fine.
+
+# Second part
+
+Again [@wakefield1998], and the withdrawn review [@njei2011].
+"""
+
+
+def _env(fake: FakeCrossref) -> dict[str, str]:
+    return {"RWGATE_CROSSREF_URL": fake.url}
+
+
+def _sections_doc(tmp_path: Path, policy: str = "default") -> None:
+    copy_fixtures(tmp_path, "refs.bib")
+    write_doc(
+        tmp_path / "paper.md", f"bibliography: refs.bib\nrwgate: {{policy: {policy}}}", SECTIONS
+    )
+
+
+def test_section_bibliographies_before_the_filter_annotate_every_section(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    _sections_doc(tmp_path)
+    lua = ["--lua-filter", str(FILTERS / "section-bibliographies.lua")]
+    out = build(tmp_path, lua, "out.html", _env(fake_crossref))
+    assert out.returncode == 0, out.stderr
+    entries = dict(
+        re.findall(r'<div id="ref-([^"]+)" class="csl-entry"[^>]*>(.*?)\n</div>', out.text, re.S)
+    )
+    assert set(entries) == {"wakefield1998--1", "kucsko2013--1", "wakefield1998--2", "njei2011--2"}
+    assert "rw-notice rw-retracted" in entries["wakefield1998--1"]
+    assert "rw-notice rw-retracted" in entries["wakefield1998--2"]
+    assert "rw-notice rw-withdrawn" in entries["njei2011--2"]
+    assert "rw-notice" not in entries["kucsko2013--1"]
+    assert "missing_entry" not in out.stderr and "in no bibliography" not in out.stderr
+
+
+def test_section_bibliographies_under_strict_stop_the_build(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    _sections_doc(tmp_path, "strict")
+    lua = ["--lua-filter", str(FILTERS / "section-bibliographies.lua")]
+    out = build(tmp_path, lua, "out.html", _env(fake_crossref))
+    assert out.returncode != 0 and not out.output.exists()
+    assert "wakefield1998" in out.stderr and "njei2011" in out.stderr
+
+
+def test_section_bibliographies_after_the_filter_keep_the_notice(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """rw-filter first (before citeproc): it marks the citations; the renaming comes after."""
+    _sections_doc(tmp_path)
+    lua = ["--lua-filter", str(FILTERS / "section-bibliographies.lua")]
+    out = build(tmp_path, lua, "out.html", _env(fake_crossref), filter_first=True)
+    assert out.returncode == 0, out.stderr
+    assert out.text.count("rw-marker rw-retracted") == 2 and "rw-marker rw-withdrawn" in out.text
+
+
+def test_cito_prefixes_seen_by_the_filter_resolve_to_their_entries(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    copy_fixtures(tmp_path, "refs.bib")
+    body = "As claimed [@cites_as_authority:wakefield1998; @usesMethodIn:kucsko2013]."
+    write_doc(tmp_path / "paper.md", "bibliography: refs.bib\nrwgate: {policy: strict}", body)
+    lua = ["--lua-filter", str(FILTERS / "cito.lua"), "--citeproc"]
+    out = build(tmp_path, lua, "out.html", _env(fake_crossref), filter_first=True)
+    assert out.returncode != 0 and not out.output.exists()
+    assert "wakefield1998" in out.stderr and "retracted" in out.stderr
+    write_doc(tmp_path / "paper.md", "bibliography: refs.bib", body)
+    out = build(tmp_path, lua, "out.html", _env(fake_crossref), filter_first=True)
+    assert out.returncode == 0, out.stderr
+    assert out.text.count("rw-marker rw-retracted") == 1
+
+
+def test_an_unresolvable_key_fails_strict_but_cross_references_do_not(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    copy_fixtures(tmp_path, "refs.bib")
+    body = "See @fig-plot, @tbl-data, @sec:intro and [@kucsko2013]."
+    write_doc(tmp_path / "paper.md", "bibliography: refs.bib\nrwgate: {policy: strict}", body)
+    out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref))
+    assert out.returncode == 0, out.stderr
+    ours = [line for line in out.stderr.splitlines() if line.startswith("rw-filter")]
+    assert not any("fig-plot" in line or "sec:intro" in line for line in ours), ours
+    write_doc(
+        tmp_path / "paper.md",
+        "bibliography: refs.bib\nrwgate: {policy: strict}",
+        "[@nosuchkey2020]",
+    )
+    out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref))
+    assert out.returncode != 0 and "nosuchkey2020" in out.stderr
