@@ -368,3 +368,14 @@ def test_includes_inside_the_allowed_folders_are_read_as_before(tmp_path: Path) 
     doc = read_latex(folder / "paper.tex", allowed=_inside(tmp_path))
     assert doc.keys == NATBIB_KEYS
     assert doc == read_latex(folder / "paper.tex")
+
+
+def test_macro_parameters_are_not_cited_keys(tmp_path: Path) -> None:
+    """``\\newcommand{\\mycite}[1]{\\cite{#1}}``: ``#1`` is the macro's argument, never a key."""
+    tex = tmp_path / "p.tex"
+    tex.write_text(
+        "\\newcommand{\\mycite}[1]{\\cite{#1}}\\newcommand{\\two}[2]{\\citet{##1,#2}}\n"
+        "\\begin{document}\\mycite{smith2020}\\cite{jones2019}\\end{document}\n",
+        encoding="utf-8",
+    )
+    assert scan_tex(tex).keys == ["jones2019"]

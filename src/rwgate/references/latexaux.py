@@ -300,6 +300,8 @@ def _cite(scan: TexScan, args: str, command: str, here: Location) -> None:
             if key == "*":
                 scan.cite_all = scan.cite_all or command == "nocite"
                 continue
+            if "#" in key:  # \cite{#1} in a macro definition: a parameter, not a key
+                continue
             if key not in scan.key_locations:
                 scan.keys.append(key)
                 scan.key_locations[key] = here
