@@ -197,3 +197,17 @@ def test_own_ref_div_is_not_a_bibliography_entry(
     own = out.text.split("My own note.", 1)[1].split("</div>", 1)[0]
     assert "rw-notice" not in own
     assert out.text.count('class="rw-notice rw-retracted"') == 1
+
+
+def test_jats_carries_the_notice_with_or_without_element_citations(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """With +element_citations pandoc builds <element-citation> from the metadata, not from the
+    rendered entry: the notice must then be beside the citation, never only claimed on stderr."""
+    for fmt in ("jats", "jats+element_citations", "jats_articleauthoring"):
+        copy_fixtures(tmp_path)
+        out = build(tmp_path, ["--citeproc", "-s", "-t", fmt], "out.xml", _env(fake_crossref))
+        assert out.returncode == 0, out.stderr
+        assert out.text.count("Retracted 2010; notice doi:") >= 1, fmt
+        assert 'content-type="rw-marker' in out.text, fmt
+        assert "JATS output: a notice also follows each citation" in out.stderr

@@ -25,6 +25,9 @@ from rwgate.render.annotation import Annotation
 NOTICE_CLASS = "rw-notice"
 MARKER_CLASS = "rw-marker"
 DOCX_STYLE = "Retraction Notice"
+STYLED_FORMATS = frozenset({"docx", "odt"})
+"""Writers that honour ``custom-style``; elsewhere the attribute would only be noise (HTML's
+``data-custom-style``)."""
 _SPACE = re.compile(r"(\s+)")
 
 
@@ -49,25 +52,29 @@ def annotation_inlines(annotation: Annotation) -> list[pf.Inline]:
     return [*_words(before), link, *_words(after)]
 
 
-def _span(annotation: Annotation, kind: str, inlines: list[pf.Inline]) -> pf.Span:
+def _span(annotation: Annotation, kind: str, inlines: list[pf.Inline], styled: bool) -> pf.Span:
     return pf.Span(
         *inlines,
         classes=[kind, f"rw-{annotation.status}"],
-        attributes={"custom-style": DOCX_STYLE},
+        attributes={"custom-style": DOCX_STYLE} if styled else {},
     )
 
 
-def notice_span(annotation: Annotation) -> pf.Span:
+def _styled(doc: pf.Doc) -> bool:
+    return str(getattr(doc, "format", "")).split("+")[0] in STYLED_FORMATS
+
+
+def notice_span(annotation: Annotation, styled: bool = False) -> pf.Span:
     """The annotation appended to a bibliography entry, in bold so a reader cannot miss it (as
     the LaTeX hooks set it with ``\\textbf``); HTML can restyle ``span.rw-notice``."""
-    return _span(annotation, NOTICE_CLASS, [pf.Strong(*annotation_inlines(annotation))])
+    return _span(annotation, NOTICE_CLASS, [pf.Strong(*annotation_inlines(annotation))], styled)
 
 
-def marker_span(annotation: Annotation, key: str | None = None) -> pf.Span:
+def marker_span(annotation: Annotation, key: str | None = None, styled: bool = False) -> pf.Span:
     """The bracketed annotation put after a citation; ``key`` names the work in a multi-cite."""
     lead = [pf.Str(f"{key}:"), pf.Space()] if key else []
     inlines = annotation_inlines(annotation)
-    return _span(annotation, MARKER_CLASS, [pf.Str("["), *lead, *inlines, pf.Str("]")])
+    return _span(annotation, MARKER_CLASS, [pf.Str("["), *lead, *inlines, pf.Str("]")], styled)
 
 
 def _divs(doc: pf.Doc) -> Iterator[pf.Div]:
@@ -134,10 +141,11 @@ def annotate_entries(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> set[
     for key, annotation in annotations.items():
         for div in divs.get(key, []):
             target = _entry_target(div)
+            span = notice_span(annotation, _styled(doc))
             if target is None:
-                div.content.append(pf.Plain(notice_span(annotation)))
+                div.content.append(pf.Plain(span))
             else:
-                target.content.extend([pf.Space(), notice_span(annotation)])
+                target.content.extend([pf.Space(), span])
             placed.add(key)
     return placed
 
@@ -157,7 +165,8 @@ def mark_citations(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> int:
         several = len(elem.citations) > 1
         out: list[pf.Element] = [elem]
         for key in keys:
-            out.extend([pf.Space(), marker_span(annotations[key], key if several else None)])
+            marker = marker_span(annotations[key], key if several else None, _styled(doc))
+            out.extend([pf.Space(), marker])
         added += len(keys)
         return out
 

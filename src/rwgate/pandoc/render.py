@@ -5,6 +5,8 @@
   the ``bibliography`` metadata is pointed at shadow .bib files that carry the annotation.
 * Otherwise nothing will ever render the entry for the filter, so a marker follows each citation of
   a flagged work and one warning says so.
+* JATS: entries are annotated (``<mixed-citation>``) and, since ``+element_citations`` rebuilds the
+  list from metadata (and a filter is not told the writer's extensions), every citation is marked.
 
 Writing the shadow files needs the references and bibtexparser; placing needs neither, so the two
 are apart: a rebuild answered from the verdict memo places the remembered shadows with the same
@@ -151,6 +153,13 @@ def place(
             f"references could not be annotated ({where}): {', '.join(rest)}; "
             "a notice follows each citation instead",
         )
+    if doc.format.startswith("jats") and not inline and annotations:
+        # -t jats+element_citations builds <element-citation> from metadata, not from the
+        # rendered entries, and a filter is not told the writer's extensions: so in JATS the
+        # notice also follows every citation, whichever way the list is written.
+        inline = True
+        say("WARNING", "JATS output: a notice also follows each citation of a flagged work "
+            "(element citations are built from metadata and cannot carry it)")  # fmt: skip
     if inline:
         mark_citations(doc, {key: a for key, a in annotations.items() if key not in rest})
     return json.dumps(doc.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
