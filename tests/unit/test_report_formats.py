@@ -189,3 +189,23 @@ def test_hostile_strings_are_sarif_string_values() -> None:
     cleaned = one_line(HOSTILE)  # control and bidi characters gone, JSON escapes the rest
     assert first["properties"]["key"] == cleaned
     assert first["message"]["text"] == f"{cleaned}: retracted - {cleaned} ({cleaned})"
+
+
+def _no_doi(key: str) -> Citation:
+    return Citation(key=key, status="no_doi", action="warn", reason="entry has no DOI")
+
+
+def test_entries_without_a_doi_are_one_summary_line_unless_verbose() -> None:
+    from rwgate.render.report import render_text
+
+    citations = [_no_doi(f"k{i}") for i in range(7)]
+    citations.append(Citation(key="bad", status="unverified", action="warn", reason="x"))
+    result = CheckResult(citations=citations, policy=Policy(), sources=[])
+    quiet = render_text(result)
+    assert quiet.count("no_doi") == 0 and "  WARN  bad: unverified" in quiet
+    assert (
+        "rwgate: warning: 7 entries have no DOI and could not be checked (k0, k1, k2, k3, k4, "
+        "and 2 more); `--recover-dois` looks them up by title, `rwgate check -v` lists each"
+    ) in quiet
+    loud = render_text(result, verbose=True)
+    assert loud.count(": no_doi") == 7 and "entries have no DOI" not in loud

@@ -102,15 +102,22 @@ def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[t
     return out
 
 
-def report_messages(result: CheckResult) -> None:
-    """Warnings for problems, source trouble and every citation the policy warns about."""
+def report_messages(result: CheckResult, verbose: bool = False) -> None:
+    """Warnings for problems, source trouble and every citation the policy warns about; entries
+    without a DOI as one summary line unless ``verbose`` (``RWGATE_VERBOSE=1``)."""
     from rwgate.kit import describe
+    from rwgate.render.report import no_doi_summary
 
     for problem in result.problems:
         say("WARNING", str(problem))
     for warning in result.warnings:
         say("WARNING", warning)
+    summary = None if verbose else no_doi_summary(result.citations, "RWGATE_VERBOSE=1")
+    if summary is not None:
+        say("WARNING", summary)
     for citation in result.citations:
+        if summary is not None and citation.status == "no_doi" and citation.action == "warn":
+            continue
         if citation.action == "warn":
             say("WARNING", describe(citation))
         elif citation.action == "annotate":
@@ -155,7 +162,7 @@ def check_document(
     if not cited.keys and not cited.cite_all and settings.report is None:
         return 0, source, _verdict(settings, 0, [], time.time() + MAX_AGE)
     result, refs, sources = judge(cited, settings)
-    report_messages(result)
+    report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
     if result.exit_code != 0:
         from rwgate.kit import failure_lines
 

@@ -9,6 +9,7 @@ hostile title cannot move the cursor or recolour the terminal.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.models import Citation, SourceInfo
@@ -79,6 +80,25 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
     return lines
 
 
+def _unlisted_no_doi(c: Citation) -> bool:
+    return c.status == "no_doi" and c.action == "warn" and not c.allowed
+
+
+def no_doi_summary(citations: Sequence[Citation], hint: str = "rwgate check -v") -> str | None:
+    """One line for every entry without a DOI the policy only warns about (a bibliography of 256
+    entries printed 89 such lines on every build, and users learn to ignore stderr)."""
+    keys = [c.key for c in citations if _unlisted_no_doi(c)]
+    if not keys:
+        return None
+    named = ", ".join(term_safe(k) for k in keys[:5]) + (
+        f", and {len(keys) - 5} more" if len(keys) > 5 else ""
+    )
+    return (
+        f"{len(keys)} entr{'y has' if len(keys) == 1 else 'ies have'} no DOI and could not be "
+        f"checked ({named}); `--recover-dois` looks them up by title, `{hint}` lists each"
+    )
+
+
 def render_text(
     result: CheckResult,
     colour: bool = False,
@@ -92,12 +112,17 @@ def render_text(
     out = ["rwgate: sources:"]
     out += [f"  {describe_source(s)}" for s in result.sources]
     shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
+    summary = None if verbose else no_doi_summary(shown)
+    if summary is not None:
+        shown = [c for c in shown if not _unlisted_no_doi(c)]
     if shown:
         out.append("rwgate: citations:")
     for c in shown[:limit]:
         out.extend(_citation_lines(c, colour, template))
     if limit is not None and len(shown) > limit:
         out.append(f"  ... and {len(shown) - limit} more in the report (all with -v)")
+    if summary is not None:
+        out.append(f"rwgate: warning: {summary}")
     for w in result.warnings:
         out.append(f"rwgate: warning: {term_safe(w)}")
     for p in result.problems:
