@@ -211,3 +211,30 @@ def test_jats_carries_the_notice_with_or_without_element_citations(
         assert out.text.count("Retracted 2010; notice doi:") >= 1, fmt
         assert 'content-type="rw-marker' in out.text, fmt
         assert "JATS output: a notice also follows each citation" in out.stderr
+
+
+def test_pandoc_natbib_output_built_by_rw_latexmk_prints_the_notice_once(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """pandoc --natbib (the notice in the shadow .bib's note) then rw-latexmk (which annotates the
+    .bbl): once, and capitalised under elsarticle-harv, which lower-cases note fields."""
+    import os
+    import sys
+
+    require_tool("latexmk")
+    if subprocess.run(["kpsewhich", "elsarticle-harv.bst"], capture_output=True).returncode:
+        require_tool("elsarticle-harv.bst (texlive-publishers)")
+    copy_fixtures(tmp_path, "paper.md", "refs.bib")
+    args = ["--natbib", "-s", "-M", "biblio-style=elsarticle-harv"]
+    out = build(tmp_path, args, "paper.tex", _env(fake_crossref))
+    assert out.returncode == 0, out.stderr
+    env = {**os.environ, **_env(fake_crossref)}
+    rw_latexmk = str(Path(sys.executable).with_name("rw-latexmk"))
+    proc = subprocess.run(
+        [rw_latexmk, "-pdf", "-interaction=nonstopmode", "paper.tex"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    text = _pdftotext(tmp_path / "paper.pdf")
+    assert text.count("Retracted 2010; notice doi:") == 1, text
+    assert text.count("Retracted 2015; notice doi:") == 1

@@ -26,8 +26,29 @@ def test_shadow_text_rewrites_only_flagged_entries() -> None:
     original = (FIXTURES / "refs.bib").read_text(encoding="utf-8")
     shadowed, done = shadow_text(original, {"lacour2014": "Retracted 2015; doi:10.1/a_b"})
     assert done == {"lacour2014"}
-    assert "note = {Data collection questioned. Retracted 2015; doi:10.1/a\\_b}" in shadowed
+    assert "note = {Data collection questioned. {Retracted 2015; doi:10.1/a\\_b}}" in shadowed
     # Everything but the flagged entry keeps its bytes (the @string macro and its use included).
     head, _, _ = original.partition("@article{lacour2014")
     assert shadowed.startswith(head)
     assert original[original.index("@article{njei2011") :] in shadowed
+
+
+def test_an_entry_already_printing_the_notice_is_not_annotated_again() -> None:
+    """The shadow .bib's note, as BibTeX printed it (rewrapped, braced), is the same notice."""
+    from rwgate.latex.bbl import annotate_bibtex
+    from rwgate.render.annotation import Annotation
+    from rwgate.render.latex import annotation_latex
+
+    note = annotation_latex(
+        Annotation("retracted", "Retracted", 2010, "10.1016/s0140-6736(10)60175-4",
+                   "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4")
+    )  # fmt: skip
+    bbl = (
+        "\\begin{thebibliography}{1}\n\\bibitem{w}\nWakefield. \\newblock The Lancet.\n"
+        "\\bibinfo{note}{{Retracted\n  2010; notice doi:10.1016/s0140-6736(10)60175-4}}.\n\n"
+        "\\end{thebibliography}\n"
+    )
+    text, done = annotate_bibtex(bbl, {"w": note})
+    assert text == bbl and done == []
+    other, done = annotate_bibtex(bbl.replace("2010;", "2011;"), {"w": note})
+    assert done == ["w"] and "\\textbf{Retracted 2010" in other

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rwgate.fsutil import write_atomic
+from rwgate.render.latex import without_doi_markup
 
 MARK = "% rwgate"
 _BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
@@ -64,6 +65,17 @@ def _bibitem_key(text: str, pos: int) -> tuple[str, int] | None:
     return text[i + 1 : end - 1].strip(), end
 
 
+def carries(entry: str, note: str) -> bool:
+    """Whether an entry already prints ``note`` (the style printed the ``note`` field of
+    rw-filter's shadow .bib, pandoc ``--natbib`` output built by rw-latexmk): compared without
+    braces, case and line breaks, as BibTeX and biber may rewrap, brace or lower-case it."""
+
+    def flat(text: str) -> str:
+        return " ".join(text.replace("{", "").replace("}", "").split()).casefold()
+
+    return flat(without_doi_markup(note)) in flat(entry)
+
+
 def _bibtex_lookup(notes: Mapping[str, str]) -> Callable[[str], str | None]:
     """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we.
 
@@ -91,7 +103,7 @@ def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]
         note = lookup(parsed[0]) if parsed else None
         if parsed and note is not None:
             added = f"\\newblock \\textbf{{{note}}}{MARK}"
-            if not block.rstrip().endswith(added):  # the entry's own text may say "% rwgate"
+            if not block.rstrip().endswith(added) and not carries(block, note):
                 block = f"{block.rstrip()}\n{added}\n\n"
                 done.append(parsed[0])
         out.append(block)
@@ -110,7 +122,9 @@ def _entry_key(line: str) -> str | None:
 
 def _with_addendum(lines: list[str], indent: str, note: str) -> list[str] | None:
     """The entry's lines with ``note`` added to its ``addendum`` (kept, if it has one); None
-    when the addendum already ends with this note, so annotating twice never doubles it."""
+    when the entry already carries this note, so annotating twice never doubles it."""
+    if carries("".join(lines), note):
+        return None
     added = f"\\textbf{{{note}}}"
     for i, line in enumerate(lines):
         stripped = line.strip()

@@ -7,6 +7,9 @@ bibliography itself. The user's file is never touched: a copy is written atomica
 original except that each flagged entry gets the annotation in ``note``. ``note`` rather than
 ``addendum`` because every standard BibTeX style (plain, plainnat, unsrt) and every biblatex style
 prints ``note``, while only biblatex knows ``addendum``; pandoc's own BibTeX reader maps it too.
+A style that prints no ``note`` at all (PLOS's plos2015.bst) loses it: rw-latexmk, which annotates
+the ``.bbl`` itself, is the build that cannot lose it (and never prints it twice: an entry already
+carrying the notice is left alone).
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ def shadow_text(text: str, notes: Mapping[str, str]) -> tuple[str, set[str]]:
         if start < 0:
             continue
         current = entry.fields_dict.get("note")
-        value = _with_note(current.value if current else None, latex_escape(notes[entry.key]))
+        # Braced, so that styles which change the case of note (elsarticle-harv) keep it.
+        notice = "{" + latex_escape(notes[entry.key]) + "}"
+        value = _with_note(current.value if current else None, notice)
         entry.set_field(Field("note", value))
         rewritten = bibtexparser.write_string(bibtexparser.Library([entry])).strip()
         out = out[:start] + rewritten + out[start + len(raw) :]

@@ -58,6 +58,19 @@ def doi_markup(doi: str) -> str:
     return rf"\texttt{{{escape_text(doi)}}}"
 
 
+_DOI_MARKUP = re.compile(
+    r"\{\\ifdefined\\href\\href\{[^{}]*\}\{\\nolinkurl\{(?P<doi>[^{}]*)\}\}"
+    r"\\else\\ifdefined\\url\\url\{[^{}]*\}\\else\\texttt\{[^{}]*\}\\fi\\fi\}"
+    r"|\\texttt\{(?P<tt>[^{}]*)\}"
+)
+
+
+def without_doi_markup(latex: str) -> str:
+    """:func:`annotation_latex`'s output with each :func:`doi_markup` back to the bare DOI, as a
+    style prints the same notice from a ``note`` field (to tell that an entry already shows it)."""
+    return _DOI_MARKUP.sub(lambda m: m.group("doi") or m.group("tt") or "", latex)
+
+
 def annotation_latex(annotation: Annotation) -> str:
     """The annotation text as LaTeX, its notice DOI (where the text shows it) as a link."""
     doi = annotation.notice_doi
