@@ -10,6 +10,9 @@ so that a noisy machine slows both alike:
 * memo miss, warm cache: the cited keys changed, so the check runs, every look-up from the cache;
 * cold cache: an empty cache and 100 ms latency on every Crossref request.
 
+The same for the Lua filter (``--lua-filter filters/rwgate.lua``), whose memo hit replays the
+verdict without starting Python (target: under 30 ms), and whose miss calls rw-filter once.
+
 Usage: ``.venv/bin/python benchmarks/filter_bench.py [--runs N]``.
 """
 
@@ -65,10 +68,21 @@ def _write_document(folder: Path, fake: FakeCrossref, variants: int) -> None:
         (folder / f"{name}.md").write_text(text, "utf-8")
 
 
-def _run(folder: Path, env: dict[str, str], with_filter: bool, document: str = "bench.md") -> float:
+LUA = str(ROOT / "filters" / "rwgate.lua")
+
+
+def _run(
+    folder: Path,
+    env: dict[str, str],
+    with_filter: bool,
+    document: str = "bench.md",
+    lua: bool = False,
+) -> float:
     script = str(Path(sys.executable).parent / "rw-filter")
     cmd = [pandoc_path(), document, "--citeproc", "-t", "html", "-o", "out.html"]
-    if with_filter:
+    if with_filter and lua:
+        cmd += ["--lua-filter", LUA]  # after --citeproc, as rw-filter
+    elif with_filter:
         cmd += ["--filter", script]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, check=False)
@@ -82,7 +96,12 @@ def _run(folder: Path, env: dict[str, str], with_filter: bool, document: str = "
     return elapsed
 
 
-def _added(folder: Path, runs: int, case: Callable[[int], tuple[str, dict[str, str]]]) -> float:
+def _added(
+    folder: Path,
+    runs: int,
+    case: Callable[[int], tuple[str, dict[str, str]]],
+    lua: bool = False,
+) -> float:
     """Median of (pandoc with the filter - pandoc alone), the two interleaved, in ms.
 
     ``case(i)`` gives run ``i``'s document and environment.
@@ -91,7 +110,7 @@ def _added(folder: Path, runs: int, case: Callable[[int], tuple[str, dict[str, s
     for i in range(runs):
         document, env = case(i)
         base = _run(folder, env, False)
-        deltas.append(_run(folder, env, True, document) - base)
+        deltas.append(_run(folder, env, True, document, lua) - base)
     return statistics.median(deltas) * 1000
 
 
@@ -102,18 +121,23 @@ def main() -> None:
     cold_runs = max(3, args.runs // 3)
     with tempfile.TemporaryDirectory() as tmp, FakeCrossref() as fake:
         folder = Path(tmp)
-        _write_document(folder, fake, args.runs)
+        _write_document(folder, fake, 2 * args.runs)
         env = {
             **os.environ,
             "RWGATE_CROSSREF_URL": fake.url,
             "RWGATE_CACHE_DIR": str(folder / "cache"),
             "RWGATE_SNAPSHOT": str(folder / "none.sqlite"),
             "NO_PROXY": "127.0.0.1",
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
         }
         _run(folder, env, True)  # fills the look-up cache and the memo
         base = statistics.median(_run(folder, env, False) for _ in range(args.runs)) * 1000
         hit = _added(folder, args.runs, lambda i: ("bench.md", env))
         miss = _added(folder, args.runs, lambda i: (f"bench-{i}.md", env))
+        _run(folder, env, True, lua=True)  # the Lua filter's own memo entry
+        lua_hit = _added(folder, args.runs, lambda i: ("bench.md", env), lua=True)
+        runs = args.runs  # the Lua misses use variants no run has seen (no memo of either kind)
+        lua_miss = _added(folder, runs, lambda i: (f"bench-{runs + i}.md", env), lua=True)
         fake.latency = 0.1
         before = len(fake.requests)
         cold = _added(
@@ -127,6 +151,10 @@ def main() -> None:
     print(f"filter adds, memo hit (citations unchanged): {hit:6.0f} ms  (target: under 150 ms)")
     print(f"filter adds, memo miss, warm look-up cache:  {miss:6.0f} ms")
     print(f"filter adds, cold cache, 100 ms RTT:         {cold:6.0f} ms  ({requests} requests)")
+    print(f"Lua filter adds, memo hit:                   {lua_hit:6.0f} ms  (target: under 30 ms)")
+    print(
+        f"Lua filter adds, memo miss, warm cache:      {lua_miss:6.0f} ms  (target: under 150 ms)"
+    )
 
 
 if __name__ == "__main__":

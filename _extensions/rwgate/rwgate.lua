@@ -22,6 +22,15 @@ Contract:
   lines and one `rwgate:` line saying the build was stopped. rw-filter missing: exit 2 with one line
   saying how to install it. Nothing is ever written when the gate stops the build.
 * Policy comes from the document's `rwgate:` metadata and rwgate's configuration, as for rw-filter.
+* Rebuilds: a build whose citation inputs did not change replays the last verdict without starting
+  Python. The key covers the output format, the working directory, the cited ids, the bibliography
+  files' bytes, the `rwgate`/`references`/`nocite` metadata, the RWGATE_* environment and every
+  rwgate.toml/pyproject.toml from the working directory up, and the user's config file. rw-filter
+  writes the entry (in RWGATE_CACHE_DIR, else the XDG cache folder, `rwgate/filter-memo/`) only
+  after a run it would replay itself (never offline, never with unverified works), and it expires
+  when the earliest look-up behind it would, within the hour. Only a failed gate or notices in
+  rendered entries are replayed here; anything else goes to rw-filter. RWGATE_NO_CACHE, or
+  `no_cache`/`cache_dir` in the `rwgate:` block, turns it off.
 ]]
 
 local FILTER = os.getenv("RWGATE_FILTER")
@@ -33,18 +42,6 @@ local function stop(code, message)
   io.stderr:write("rwgate: " .. message .. "\n")
   io.stderr:flush()
   os.exit(code)
-end
-
-local function rendered(doc)
-  local found = false
-  doc:walk({
-    Div = function(div)
-      if div.classes:includes("csl-bib-body") then
-        found = true
-      end
-    end,
-  })
-  return found
 end
 
 local function wants_citeproc(doc)
@@ -70,8 +67,9 @@ local function settle(doc)
   return doc
 end
 
-local function judge(doc)
-  local ok, result = pcall(pandoc.pipe, FILTER, { FORMAT }, pandoc.write(doc, "json"))
+local function judge(doc, memo)
+  local args = memo and { FORMAT, "--lua-memo", memo } or { FORMAT }
+  local ok, result = pcall(pandoc.pipe, FILTER, args, pandoc.write(doc, "json"))
   if ok then
     return pandoc.read(result, "json")
   end
@@ -86,13 +84,265 @@ local function judge(doc)
     .. " (pip install rwgate) or set RWGATE_FILTER")
 end
 
+-- The verdict memo (see the header) ---------------------------------------------------------
+
+local ENV_NAMES = { "RWGATE_POLICY", "RWGATE_OFFLINE", "RWGATE_NO_CACHE", "RWGATE_CACHE_DIR",
+  "RWGATE_SNAPSHOT", "RWGATE_REPORT", "RWGATE_CROSSREF_URL", "RWGATE_OPENALEX_URL",
+  "RWGATE_DOI_URL", "CROSSREF_MAILTO", "RWGATE_TIMEOUT", "RWGATE_MAX_SECONDS",
+  "RWGATE_RECOVER_DOIS", "RWGATE_CONFIG", "RWGATE_RESOURCE_PATH", "RWGATE_VERBOSE",
+  "XDG_CONFIG_HOME", "XDG_DATA_HOME" }
+
+local function read(path)
+  local handle = io.open(path, "rb")
+  if handle == nil then
+    return nil
+  end
+  local data = handle:read("a")
+  handle:close()
+  return data
+end
+
+-- One walk (blocks and metadata) for the cited ids and whether citeproc has already run.
+local function scan(doc)
+  local ids, rendered = {}, false
+  doc:walk({
+    Cite = function(cite)
+      for _, citation in ipairs(cite.citations) do
+        ids[#ids + 1] = citation.id
+      end
+    end,
+    Div = function(div)
+      if div.classes:includes("csl-bib-body") then
+        rendered = true
+      end
+    end,
+  })
+  return ids, rendered
+end
+
+local function bibliography_names(meta)
+  local value = meta.bibliography
+  if value == nil then
+    return {}
+  end
+  if pandoc.utils.type(value) == "List" then
+    local names = {}
+    for _, item in ipairs(value) do
+      names[#names + 1] = pandoc.utils.stringify(item)
+    end
+    return names
+  end
+  return { pandoc.utils.stringify(value) }
+end
+
+local function mentions_cache(meta)
+  local block = meta.rwgate
+  if block == nil or pandoc.utils.type(block) ~= "table" then
+    return block ~= nil
+  end
+  return block.no_cache ~= nil or block.cache_dir ~= nil or block["no-cache"] ~= nil
+    or block["cache-dir"] ~= nil
+end
+
+local function cache_dir()
+  local dir = os.getenv("RWGATE_CACHE_DIR")
+  if dir ~= nil and dir ~= "" then
+    return dir
+  end
+  local base = os.getenv("XDG_CACHE_HOME")
+  if base == nil or base == "" then
+    local home = os.getenv("HOME")
+    if home == nil or pandoc.system.os ~= "linux" then
+      return nil -- platformdirs' folder elsewhere: no fast path
+    end
+    base = pandoc.path.join({ home, ".cache" })
+  end
+  return pandoc.path.join({ base, "rwgate" })
+end
+
+local function memo_path(doc, ids)
+  if pandoc.json == nil or os.getenv("RWGATE_NO_CACHE") ~= nil or mentions_cache(doc.meta) then
+    return nil
+  end
+  local folder = cache_dir()
+  if folder == nil then
+    return nil
+  end
+  local cwd = pandoc.system.get_working_directory()
+  local parts = { "rwgate-lua/1", FORMAT, cwd, table.concat(ids, "\1") }
+  for _, name in ipairs(bibliography_names(doc.meta)) do
+    local data = read(name)
+    if data == nil then
+      return nil -- found elsewhere (resource path) or unreadable: rw-filter decides
+    end
+    parts[#parts + 1] = name .. "\1" .. pandoc.sha1(data)
+  end
+  local meta = { references = doc.meta.references, rwgate = doc.meta.rwgate,
+    nocite = doc.meta.nocite }
+  parts[#parts + 1] = pandoc.write(pandoc.Pandoc({}, meta), "json")
+  for _, name in ipairs(ENV_NAMES) do
+    parts[#parts + 1] = name .. "=" .. (os.getenv(name) or "")
+  end
+  local dir = cwd
+  while true do
+    for _, file in ipairs({ "rwgate.toml", "pyproject.toml" }) do
+      local data = read(pandoc.path.join({ dir, file }))
+      parts[#parts + 1] = file .. "\1" .. (data and pandoc.sha1(data) or "")
+    end
+    local parent = pandoc.path.directory(dir)
+    if parent == dir or parent == "" then
+      break
+    end
+    dir = parent
+  end
+  local user = os.getenv("RWGATE_CONFIG")
+  if user == nil or user == "" then
+    local base = os.getenv("XDG_CONFIG_HOME") or pandoc.path.join({ os.getenv("HOME") or "", ".config" })
+    user = pandoc.path.join({ base, "rwgate", "config.toml" })
+  end
+  local data = read(user)
+  parts[#parts + 1] = data and pandoc.sha1(data) or ""
+  local key = pandoc.sha1(table.concat(parts, "\0"))
+  return pandoc.path.join({ folder, "filter-memo", "lua-" .. key .. ".json" })
+end
+
+local function remembered(path)
+  local data = path and read(path)
+  if data == nil then
+    return nil
+  end
+  local ok, memo = pcall(pandoc.json.decode, data, false)
+  if not ok or type(memo) ~= "table" or memo.layout ~= 1 or (memo.expires or 0) <= os.time() then
+    return nil
+  end
+  local null = pandoc.json.null
+  if memo.snapshot_size == null then
+    memo.snapshot_size = nil
+  end
+  for _, annotation in pairs(memo.annotations or {}) do
+    if annotation.notice_doi == null then
+      annotation.notice_doi = nil
+    end
+  end
+  if memo.snapshot ~= nil and memo.snapshot ~= null and memo.snapshot ~= "" then
+    local handle = io.open(memo.snapshot, "rb")
+    local size = handle and handle:seek("end")
+    if handle then
+      handle:close()
+    end
+    if size ~= memo.snapshot_size then
+      return nil -- a new snapshot may change verdicts
+    end
+  end
+  return memo
+end
+
+-- The same placement as rw-filter's (rwgate.pandoc.placement): bold, after the entry's text.
+local function notice(annotation)
+  local text, doi = annotation.text, annotation.notice_doi
+  local inlines = pandoc.Inlines({})
+  local at = doi and text:find(doi, 1, true)
+  if at then
+    inlines:extend(pandoc.Inlines(text:sub(1, at - 1)))
+    inlines:insert(pandoc.Link(doi, "https://doi.org/" .. doi))
+    inlines:extend(pandoc.Inlines(text:sub(at + #doi)))
+  else
+    inlines:extend(pandoc.Inlines(text))
+  end
+  local attributes = {}
+  if FORMAT == "docx" or FORMAT == "odt" then
+    attributes["custom-style"] = "Retraction Notice"
+  end
+  local classes = { "rw-notice", "rw-" .. annotation.status }
+  return pandoc.Span({ pandoc.Strong(inlines) }, pandoc.Attr("", classes, attributes))
+end
+
+local function entry_key(id, annotations)
+  if annotations[id] then
+    return id
+  end
+  local base = id:match("^(.+)%-%-[%d%.]+$") or id:match("^(.+)%-%-%x+$")
+  if base and annotations[base] then
+    return base
+  end
+  return nil
+end
+
+-- Entries are found by descending through Divs only (citeproc's list is a Div of Divs), and
+-- changed in place: no walk through the prose, whose inlines are most of a document.
+local function each_entry(blocks, visit)
+  for _, block in ipairs(blocks) do
+    if block.t == "Div" then
+      if block.classes:includes("csl-entry") and block.identifier:sub(1, 4) == "ref-" then
+        visit(block)
+      else
+        each_entry(block.content, visit)
+      end
+    end
+  end
+end
+
+local function annotate_entry(div, annotation)
+  local span = notice(annotation)
+  for _, block in ipairs(div.content) do
+    if block.t == "Para" or block.t == "Plain" then
+      for _, inline in ipairs(block.content) do
+        if inline.t == "Span" and inline.classes:includes("csl-right-inline") then
+          inline.content:extend({ pandoc.Space(), span })
+          return
+        end
+      end
+    end
+  end
+  local last = div.content[#div.content]
+  if last and (last.t == "Para" or last.t == "Plain") then
+    last.content:extend({ pandoc.Space(), span })
+  else
+    div.content:insert(pandoc.Plain({ span }))
+  end
+end
+
+local function place(doc, annotations)
+  local placed = {}
+  each_entry(doc.blocks, function(div)
+    local key = entry_key(div.identifier:sub(5), annotations)
+    if key ~= nil then
+      annotate_entry(div, annotations[key])
+      placed[key] = true
+    end
+  end)
+  for key in pairs(annotations) do
+    if not placed[key] then
+      return nil -- an entry is missing: rw-filter warns and marks the citations instead
+    end
+  end
+  return doc
+end
+
+local function replay(doc, memo)
+  for _, line in ipairs(memo.lines or {}) do
+    io.stderr:write(line, line:sub(-1) == "\n" and "" or "\n")
+  end
+  if memo.exit_code ~= 0 then
+    stop(memo.exit_code, "the integrity gate stopped the build (see the rw-filter lines above)")
+  end
+  if next(memo.annotations or {}) == nil then
+    return doc
+  end
+  return place(doc, memo.annotations)
+end
+
 function Pandoc(doc)
+  local ids, rendered = scan(doc)
+  local memo = memo_path(doc, ids)
+  local known = remembered(memo)
   local ran = false
-  if wants_citeproc(doc) and not rendered(doc) then
+  if wants_citeproc(doc) and not rendered then
     doc = pandoc.utils.citeproc(doc)
     ran = true
   end
-  doc = judge(doc)
+  local done = known and replay(doc, known)
+  doc = done or judge(doc, memo)
   if ran then
     doc = settle(doc)
   end

@@ -168,3 +168,62 @@ def test_plain_pandoc_lua_filter_before_or_after_citeproc(
     html = (tmp_path / "out.html").read_text(encoding="utf-8")
     assert html.count("rw-notice") == 3 and html.count('id="refs"') == 1
     assert "?</strong>" not in html
+
+
+def _counting_filter(tmp_path: Path) -> tuple[Path, Path]:
+    """An RWGATE_FILTER that logs each start, then runs the real rw-filter."""
+    log = tmp_path / "starts.log"
+    script = tmp_path / "counting-rw-filter"
+    real = Path(sys.executable).parent / "rw-filter"
+    script.write_text(f'#!/bin/sh\necho start >> "{log}"\nexec "{real}" "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return script, log
+
+
+def test_an_unchanged_rebuild_is_replayed_without_starting_python(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """The Lua fast path: the second build of the same citations never starts rw-filter; an
+    edited bibliography or a failed gate behave as a full run would."""
+    work = tmp_path / "doc"
+    work.mkdir()
+    shutil.copy(FIXTURES / "paper.md", work / "paper.md")
+    shutil.copy(FIXTURES / "refs.bib", work / "refs.bib")
+    script, log = _counting_filter(tmp_path)
+    env = {
+        **os.environ,
+        "RWGATE_CROSSREF_URL": fake_crossref.url,
+        "RWGATE_FILTER": str(script),
+        "RWGATE_CACHE_DIR": str(tmp_path / "cache"),
+    }
+
+    shutil.copy(FIXTURES / "numeric.csl", work / "numeric.csl")
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        cmd = [pandoc(), "paper.md", "--lua-filter", str(ROOT / "filters" / "rwgate.lua"),
+               "--citeproc", *extra, "-o", "out.html"]  # fmt: skip
+        return subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, check=False)
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    html = (work / "out.html").read_text(encoding="utf-8")
+    (work / "out.html").unlink()
+    second = run()
+    assert second.returncode == 0, second.stderr
+    assert log.read_text().count("start") == 1  # replayed in Lua
+    assert (work / "out.html").read_text(encoding="utf-8") == html
+    assert second.stderr == first.stderr  # the same warnings, once each
+    numeric = run("--csl", "numeric.csl")  # the style is not in the verdict: replayed
+    assert numeric.returncode == 0 and log.read_text().count("start") == 1
+    html_numeric = (work / "out.html").read_text(encoding="utf-8")
+    right = re.findall(r'<div class="csl-right-inline">(.*?)</div>', html_numeric, re.S)
+    assert sum("rw-notice rw-retracted" in r for r in right) == 2
+    with (work / "refs.bib").open("a", encoding="utf-8") as bib:
+        bib.write("\n% an edit\n")
+    assert run().returncode == 0 and log.read_text().count("start") == 2
+    text = (work / "paper.md").read_text(encoding="utf-8")
+    (work / "paper.md").write_text(text.replace("---\n\n", "rwgate: {policy: strict}\n---\n\n", 1))
+    for _ in range(2):
+        failed = run()
+        assert failed.returncode == 1 and "rw-filter: ERROR: wakefield1998" in failed.stderr
+    assert log.read_text().count("start") == 3  # the failure replayed too

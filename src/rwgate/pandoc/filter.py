@@ -32,6 +32,7 @@ from rwgate.pandoc.memo import (
     memo_file,
     resource_path,
     snapshot_stamp,
+    store_for_lua,
 )
 from rwgate.pandoc.memo import load as load_memo
 from rwgate.pandoc.memo import store as store_memo
@@ -231,18 +232,27 @@ def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None
     return 0, place(doc, verdict.mode, verdict.annotations, verdict.shadowing, verdict.inline)
 
 
-def process(source: bytes, fmt: str, env: Mapping[str, str]) -> tuple[int, bytes | None]:
-    """Filter one document: (exit status, output AST or None when the gate stops the build)."""
+def process(
+    source: bytes, fmt: str, env: Mapping[str, str], lua_memo: Path | None = None
+) -> tuple[int, bytes | None]:
+    """Filter one document: (exit status, output AST or None when the gate stops the build).
+
+    ``lua_memo``: where the Lua filter (``filters/rwgate.lua``) wants a verdict it can replay on
+    its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`)."""
     ast = _parse(source)
     memo = memo_file(ast, fmt, env)
     if memo is not None:
         remembered = load_memo(memo)
         replayed = replay(remembered, source, fmt) if remembered is not None else None
         if replayed is not None:
+            if lua_memo is not None and remembered is not None:
+                store_for_lua(lua_memo, remembered)
             return replayed
     status, output, verdict = check_document(ast, source, fmt, env)
     if memo is not None and verdict is not None:
         store_memo(memo, verdict)
+        if lua_memo is not None:
+            store_for_lua(lua_memo, verdict)
     return status, output
 
 
@@ -250,8 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rw-filter`` console script (and of ``filters/rw-filter.py``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     fmt = args[0] if args else "html"
+    lua_memo = Path(args[2]) if len(args) == 3 and args[1] == "--lua-memo" else None
     try:
-        status, output = process(sys.stdin.buffer.read(), fmt, os.environ)
+        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, lua_memo)
     except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))
         return 2

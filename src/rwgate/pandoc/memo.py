@@ -184,6 +184,46 @@ def store(path: Path, verdict: Verdict) -> None:
         pass
 
 
+LUA_LAYOUT = 1
+
+
+def store_for_lua(path: Path, verdict: Verdict) -> None:
+    """The verdict in the shape ``filters/rwgate.lua`` replays without starting Python.
+
+    The Lua filter names ``path`` (its own key over the cited keys, bibliography bytes,
+    metadata, environment and configuration files) and only replays what it can place itself:
+    a failed gate (its lines and exit status) or annotations of rendered entries. Anything else
+    (shadow .bib files, citation markers, a report to write) is not written, so the Lua filter
+    calls rw-filter again.
+    """
+    if verdict.report_path is not None or verdict.inline:
+        return
+    if verdict.exit_code == 0 and verdict.annotations and verdict.mode != "entries":
+        return
+    try:
+        size = Path(verdict.snapshot).stat().st_size if verdict.snapshot else None
+    except OSError:
+        size = None
+    data = {
+        "layout": LUA_LAYOUT,
+        "version": __version__,
+        "expires": verdict.expires,
+        "exit_code": verdict.exit_code,
+        "lines": verdict.lines,
+        "annotations": {
+            key: {"status": a.status, "text": a.text, "notice_doi": a.notice_doi}
+            for key, a in verdict.annotations.items()
+        },
+        "snapshot": verdict.snapshot,
+        "snapshot_size": size,
+    }
+    from rwgate.fsutil import write_atomic
+
+    with contextlib.suppress(OSError):
+        write_atomic(path, json.dumps(data, ensure_ascii=False))
+        _prune(path.parent)
+
+
 def _prune(folder: Path) -> None:
     """Drop entries past any possible expiry (each edit of the citations leaves one behind)."""
     old = time.time() - MAX_AGE
