@@ -102,22 +102,27 @@ local function read(path)
   return data
 end
 
--- One walk (blocks and metadata) for the cited ids and whether citeproc has already run.
-local function scan(doc)
-  local ids, rendered = {}, false
+-- The cited ids, in blocks and metadata (a walk: a citation anywhere must change the key).
+local function cited_ids(doc)
+  local ids = {}
   doc:walk({
     Cite = function(cite)
       for _, citation in ipairs(cite.citations) do
         ids[#ids + 1] = citation.id
       end
     end,
-    Div = function(div)
-      if div.classes:includes("csl-bib-body") then
-        rendered = true
-      end
-    end,
   })
-  return ids, rendered
+  return ids
+end
+
+-- Whether citeproc has run: its list is a Div.csl-bib-body, found by descending through Divs.
+local function rendered(blocks)
+  for _, block in ipairs(blocks) do
+    if block.t == "Div" and (block.classes:includes("csl-bib-body") or rendered(block.content)) then
+      return true
+    end
+  end
+  return false
 end
 
 local function bibliography_names(meta)
@@ -333,11 +338,10 @@ local function replay(doc, memo)
 end
 
 function Pandoc(doc)
-  local ids, rendered = scan(doc)
-  local memo = memo_path(doc, ids)
+  local memo = memo_path(doc, cited_ids(doc))
   local known = remembered(memo)
   local ran = false
-  if wants_citeproc(doc) and not rendered then
+  if wants_citeproc(doc) and not rendered(doc.blocks) then
     doc = pandoc.utils.citeproc(doc)
     ran = true
   end
