@@ -8,7 +8,9 @@ called every renamed key ``missing_entry`` (a warning): no notice, and strict pa
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 from pandoc_build import FIXTURES, build, copy_fixtures, write_doc
@@ -110,3 +112,47 @@ def test_an_unresolvable_key_fails_strict_but_cross_references_do_not(
     )
     out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref))
     assert out.returncode != 0 and "nosuchkey2020" in out.stderr
+
+
+def test_manubot_rootstock_keys_in_a_defaults_file_pipeline(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """Real Manubot content (rootstock) through a defaults file shaped like rootstock's
+    (citeproc inside ``filters:``, rw-filter after it): ``@doi:`` keys are judged by their DOI,
+    ``@fig:``/``@tbl:``/``@eq:`` are cross-references, other unresolved keys are missing entries
+    (a warning by default; strict fails)."""
+    import shutil
+
+    from pandoc_build import pandoc, rw_filter
+
+    fake_crossref.add_synthetic("10.7554/elife.32822", title="Sci-Hub provides access")
+    fake_crossref.add_synthetic("10.1371/journal.pcbi.1007128", title="Open collaborative writing")
+    shutil.copy(FIXTURES / "manubot" / "content.md", tmp_path / "content.md")
+    common = (FIXTURES / "manubot" / "common.yaml").read_text(encoding="utf-8")
+    assert "- citeproc" in common  # rootstock's own pipeline shape
+    defaults = tmp_path / "defaults.yaml"
+    defaults.write_text(
+        f"from: markdown\ninput-file: content.md\nfilters:\n- citeproc\n- {rw_filter()}\n"
+        "wrap: preserve\nmetadata:\n  link-citations: true\n",
+        encoding="utf-8",
+    )
+
+    def render(policy: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "RWGATE_CROSSREF_URL": fake_crossref.url, "RWGATE_POLICY": policy}
+        return subprocess.run(
+            [pandoc(), "-d", str(defaults), "-o", "out.html"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    out = render("default")
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert html.count("rw-marker rw-retracted") == 1  # after the @doi: citation of Wakefield
+    ours = "\n".join(line for line in out.stderr.splitlines() if line.startswith("rw-filter"))
+    assert "fig:square-image" not in ours and "eq:long-equation" not in ours
+    assert "isbn:9780262517638: missing_entry" in ours
+    assert "doi:10.7554/eLife.32822" not in ours  # judged by its DOI: clean, nothing to say
+    (tmp_path / "out.html").unlink()
+    strict = render("strict")
+    assert strict.returncode != 0 and not (tmp_path / "out.html").exists()
+    assert "rw-filter: ERROR: doi:10.1016/S0140-6736(97)11096-0: retracted" in strict.stderr

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rwgate.doi import try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError, load_bibliography
 from rwgate.references.csl import references_from_csl_items
-from rwgate.references.keys import is_cross_reference, resolve_key
+from rwgate.references.keys import identifier_key, is_cross_reference, resolve_key
 
 
 def _entries(doc: CitedDocument) -> BibResult:
@@ -45,6 +46,26 @@ def _entries(doc: CitedDocument) -> BibResult:
     return out
 
 
+def _missing(key: str, doc: CitedDocument) -> Reference:
+    return Reference(key=key, missing=True, location=doc.key_locations.get(key))
+
+
+def _by_identifier(key: str, doc: CitedDocument) -> Reference | None:
+    """A Manubot-style key (``doi:…``, ``pubmed:…``) in no bibliography: the work it names."""
+    named = identifier_key(key)
+    if named is None:
+        return None
+    kind, value = named
+    where = doc.key_locations.get(key)
+    if kind == "pmid":
+        digits = value.lstrip("0")
+        return Reference(key=key, pmid=digits, location=where) if digits.isdigit() else None
+    found = try_normalize(value)
+    return Reference(
+        key=key, doi=found, raw_doi=None if found else value, doi_origin="key", location=where
+    )
+
+
 def cited_references(doc: CitedDocument) -> BibResult:
     """The references ``doc`` cites, in first-citation order (all entries with ``@*``)."""
     entries = _entries(doc)
@@ -58,7 +79,7 @@ def cited_references(doc: CitedDocument) -> BibResult:
         if found is None and is_cross_reference(key):
             continue  # @fig-x, @sec:x: a cross-reference to the document itself
         if found is None:
-            chosen.append(Reference(key=key, missing=True, location=doc.key_locations.get(key)))
+            chosen.append(_by_identifier(key, doc) or _missing(key, doc))
         elif found not in taken:  # KEY--1 and KEY--2 (one per section) are one work
             taken.add(found)
             chosen.append(by_key[found])

@@ -11,6 +11,10 @@ before it counts as ``missing_entry``:
   prefix (``split_cito_from_id`` in ``cito.lua`` 1.1.0, commit 1ccce97: a prefix counts only when it
   is a CiTO property or one of its aliases).
 
+A cited id that matches no entry may be an identifier itself: Manubot's persistent citation keys
+(``@doi:10.1098/rsif.2017.0387``, ``@pubmed:30718888``, ``@pmid:…``) name the work they cite;
+pandoc-manubot-cite resolves them later in the pipeline, but the DOI is judged either way.
+
 A cited id that still matches no entry is a cross-reference when it has the shape of one: Quarto's
 ``@fig-x`` (fig, tbl, sec, eq, lst, thm, lem, cor, prp, cnj, def, exm, exr) and pandoc-crossref's
 ``@fig:x`` (fig, sec, tbl, eq, lst). An id of that shape that *is* a bibliography key is a citation.
@@ -60,6 +64,18 @@ def resolve_key(cited: str, keys: Container[str]) -> str | None:
     if match is not None:
         return resolve_key(match["base"], keys)
     return None
+
+
+_IDENTIFIER = re.compile(r"^(?P<kind>doi|pubmed|pmid):(?P<value>\S+)$", re.IGNORECASE)
+
+
+def identifier_key(cited: str) -> tuple[str, str] | None:
+    """``("doi", "10.…")`` or ``("pmid", "…")`` for a Manubot-style citation key, else None."""
+    match = _IDENTIFIER.match(cited)
+    if match is None:
+        return None
+    kind = "doi" if match["kind"].lower() == "doi" else "pmid"
+    return kind, match["value"]
 
 
 def is_cross_reference(cited: str) -> bool:
