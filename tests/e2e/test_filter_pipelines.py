@@ -156,3 +156,34 @@ def test_manubot_rootstock_keys_in_a_defaults_file_pipeline(
     strict = render("strict")
     assert strict.returncode != 0 and not (tmp_path / "out.html").exists()
     assert "rw-filter: ERROR: doi:10.1016/S0140-6736(97)11096-0: retracted" in strict.stderr
+
+
+def test_a_multi_file_manuscript_in_a_note_style(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """Chapters given as several input files (pandoc joins them, one bibliography for all) and a
+    note style (citations in footnotes): the entries are annotated all the same."""
+    from pandoc_build import pandoc, rw_filter
+
+    copy_fixtures(tmp_path, "refs.bib", "note.csl")
+    (tmp_path / "00-meta.md").write_text(
+        "---\nbibliography: refs.bib\ncsl: note.csl\n---\n", "utf-8"
+    )
+    (tmp_path / "01-intro.md").write_text("# Introduction\n\nA claim [@wakefield1998].\n", "utf-8")
+    (tmp_path / "02-methods.md").write_text(
+        "# Methods\n\nSurvey [@lacour2014; @kucsko2013].\n", "utf-8"
+    )
+    env = {**os.environ, "RWGATE_CROSSREF_URL": fake_crossref.url}
+    cmd = [pandoc(), "00-meta.md", "01-intro.md", "02-methods.md", "--citeproc",
+           "--filter", rw_filter(), "-o", "thesis.html"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "thesis.html").read_text(encoding="utf-8")
+    assert 'class="footnote-ref"' in html  # a note style
+    entries = dict(
+        re.findall(r'<div id="ref-([^"]+)" class="csl-entry"[^>]*>(.*?)\n</div>', html, re.S)
+    )
+    assert set(entries) == {"wakefield1998", "lacour2014", "kucsko2013"}
+    assert "rw-notice rw-retracted" in entries["wakefield1998"]
+    assert "rw-notice rw-retracted" in entries["lacour2014"]
+    assert "rw-notice" not in entries["kucsko2013"]
