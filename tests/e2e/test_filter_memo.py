@@ -151,7 +151,7 @@ def test_latex_shadow_bibliography_is_replayed(tmp_path: Path, fake_crossref: Fa
     shadow.write_text("changed", encoding="utf-8")
     again = _filter(ast, tmp_path, env, "latex")
     assert "rwgate.core" in again["heavy"] and again["stdout"] == full["stdout"]
-    assert "note = {Retracted" in shadow.read_text(encoding="utf-8")
+    assert "note = {{Retracted" in shadow.read_text(encoding="utf-8")
 
 
 def _change_bib(cwd: Path, env: dict[str, str]) -> None:

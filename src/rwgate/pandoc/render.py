@@ -140,8 +140,9 @@ def place(
             "WARNING",
             f"no rendered bibliography (filter ran before --citeproc or without it): "
             f"bibliography now points at {', '.join(shadowing.files)}, whose flagged entries "
-            "carry the notice in 'note' (BibTeX/biblatex print it; with --citeproc, run it before "
-            "the filter)",
+            "carry the notice in 'note' (BibTeX/biblatex print it; citeproc's CSL styles do not: "
+            "with --citeproc, run it before the filter, or use --lua-filter filters/rwgate.lua, "
+            "which works on either side)",
         )
     if shadowing is not None:
         rest = {key: a for key, a in rest.items() if key not in shadowing.keys}
