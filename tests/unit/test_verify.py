@@ -141,16 +141,20 @@ def test_retracted_match_carries_verdict_status_notice_and_bibtex_note(settings:
     )
 
 
-def test_doi_naming_another_work_is_an_error(settings: Settings) -> None:
+def test_doi_naming_another_work_caps_the_verdict_at_partial_match(settings: Settings) -> None:
+    """The right title with another work's DOI (issue 16): citing it as given sends readers to
+    LaCour 2014, so it never verifies, whatever the title says."""
     r = verify_citation(WATSON_TITLE, ["Watson", "Crick"], 1953, doi=LACOUR, settings=settings)
-    assert r.verdict == "verified" and r.matched and r.matched.doi == WATSON
+    assert r.verdict == "partial_match" and r.matched and r.matched.doi == WATSON
+    assert r.confidence < 0.85 and not r.verified and r.matched_paper is None
+    assert r.possible_match is not None and r.possible_match.doi == WATSON
     assert f"doi: cited {LACOUR}, found {WATSON}" in r.errors
 
 
 def test_unregistered_doi_is_reported(settings: Settings) -> None:
     r = verify_citation(WATSON_TITLE, doi="10.5555/no-such-work-rwgate", settings=settings)
     assert any("10.5555/no-such-work-rwgate is not registered" in e for e in r.errors)
-    assert r.verdict == "verified" and r.matched and r.matched.doi == WATSON
+    assert r.verdict == "partial_match" and r.matched and r.matched.doi == WATSON
 
 
 def test_doi_only_citation_is_checked_by_its_record(settings: Settings) -> None:
@@ -305,3 +309,23 @@ def test_get_bibtex_by_title_and_unique_keys(settings: Settings) -> None:
     res = get_bibtex(dois=[WAKEFIELD, WATSON], settings=settings)
     assert [e.key for e in res.entries] == ["wakefield1998ileal", "watson1953molecular"]
     assert "{RETRACTED}" in res.text and "Retracted 2010" in res.text
+
+
+def test_an_unreachable_registry_makes_get_bibtex_unverified_never_not_found(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: the server's instructions tell agents never to cite a not_found work, so a
+    real DOI must not be called not_found because the network was down."""
+    s = settings_for(tmp_path, closed_port_url(), closed_port_url(), max_total_seconds=2.0)
+    res = get_bibtex(doi=WATSON, title=WATSON_TITLE, settings=s)
+    assert res.entries == [] and res.not_found == []
+    assert sorted(res.unverified) == sorted([WATSON, WATSON_TITLE])
+    assert any(
+        w.startswith(f"{WATSON}: unverified, a registry could not be asked") for w in res.warnings
+    )
+
+
+def test_an_unreachable_registry_makes_a_search_incomplete(tmp_path: Path) -> None:
+    s = settings_for(tmp_path, closed_port_url(), closed_port_url(), max_total_seconds=2.0)
+    res = search_references("contact changes minds", settings=s)
+    assert res.results == [] and res.complete is False and res.sources_failed

@@ -4,7 +4,9 @@ Crossref's content negotiation (``/works/{doi}/transform/application/x-bibtex``)
 it is the publisher's own deposit. When Crossref has no rendering (a DataCite DOI such as an arXiv
 preprint, or Crossref is down), the entry is built from the Crossref or OpenAlex record. A title
 is resolved by verification: only a ``verified`` match gives an entry; anything less is reported
-under ``not_found`` with the closest candidate named, never exported.
+under ``not_found`` with the closest candidate named, never exported. What could not be looked up
+because a registry failed is ``unverified``, never ``not_found``: an agent told to drop
+``not_found`` references must not drop a real one because the network was down.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def _resolve_title(regs: Registries, title: str, out: BibtexResult) -> str | Non
     hint = (
         f" (closest: {near.title!r}, doi:{near.doi}, score {result.confidence:.2f})" if near else ""
     )
-    out.not_found.append(title)
+    (out.unverified if result.verdict == "unverified" else out.not_found).append(title)
     out.warnings.append(f"title {title!r}: {result.verdict}{hint}; no entry made")
     return None
 
@@ -125,10 +127,14 @@ def _entries(
         for name, reason in answers.failed.items():
             out.sources_failed.setdefault(name, reason)
         work = answers.doi_records.get(doi)
+        if work is None and answers.failed:
+            # A registry that could not be asked might hold it: unknown, never "not found".
+            out.unverified.append(doi)
+            why = "; ".join(f"{k}: {v}" for k, v in answers.failed.items())
+            out.warnings.append(f"{doi}: unverified, a registry could not be asked ({why})")
+            continue
         if work is None:
             out.not_found.append(doi)
-            if not answers.answered:
-                out.warnings.append(f"{doi}: no source could be asked")
             continue
         key = bibtex_export.make_key(work)
         text = _registry_text(regs, doi, out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from rwgate.models import Citation, Location
 
@@ -88,6 +88,22 @@ class VerifyResult(BaseModel):
     sources_failed: dict[str, str] = Field(default_factory=dict)
     location: Location | None = None
 
+    # mcp-refchecker's field names, so agents built for it read rwgate's answer unchanged.
+    @computed_field(description="mcp-refchecker: true only for verdict `verified`")  # type: ignore[prop-decorator]
+    @property
+    def verified(self) -> bool:
+        return self.verdict == "verified"
+
+    @computed_field(description="mcp-refchecker: the matched work (= `matched`)")  # type: ignore[prop-decorator]
+    @property
+    def matched_paper(self) -> Work | None:
+        return self.matched if self.verdict == "verified" else None
+
+    @computed_field(description="mcp-refchecker: a likely work that did not verify")  # type: ignore[prop-decorator]
+    @property
+    def possible_match(self) -> Work | None:
+        return self.matched if self.verdict == "partial_match" else self.closest
+
 
 class SearchHit(BaseModel):
     work: Work
@@ -96,6 +112,11 @@ class SearchHit(BaseModel):
 
 class SearchResult(BaseModel):
     query: str
+    complete: bool = Field(
+        default=True,
+        description="false when a registry could not be asked: a work missing from `results` "
+        "may still exist (unverified, not absent)",
+    )
     results: list[SearchHit] = Field(default_factory=list)
     sources_answered: list[str] = Field(default_factory=list)
     sources_failed: dict[str, str] = Field(default_factory=dict)
@@ -112,7 +133,14 @@ class BibtexEntry(BaseModel):
 
 class BibtexResult(BaseModel):
     entries: list[BibtexEntry] = Field(default_factory=list)
-    not_found: list[str] = Field(default_factory=list)
+    not_found: list[str] = Field(
+        default_factory=list, description="inputs every registry answered it does not know"
+    )
+    unverified: list[str] = Field(
+        default_factory=list,
+        description="inputs no entry was made for because a registry could not be asked: "
+        "unknown, not absent (ask again later)",
+    )
     sources_answered: list[str] = Field(default_factory=list)
     sources_failed: dict[str, str] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)

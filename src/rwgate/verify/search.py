@@ -63,6 +63,7 @@ def search_references(
     works = _dedupe(answers.works)[:max_results]
     result = SearchResult(query=text, sources_answered=answers.answered)
     result.sources_failed = answers.failed
+    result.complete = not answers.failed
     if answers.failed:
         result.warnings.append(sources_note(answers.answered, answers.failed))
     pairs = [(w.doi, w.doi) for w in works if w.doi]

@@ -103,6 +103,14 @@ def _decide(cited: Reference, doi: str | None, answers: Answers, result: VerifyR
         return
     result.matched = work
     result.discrepancies += compare(cited, doi, work)
+    if doi and work.doi != doi and result.verdict == "verified":
+        # The title is right but the DOI names another work (or none): citing it as given would
+        # send readers elsewhere, so it is at best a partial match, whatever the title says.
+        result.verdict = "partial_match"
+        result.confidence = min(result.confidence, round(VERIFIED - 0.01, 2))
+        result.warnings.append(
+            f"doi: {doi} is not the DOI of the matched work ({work.doi or 'none'}): partial_match"
+        )
     if doi is None and work.doi and parts.total >= VERIFIED:
         result.info.append(f"DOI recovered from title: {work.doi}")
 
