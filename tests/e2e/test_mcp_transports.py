@@ -144,3 +144,82 @@ def test_http_binds_loopback_by_default(http_server: str) -> None:
         if int(port_hex, 16) == port and fields[3] == "0A":  # 0A = LISTEN
             listening.append(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
     assert listening == ["127.0.0.1"]
+
+
+TOKEN = "s3cret-token-for-tests-0123456789"
+
+
+def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [RWGATE, "mcp", "--transport", "streamable-http", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--host", "0.0.0.0"], "serves beyond this machine: give a bearer token"),
+        (["--host", "0.0.0.0", "--auth-token", TOKEN], "name the host names clients use"),
+        (["--auth-token", "short"], "at least 16 characters"),
+    ],
+)
+def test_an_unsafe_http_bind_is_refused_in_one_line(
+    args: list[str], message: str, fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex
+) -> None:
+    proc = _start([*args, "--port", str(_free_port())], _env(fake_crossref, fake_openalex))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and message in err.decode()
+    assert len(err.decode().strip().splitlines()) == 1
+
+
+def test_beyond_loopback_a_token_and_the_host_list_are_enforced(
+    fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex
+) -> None:
+    """Bound to every address with a token and one allowed name: forged Host and Origin headers
+    and missing or wrong tokens are refused; the SDK client with the token works."""
+    import httpx
+
+    port = _free_port()
+    args = ["--host", "0.0.0.0", "--port", str(port), "--allowed-host", "127.0.0.1",
+            "--root", str(EXAMPLES)]  # fmt: skip
+    env = {**_env(fake_crossref, fake_openalex), "RWGATE_MCP_TOKEN": TOKEN}
+    proc = _start(args, env)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+        accept = {"Accept": "application/json, text/event-stream"}
+        good = {**accept, "Authorization": f"Bearer {TOKEN}"}
+        assert httpx.post(url, json=hello, headers=accept).status_code == 401
+        wrong = {**accept, "Authorization": "Bearer " + "x" * len(TOKEN)}
+        assert httpx.post(url, json=hello, headers=wrong).status_code == 401
+        forged = httpx.post(url, json=hello, headers={**good, "Host": "evil.example"})
+        assert forged.status_code in (400, 421)
+        origin = httpx.post(url, json=hello, headers={**good, "Origin": "http://evil.example"})
+        assert origin.status_code == 403
+        assert httpx.post(url, json=hello, headers=good).status_code == 200
+
+        async def main() -> dict[str, Any]:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                return await _exercise(client)
+
+        _verify(anyio.run(main))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,17 @@ def add_mcp_command(subparsers: Any) -> None:
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: loopback only)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    p.add_argument(
+        "--auth-token",
+        help="HTTP: bearer token every request must carry (required beyond loopback; "
+        "prefer RWGATE_MCP_TOKEN, which other users cannot see in the process list)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        help="HTTP: a Host name clients use (repeatable); others are refused",
+    )
     p.add_argument(
         "--root",
         action="append",
@@ -55,7 +67,16 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     try:
         from rwgate.mcp.server import serve
 
-        serve(args.root or [Path.cwd()], overrides, args.transport, args.host, args.port)
+        token = args.auth_token or os.environ.get("RWGATE_MCP_TOKEN") or None
+        serve(
+            args.root or [Path.cwd()],
+            overrides,
+            args.transport,
+            args.host,
+            args.port,
+            token,
+            args.allowed_host,
+        )
     except (ConfigError, BadArgument) as exc:
         print(f"rwgate mcp: error: {exc}", file=sys.stderr)
         return _EXIT_USAGE

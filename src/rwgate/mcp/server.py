@@ -315,14 +315,20 @@ def serve(
     transport: str = "stdio",
     host: str = "127.0.0.1",
     port: int = 8000,
+    token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    from rwgate.mcp.http import security_settings, serve_http
+
+    if transport != "stdio":
+        security_settings(host, token, allowed_hosts)  # refuse an unsafe bind before anything
     toolbox = Toolbox(roots, overrides)
     server = build_server(toolbox)
     try:
         if transport == "stdio":
             server.run("stdio")
         else:
-            server.run("streamable-http", host=host, port=port)
+            serve_http(server, host, port, token, allowed_hosts)
     finally:
         toolbox.close()
