@@ -329,7 +329,8 @@ def test_manuscript_bibliography_outside_the_root_is_refused(
         "---\nbibliography: ../refs.bib\n---\n\nText [@wakefield1998].\n", encoding="utf-8"
     )
     text = error_text(call([root], "rw_check_manuscript", {"path": "paper.md"}))
-    assert "refs.bib is outside the allowed roots" in text
+    assert text.endswith("a bibliography lies outside the allowed roots; refused")
+    assert "refs.bib" not in text  # never named
 
 
 def _outside_chapter(tmp_path: Path) -> Path:
@@ -360,8 +361,8 @@ def test_manuscript_tex_inputting_a_file_outside_the_root_is_refused(
             .replace("\\bibliography{", include + "\n\\bibliography{")
         )
         text = error_text(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
-        assert text.endswith("chapter.tex is outside the allowed roots; refused"), text
-        assert "SECRET" not in text and "leaked" not in text
+        assert text.endswith("an included file lies outside the allowed roots; refused"), text
+        assert "SECRET" not in text and "leaked" not in text and "chapter" not in text
     assert fake.requests == []  # refused before any citation was checked
 
 
@@ -373,7 +374,7 @@ def test_manuscript_aux_symlinked_outside_the_root_is_refused(
     (root / "paper.aux").symlink_to(tmp_path / "outside" / "paper.aux")
     os.utime(root / "paper.tex", (1, 1))  # the .aux looks fresh, so it would be read
     text = error_text(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
-    assert text.endswith(f"{root / 'paper.aux'} is outside the allowed roots; refused")
+    assert text.endswith("a file the document reads lies outside the allowed roots; refused")
 
 
 def test_manuscript_rst_include_outside_the_root_is_not_read(
@@ -506,3 +507,33 @@ def test_a_document_cannot_redirect_the_server_or_its_files(
         assert out["policy"]["preset"] == "strict"  # the document's own policy still applies
         assert rogue.requests == [] and fake.requests  # the server's Crossref was asked
         assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "template"),
+    [
+        ("in.tex", "\\documentclass{article}\\begin{document}\\input{%s}\\end{document}\n"),
+        ("bib.tex", "\\documentclass{article}\\begin{document}\\cite{x}\\bibliography{%s}"
+                    "\\end{document}\n"),
+        ("bib.md", "---\nbibliography: %s\n---\n\n[@x]\n"),
+    ],
+)  # fmt: skip
+def test_an_outside_path_gets_the_same_answer_whether_or_not_it_exists(
+    fake: FakeCrossref, tmp_path: Path, name: str, template: str
+) -> None:
+    """Issue 16: the refusal is no oracle for files outside the roots, and never names them;
+    globs (``\\bibliography{../../../root/*}``, an absolute pattern) are refused before they are
+    expanded."""
+    root = tmp_path / "root"
+    root.mkdir()
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "exists.bib").write_text("@article{x, doi={10.1/x}}\n", encoding="utf-8")
+    answers = set()
+    for target in ("../secret/exists", "../secret/absent", str(secret / "*"), "../secret/*"):
+        written = target if not name.endswith(".md") else target + ".bib"
+        (root / name).write_text(template % written, encoding="utf-8")
+        text = error_text(call([root], "rw_check_manuscript", {"path": name}))
+        assert "secret" not in text and "exists" not in text and "absent" not in text, text
+        answers.add(text)
+    assert len(answers) == 1 and answers.pop().endswith("outside the allowed roots; refused")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rwgate.errors import UsageError
+from rwgate.references.locate import OUTSIDE
 
 MAX_BATCH = 1000
 MAX_TEXT_BYTES = 2 * 1024 * 1024
@@ -67,7 +68,7 @@ class Roots:
                 candidate = self.paths[0] / candidate
             real = candidate.resolve()
             if not any(real.is_relative_to(root) for root in self.paths):
-                raise BadArgument(f"{argument}: {shown} is outside the allowed roots; refused")
+                raise BadArgument(f"{argument}: the file {OUTSIDE}")
             if not real.is_file():
                 raise BadArgument(f"{argument}: {shown}: no such file")
             size = real.stat().st_size

@@ -40,6 +40,7 @@ from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
 from rwgate.references import load_bibliography, parse_bibliography
 from rwgate.references.gather import Gathered, doi_reference
+from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
@@ -185,11 +186,11 @@ class Toolbox:
 
         try:
             doc = read_manuscript(real, allowed=self.roots.allows)
-            outside = [b for b in doc.bibliographies if not self.roots.allows(Path(b))]
-            if outside:
-                raise BadArgument(
-                    f"bibliography {outside[0]} is outside the allowed roots; refused"
-                )
+            if any(not self.roots.allows(Path(b)) for b in doc.bibliographies):
+                raise BadArgument(f"a bibliography {OUTSIDE}")  # never named, found or not
+            refused = [p for p in doc.problems if OUTSIDE in p.message]
+            if refused:
+                raise BadArgument(str(refused[0]))
             found = cited_references(doc)
         except BadArgument:
             raise

@@ -14,6 +14,7 @@ refused before a byte of it is read, rather than read and then hidden.
 from __future__ import annotations
 
 import bisect
+import glob
 import re
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
+from rwgate.references.locate import OUTSIDE, OutsideRoots
 
 KPSEWHICH_TIMEOUT = 5.0
 _MAX_DEPTH = 50
@@ -96,10 +98,11 @@ class _Walk:
     root: Path = Path()  # the folder included names are relative to: the main file's
 
 
-def _check_allowed(path: Path, allowed: Allowed | None) -> None:
-    # Named as the document names it (a symlink by its own name), never by what it points to.
+def _check_allowed(path: Path, allowed: Allowed | None, where: object = None) -> None:
+    # Judged as the document names it (a symlink by its own name), never by what it points to;
+    # the refusal never names the file, and comes before any look at whether it exists.
     if allowed is not None and not allowed(path):
-        raise LatexError(f"{path} is outside the allowed roots; refused")
+        raise LatexError(f"{where or 'a file the document reads'} {OUTSIDE}")
 
 
 def _read(path: Path, allowed: Allowed | None) -> str:
@@ -327,6 +330,8 @@ def _include(
     if not name:
         return
     for candidate in _tex_candidates(name, base):
+        _check_allowed(candidate, walk.allowed, f"{here}: an included file")
+    for candidate in _tex_candidates(name, base):
         if candidate.is_file():
             _scan_file(candidate, scan, walk, depth + 1)
             return
@@ -360,20 +365,42 @@ def _kpsewhich(name: str, cwd: Path) -> Path | None:
     return (result if result.is_absolute() else cwd / result).resolve()
 
 
-def resolve_bib_name(name: str, base: Path) -> list[Path]:
-    """Files a bibliography name refers to: next to the document (adding .bib), else kpsewhich."""
+def _glob_folder(pattern: Path) -> Path:
+    """The part of a glob pattern before its first wildcard (what it can reach at most)."""
+    parts: list[str] = []
+    for part in pattern.parts:
+        if any(char in part for char in "*?["):
+            break
+        parts.append(part)
+    return Path(*parts) if parts else Path(".")
+
+
+def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> list[Path]:
+    """Files a bibliography name refers to: next to the document (adding .bib), else kpsewhich.
+
+    With ``allowed``, a name that reaches outside it raises :class:`OutsideRoots` before anything
+    is looked at; so does a glob whose fixed part does.
+    """
     if any(char in name for char in "*?["):
-        return sorted(p.resolve() for p in base.glob(name) if p.is_file())
+        pattern = Path(name).expanduser()
+        pattern = pattern if pattern.is_absolute() else base / pattern
+        if allowed is not None and not allowed(_glob_folder(pattern)):
+            raise OutsideRoots(name)
+        matches = glob.glob(str(pattern), recursive=False)  # absolute patterns too
+        found = sorted(Path(p).resolve() for p in matches if Path(p).is_file())
+        return [p for p in found if allowed is None or allowed(p)]
     names = [name] if name.endswith(".bib") else [name + ".bib", name]
     for candidate in names:
         written = Path(candidate).expanduser()
         path = written if written.is_absolute() else base / written
+        if allowed is not None and not allowed(path):
+            raise OutsideRoots(name)
         if path.is_file():
             return [path.resolve()]
     for candidate in names:
-        found = _kpsewhich(candidate, base)
-        if found is not None and found.is_file():
-            return [found]
+        system = _kpsewhich(candidate, base)
+        if system is not None and system.is_file() and (allowed is None or allowed(system)):
+            return [system]
     return []
 
 
@@ -385,6 +412,7 @@ def resolve_bibliographies(
     search: Sequence[Path],
     origin: Location,
     locations: Mapping[str, Location] | None = None,
+    allowed: Allowed | None = None,
 ) -> tuple[list[str], list[Problem]]:
     """Bibliography names to files, each searched for in ``search`` in turn.
 
@@ -401,8 +429,15 @@ def resolve_bibliographies(
             problems.append(Problem(message=message, location=where))
             continue
         found: list[Path] = []
-        for folder in search:
-            found = found or resolve_bib_name(name, folder)
+        try:
+            for folder in search:
+                found = found or resolve_bib_name(name, folder, allowed)
+        except OutsideRoots:
+            message = f"a bibliography {OUTSIDE}"
+            problems.append(
+                Problem(message=message, location=where, severity="error", unreadable=True)
+            )
+            continue
         if not found:
             message = f"bibliography file not found: {name}"
             problems.append(
@@ -442,7 +477,7 @@ def read_latex(
         message = f"{stale[0].name} is older than {newest.name}; citations read from the source"
         problems.append(Problem(message=message))
     bibliographies, missing = resolve_bibliographies(
-        names, [tex.parent], Location(file=origin), scan.bib_locations
+        names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
     )
     return CitedDocument(
         path=str(tex),

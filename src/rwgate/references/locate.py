@@ -7,22 +7,46 @@ knows whether the full check (models, readers) has to run at all.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
+
+Allowed = Callable[[Path], bool]
+"""Which files may be read (the MCP server's roots): the path as the document names it."""
+
+OUTSIDE = "lies outside the allowed roots; refused"
+"""What is said of any file outside the roots, whether it exists or not, never naming it."""
+
+
+class OutsideRoots(Exception):
+    """A name the document gives points outside the allowed roots (refused before any look)."""
 
 
 def resolve_bibliography(
-    name: str, document: Path, resource_path: list[Path] | None = None
+    name: str,
+    document: Path,
+    resource_path: list[Path] | None = None,
+    allowed: Allowed | None = None,
 ) -> Path | None:
-    """Find a bibliography the way pandoc does: absolute, else document dir, cwd, resource path."""
+    """Find a bibliography the way pandoc does: absolute, else document dir, cwd, resource path.
+
+    With ``allowed``, places outside it are never looked at, and a name that can only mean such a
+    place raises :class:`OutsideRoots` (so existence outside the roots is never revealed).
+    """
     written = Path(name)
     # "~nosuchuser/refs.bib" names no home folder: then the name is looked up as written.
     with contextlib.suppress(RuntimeError):
         written = written.expanduser()
     if written.is_absolute():
-        return written.resolve() if written.is_file() else None
-    bases = [document.parent, Path.cwd(), *(resource_path or [])]
-    for base in bases:
-        candidate = base / written
+        candidates = [written]
+    else:
+        candidates = [
+            base / written for base in [document.parent, Path.cwd(), *(resource_path or [])]
+        ]
+    if allowed is not None:
+        candidates = [c for c in candidates if allowed(c)]
+        if not candidates:
+            raise OutsideRoots(name)
+    for candidate in candidates:
         if candidate.is_file():
             return candidate.resolve()
     return None

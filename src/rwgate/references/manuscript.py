@@ -17,7 +17,7 @@ from typing import Any
 from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
-from rwgate.references.locate import resolve_bibliography
+from rwgate.references.locate import OUTSIDE, Allowed, OutsideRoots, resolve_bibliography
 
 # pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
 # position it gives is where the reader stopped, after the directive, so the line is looked up.
@@ -41,13 +41,24 @@ def _line_of(document: Path, needle: str) -> int | None:
 
 
 def document_from_ast(
-    ast: dict[str, Any], document: Path, resource_path: list[Path] | None = None
+    ast: dict[str, Any],
+    document: Path,
+    resource_path: list[Path] | None = None,
+    allowed: Allowed | None = None,
 ) -> CitedDocument:
     """Reduce a pandoc AST to a CitedDocument; shared by ``rwgate check`` and the pandoc filter."""
     problems: list[Problem] = []
     bibliographies: list[str] = []
     for name in pandoc_ast.bibliography_paths(ast):
-        found = resolve_bibliography(name, document, resource_path)
+        where = Location(file=str(document), line=_line_of(document, name))
+        try:
+            found = resolve_bibliography(name, document, resource_path, allowed)
+        except OutsideRoots:
+            message = f"a bibliography {OUTSIDE}"
+            problems.append(
+                Problem(message=message, location=where, severity="error", unreadable=True)
+            )
+            continue
         if found is None:
             problems.append(
                 Problem(
@@ -87,7 +98,8 @@ def read_markdown(
     """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
 
     pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
-    warning, because the citations inside it are not checked (``allowed`` is therefore unused).
+    warning, because the citations inside it are not checked. ``allowed`` confines the
+    bibliographies the metadata names.
     """
     from rwgate.pandoc_exe import PandocError, run_pandoc_json
 
@@ -99,7 +111,7 @@ def read_markdown(
         ast = run_pandoc_json(path, pandoc_format, warnings=warnings)
     except PandocError as exc:
         raise ManuscriptError(str(exc)) from exc
-    doc = document_from_ast(ast, path, resource_path)
+    doc = document_from_ast(ast, path, resource_path, allowed)
     for warning in warnings:
         skipped = _SKIPPED_INCLUDE.match(warning)
         if skipped:
