@@ -537,3 +537,31 @@ def test_an_outside_path_gets_the_same_answer_whether_or_not_it_exists(
         assert "secret" not in text and "exists" not in text and "absent" not in text, text
         answers.add(text)
     assert len(answers) == 1 and answers.pop().endswith("outside the allowed roots; refused")
+
+
+def test_text_inputs_accept_csl_json_and_every_failure_is_one_line(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    """Issue 16: CSL JSON given as text (which the SDK parses into a list before validation) is
+    read; malformed or deeply nested text is a one-line tool error, never an empty one; unknown
+    arguments are refused, as the schemas' additionalProperties says."""
+    csl = '[{"id": "w", "type": "article-journal", "DOI": "10.1016/S0140-6736(97)11096-0"}]'
+    for given in (csl, json.loads(csl)):
+        result = call([tmp_path], "rw_check_bibliography", {"text": given})
+        assert not result.is_error, error_text(result)
+        assert structured(result)["citations"][0]["status"] == "retracted"
+    for bad, said in (
+        ('{"id": "w"', "invalid JSON"),
+        ("[" * 5000, "nested too deeply"),
+        ("references:\n  - id: [unclosed\n", "text:"),
+    ):
+        text = error_text(call([tmp_path], "rw_check_bibliography", {"text": bad}))
+        assert said in text and "\n" not in text.strip() and "Traceback" not in text, text
+    extra = error_text(call([tmp_path], "rw_check_dois", {"dois": ["10.1/x"], "limit": 3}))
+    assert extra == "rw_check_dois: unknown argument 'limit' (arguments: dois)"
+
+    async def schemas(client: Client) -> list[Any]:
+        return (await client.list_tools()).tools
+
+    tools = in_process([tmp_path], schemas)
+    assert all(t.input_schema.get("additionalProperties") is False for t in tools)

@@ -12,6 +12,7 @@ argument becomes an MCP tool error whose text is one line, never a traceback.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -34,7 +35,7 @@ from rwgate.mcp.models import (
     RecentNotices,
     Record,
 )
-from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument, printable
+from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument, one_line, printable
 from rwgate.mcp.tools import Toolbox
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
@@ -91,11 +92,27 @@ UpdateTypes = Annotated[
 
 
 class RwServer(MCPServer):
-    """MCPServer whose argument-validation errors are one line (the SDK's are multi-line)."""
+    """MCPServer whose argument errors are one line (the SDK's are multi-line) and which refuses
+    arguments a tool does not have (the SDK ignores them silently)."""
+
+    def close_schemas(self) -> None:
+        """``additionalProperties: false`` in every tool's input schema, as :meth:`call_tool`
+        enforces it."""
+        for tool in self._tool_manager.list_tools():
+            tool.parameters["additionalProperties"] = False
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None and isinstance(arguments, dict):
+            known = tool.parameters.get("properties", {})
+            unknown = sorted(k for k in arguments if k not in known)
+            if unknown:
+                names = ", ".join(sorted(known)) or "none"
+                raise ToolError(
+                    f"{name}: unknown argument {printable(unknown[0])!r} (arguments: {names})"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -119,6 +136,11 @@ async def _run(fn: Callable[..., _T], *args: Any) -> _T:
         return await anyio.to_thread.run_sync(functools.partial(fn, *args))
     except BadArgument as exc:
         raise ToolError(printable(str(exc))) from None
+    except RecursionError:
+        raise ToolError("an argument is nested too deeply to be read") from None
+    except Exception as exc:  # a bug: still one line for the agent, never an empty error
+        text = printable(one_line(exc))
+        raise ToolError(f"internal error ({type(exc).__name__}): {text}") from None
 
 
 def build_server(toolbox: Toolbox) -> RwServer:
@@ -129,6 +151,7 @@ def build_server(toolbox: Toolbox) -> RwServer:
     _add_document_tools(server, toolbox)
     _add_verify_tool(server, toolbox)
     _add_finding_tools(server, toolbox)
+    server.close_schemas()
     return server
 
 
@@ -224,11 +247,19 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         path: Annotated[
             str | None, Field(description=".bib, CSL JSON/YAML or DOI-list file")
         ] = None,
-        text: Annotated[str | None, Field(description="the bibliography itself (max 2 MB)")] = None,
+        text: Annotated[
+            str | list[Any] | dict[str, Any] | None,
+            Field(
+                description="the bibliography itself (max 2 MB): BibTeX, CSL YAML, a DOI list, "
+                "or CSL JSON (as text or as JSON)"
+            ),
+        ] = None,
     ) -> DocumentCheck:
         """Check EVERY entry of a bibliography (BibTeX, CSL JSON, CSL YAML, or one DOI per line),
         given as a file under the server's roots or as text. Returns a verdict per entry (key,
         DOI, status, action, notices, file:line) and whether the gate would pass."""
+        if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
+            text = json.dumps(text, ensure_ascii=False)
         return await _run(toolbox.check_bibliography, path, text)
 
     @tool()

@@ -148,7 +148,12 @@ class Toolbox:
             raise BadArgument("give exactly one of path or text")
         if text is not None:
             safety.text_within_limit(text, "text")
-            found = parse_bibliography(text, "<text>")
+            try:
+                found = parse_bibliography(text, "<text>")
+            except _READ_ERRORS as exc:
+                raise BadArgument(f"text: {_one_line(exc)}") from None
+            except RecursionError:
+                raise BadArgument("text: nested too deeply to be read") from None
             result = judge(found.references, self.settings, found.problems)
             return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
