@@ -138,7 +138,9 @@ def test_mcp(
 
     doc, marker = hostile
     monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
-    out = structured(call([doc], "rw_check_manuscript", {"path": str(doc / "paper.md")}))
+    out = structured(
+        call([doc], "rw_check_manuscript", {"path": str(doc / "paper.md"), "detail": True})
+    )
     assert not marker.exists()
     assert not (doc / "stolen.json").exists()
     assert [c["status"] for c in out["citations"]] == ["retracted"]

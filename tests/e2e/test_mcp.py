@@ -169,7 +169,7 @@ def test_check_doi_url_form_gives_both_wakefield_notices(
 
 def test_check_dois_keeps_input_order(fake: FakeCrossref, tmp_path: Path) -> None:
     dois = ["10.1038/nature12373", f"doi:{WAKEFIELD}", "10.12/not a doi", "10.1126/SCIENCE.1256151"]
-    out = structured(call([tmp_path], "rw_check_dois", {"dois": dois}))
+    out = structured(call([tmp_path], "rw_check_dois", {"dois": dois, "detail": True}))
     statuses = [(c["doi"], c["status"]) for c in out["citations"]]
     assert statuses == [
         ("10.1038/nature12373", "clean"),
@@ -246,14 +246,14 @@ def test_get_record_of_notice_and_of_unknown(fake: FakeCrossref, tmp_path: Path)
 
 
 def test_check_bibliography_file_and_text(fake: FakeCrossref, project: Path) -> None:
-    out = structured(call([project], "rw_check_bibliography", {"path": "refs.bib"}))
+    out = structured(call([project], "rw_check_bibliography", {"path": "refs.bib", "detail": True}))
     by_key = {c["key"]: c for c in out["citations"]}
     assert by_key["wakefield1998"]["status"] == "retracted"
     assert by_key["wakefield1998"]["location"]["line"] > 1
     assert by_key["lacour2014"]["allowed"] is True  # the project's allow-list applies
     assert out["gate"] == "fail" and out["config_file"].endswith("rwgate.toml")
     text = f"{WAKEFIELD}\n10.1038/nature12373\n"
-    listed = structured(call([project], "rw_check_bibliography", {"text": text}))
+    listed = structured(call([project], "rw_check_bibliography", {"text": text, "detail": True}))
     assert [c["status"] for c in listed["citations"]] == ["retracted", "clean"]
 
 
@@ -272,7 +272,7 @@ def test_data_status_names_sources_and_roots(fake: FakeCrossref, tmp_path: Path)
 def test_manuscript_equals_rwgate_check_on_the_example(
     fake: FakeCrossref, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = structured(call([EXAMPLES], "rw_check_manuscript", {"path": "paper.md"}))
+    out = structured(call([EXAMPLES], "rw_check_manuscript", {"path": "paper.md", "detail": True}))
     monkeypatch.chdir(EXAMPLES.parent)  # `rwgate check --format json examples/paper.md`
     code, report = _cli_report(capsys, Path("examples/paper.md"))
     _same_citations(out["citations"], report["citations"])
@@ -289,7 +289,9 @@ def test_manuscript_equals_rwgate_check_on_the_example(
 def test_manuscript_uses_the_documents_policy_and_allow_list(
     fake: FakeCrossref, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = structured(call([project], "rw_check_manuscript", {"path": str(project / "paper.md")}))
+    out = structured(
+        call([project], "rw_check_manuscript", {"path": str(project / "paper.md"), "detail": True})
+    )
     code, report = _cli_report(capsys, project / "paper.md")
     _same_citations(out["citations"], report["citations"])
     assert code == out["exit_code"] == 1 and out["gate"] == "fail"
@@ -349,7 +351,7 @@ def test_manuscript_tex_inputting_a_file_outside_the_root_is_refused(
 ) -> None:
     root = _outside_chapter(tmp_path)
     paper = root / "paper.tex"
-    ok = structured(call([root], "rw_check_manuscript", {"path": "paper.tex"}))
+    ok = structured(call([root], "rw_check_manuscript", {"path": "paper.tex", "detail": True}))
     code, report = _cli_report(capsys, paper)  # a manuscript inside the root works as before
     _same_citations(ok["citations"], report["citations"])
     assert ok["exit_code"] == code and len(ok["citations"]) == 10
@@ -383,7 +385,7 @@ def test_manuscript_rst_include_outside_the_root_is_not_read(
     root = _outside_chapter(tmp_path)
     secret = tmp_path / "outside" / "chapter.tex"
     (root / "notes.rst").write_text(f"Notes\n=====\n\n.. include:: {secret}\n", encoding="utf-8")
-    out = structured(call([root], "rw_check_manuscript", {"path": "notes.rst"}))
+    out = structured(call([root], "rw_check_manuscript", {"path": "notes.rst", "detail": True}))
     assert out["citations"] == [] and out["gate"] == "pass"
     assert "SECRET" not in json.dumps(out)
     assert any(
@@ -459,7 +461,9 @@ def test_manuscript_with_a_missing_bibliography_is_exit_2_as_in_rwgate_check(
         encoding="utf-8",
     )
     cli_code, cli = _cli_report(capsys, paper)
-    checked = structured(call([tmp_path], "rw_check_manuscript", {"path": "paper.md"}))
+    checked = structured(
+        call([tmp_path], "rw_check_manuscript", {"path": "paper.md", "detail": True})
+    )
     assert cli_code == 2 and cli["exit_code"] == 2
     assert (checked["gate"], checked["exit_code"]) == ("fail", 2)
     assert any("gone.bib" in w for w in checked["warnings"])
@@ -503,7 +507,9 @@ def test_a_document_cannot_redirect_the_server_or_its_files(
             ),
             encoding="utf-8",
         )
-        out = structured(call([project], "rw_check_manuscript", {"path": "paper.md"}))
+        out = structured(
+            call([project], "rw_check_manuscript", {"path": "paper.md", "detail": True})
+        )
         assert out["policy"]["preset"] == "strict"  # the document's own policy still applies
         assert rogue.requests == [] and fake.requests  # the server's Crossref was asked
         assert list(elsewhere.iterdir()) == []
@@ -558,7 +564,7 @@ def test_text_inputs_accept_csl_json_and_every_failure_is_one_line(
         text = error_text(call([tmp_path], "rw_check_bibliography", {"text": bad}))
         assert said in text and "\n" not in text.strip() and "Traceback" not in text, text
     extra = error_text(call([tmp_path], "rw_check_dois", {"dois": ["10.1/x"], "limit": 3}))
-    assert extra == "rw_check_dois: unknown argument 'limit' (arguments: dois)"
+    assert extra == "rw_check_dois: unknown argument 'limit' (arguments: detail, dois)"
 
     async def schemas(client: Client) -> list[Any]:
         return (await client.list_tools()).tools

@@ -29,10 +29,23 @@ class DoiCheck(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class CleanWorks(BaseModel):
+    """Works judged clean, by key only (the compact answer: an agent needs to know they were
+    checked, not their metadata)."""
+
+    count: int
+    keys: list[str]
+
+
 class BatchCheck(BaseModel):
     """Verdicts for many works, in input order."""
 
-    citations: list[Citation]
+    citations: list[Citation] = Field(
+        description="every citation, or (compact, the default) all but the clean ones"
+    )
+    clean: CleanWorks | None = Field(
+        default=None, description="compact answers: the works judged clean, by key"
+    )
     summary: Summary
     sources: list[SourceInfo]
     warnings: list[str] = Field(default_factory=list)
@@ -46,7 +59,12 @@ class DocumentCheck(BaseModel):
     exit_code: int = Field(description="rwgate check's exit code: 0 pass, 1 fail, 2 unreadable")
     policy: dict[str, object] = Field(description="the policy applied (preset, overrides, allow)")
     config_file: str | None = Field(default=None, description="rwgate.toml/pyproject.toml used")
-    citations: list[Citation]
+    citations: list[Citation] = Field(
+        description="every citation, or (compact, the default) all but the clean ones"
+    )
+    clean: CleanWorks | None = Field(
+        default=None, description="compact answers: the works judged clean, by key"
+    )
     summary: Summary
     sources: list[SourceInfo]
     warnings: list[str] = Field(default_factory=list, description="input problems and notes")
@@ -145,3 +163,16 @@ class DataStatus(BaseModel):
     policy: dict[str, object]
     roots: list[str] = Field(description="folders whose files the tools may read")
     limits: dict[str, int]
+
+
+def compact(answer: BatchCheck | DocumentCheck) -> BatchCheck | DocumentCheck:
+    """Clean works as a count and their keys; flagged and unjudged ones in full (200 DOIs with 10
+    flagged fit in under 3,000 tokens, against ~25,000 with every work in full)."""
+    clean = [c for c in answer.citations if c.status == "clean" and c.action == "ignore"]
+    if not clean:
+        return answer
+    kept = [c for c in answer.citations if not (c.status == "clean" and c.action == "ignore")]
+    keys = [c.key for c in clean]
+    return answer.model_copy(
+        update={"citations": kept, "clean": CleanWorks(count=len(keys), keys=keys)}
+    )

@@ -20,8 +20,8 @@ from typing import Annotated, Any, TypeVar
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
 from rwgate import __version__
 from rwgate.mcp import drafting
@@ -34,6 +34,7 @@ from rwgate.mcp.models import (
     NoticeSearch,
     RecentNotices,
     Record,
+    compact,
 )
 from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument, one_line, printable
 from rwgate.mcp.tools import Toolbox
@@ -54,6 +55,9 @@ INSTRUCTIONS = (
     "to export entries instead of writing BibTeX yourself."
 )
 
+Detail = Annotated[
+    bool, Field(description="true: every work in full; false (default): clean works by key only")
+]
 Doi = Annotated[
     str,
     Field(
@@ -129,11 +133,15 @@ def _validation_line(tool: str, exc: ValidationError) -> str:
     return f"{tool}: argument {where}: {first['msg']}{more}"
 
 
-async def _run(fn: Callable[..., _T], *args: Any) -> _T:
+async def _run(fn: Callable[..., BaseModel], *args: Any, detail: bool = True) -> Any:
     """Run a blocking Toolbox method in a worker thread; refusals become one-line tool errors
-    (a refusal may quote an argument, and a file name may hold a line break)."""
+    (a refusal may quote an argument, and a file name may hold a line break).
+
+    The answer goes out as structured content plus its compact JSON as text (the SDK would
+    indent it: a third more tokens for an agent's context), without null fields, and, unless
+    ``detail``, with clean works as a count and keys (:func:`rwgate.mcp.models.compact`)."""
     try:
-        return await anyio.to_thread.run_sync(functools.partial(fn, *args))
+        answer = await anyio.to_thread.run_sync(functools.partial(fn, *args))
     except BadArgument as exc:
         raise ToolError(printable(str(exc))) from None
     except RecursionError:
@@ -141,6 +149,12 @@ async def _run(fn: Callable[..., _T], *args: Any) -> _T:
     except Exception as exc:  # a bug: still one line for the agent, never an empty error
         text = printable(one_line(exc))
         raise ToolError(f"internal error ({type(exc).__name__}): {text}") from None
+    if not detail and isinstance(answer, BatchCheck | DocumentCheck):
+        answer = compact(answer)
+    data = answer.model_dump(mode="json")  # as the output schema has it (nulls included)
+    brief = answer.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(brief, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 def build_server(toolbox: Toolbox) -> RwServer:
@@ -171,11 +185,13 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
     @tool()
     async def rw_check_dois(
         dois: Annotated[list[str], Field(description=f"up to {MAX_BATCH} DOIs, any spelling")],
+        detail: Detail = False,
     ) -> BatchCheck:
         """Check MANY works at once (up to 1,000 DOIs per call, one batched look-up). Verdicts
-        come back in input order, one per DOI, with a summary count. Prefer this over repeated
+        come back in input order with a summary count: flagged and unjudged works in full, clean
+        ones as `clean.keys` (detail=true: every work in full). Prefer this over repeated
         rw_check_doi calls when vetting a reference list."""
-        return await _run(toolbox.check_dois, dois)
+        return await _run(toolbox.check_dois, dois, detail=detail)
 
     @tool()
     async def rw_check_author(
@@ -254,23 +270,27 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
                 "or CSL JSON (as text or as JSON)"
             ),
         ] = None,
+        detail: Detail = False,
     ) -> DocumentCheck:
         """Check EVERY entry of a bibliography (BibTeX, CSL JSON, CSL YAML, or one DOI per line),
         given as a file under the server's roots or as text. Returns a verdict per entry (key,
-        DOI, status, action, notices, file:line) and whether the gate would pass."""
+        DOI, status, action, notices, file:line) and whether the gate would pass; clean works
+        as `clean.keys` unless detail=true."""
         if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
             text = json.dumps(text, ensure_ascii=False)
-        return await _run(toolbox.check_bibliography, path, text)
+        return await _run(toolbox.check_bibliography, path, text, detail=detail)
 
     @tool()
     async def rw_check_manuscript(
         path: Annotated[str, Field(description=".md/.qmd/.tex manuscript under the server roots")],
+        detail: Detail = False,
     ) -> DocumentCheck:
         """Check a manuscript exactly as its build will: the cited keys, its bibliographies,
         its `rwgate:` metadata and the rwgate.toml/pyproject.toml policy and allow-list found
         above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
-        `rwgate check`, `rw-filter` and `rw-latexmk` on the same file."""
-        return await _run(toolbox.check_manuscript, path)
+        `rwgate check`, `rw-filter` and `rw-latexmk` on the same file (clean works as
+        `clean.keys` unless detail=true)."""
+        return await _run(toolbox.check_manuscript, path, detail=detail)
 
 
 def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
