@@ -571,3 +571,24 @@ def test_text_inputs_accept_csl_json_and_every_failure_is_one_line(
 
     tools = in_process([tmp_path], schemas)
     assert all(t.input_schema.get("additionalProperties") is False for t in tools)
+
+
+def test_two_hundred_dois_with_ten_flagged_fit_a_small_context(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    """Issue 16's target: under 3,000 tokens (here: under 10,000 characters of compact JSON)."""
+    dois = []
+    for i in range(200):
+        doi = f"10.5555/ctx.{i:04d}"
+        notices = None
+        if i % 20 == 0:
+            notices = [{"DOI": f"10.5555/ctx.n{i}", "type": "retraction",
+                        "source": "retraction-watch", "updated": {"date-parts": [[2022, 1, 1]]}}]  # fmt: skip
+        fake.add_synthetic(doi, updated_by=notices, title=f"Synthetic work {i} on a topic")
+        dois.append(doi)
+    result = call([tmp_path], "rw_check_dois", {"dois": dois})
+    text = result.content[0].text  # type: ignore[union-attr]
+    answer = json.loads(text)
+    assert len(text) < 10_000 and answer["clean"]["count"] == 190
+    assert [c["status"] for c in answer["citations"]] == ["retracted"] * 10
+    assert "\n" not in text and "null" not in text
