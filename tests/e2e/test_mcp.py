@@ -582,8 +582,9 @@ def test_two_hundred_dois_with_ten_flagged_fit_a_small_context(
         doi = f"10.5555/ctx.{i:04d}"
         notices = None
         if i % 20 == 0:
+            when = {"date-parts": [[2022, 1, 1]]}
             notices = [{"DOI": f"10.5555/ctx.n{i}", "type": "retraction",
-                        "source": "retraction-watch", "updated": {"date-parts": [[2022, 1, 1]]}}]  # fmt: skip
+                        "source": "retraction-watch", "updated": when}]  # fmt: skip
         fake.add_synthetic(doi, updated_by=notices, title=f"Synthetic work {i} on a topic")
         dois.append(doi)
     result = call([tmp_path], "rw_check_dois", {"dois": dois})
@@ -592,3 +593,59 @@ def test_two_hundred_dois_with_ten_flagged_fit_a_small_context(
     assert len(text) < 10_000 and answer["clean"]["count"] == 190
     assert [c["status"] for c in answer["citations"]] == ["retracted"] * 10
     assert "\n" not in text and "null" not in text
+
+
+def test_resources_prompts_titles_and_annotations(fake: FakeCrossref, tmp_path: Path) -> None:
+    """Issue 16: the protocol's own features, read through the SDK client."""
+
+    async def body(client: Client) -> dict[str, Any]:
+        resources = (await client.list_resources()).resources
+        templates = (await client.list_resource_templates()).resource_templates
+        prompts = (await client.list_prompts()).prompts
+        tools = (await client.list_tools()).tools
+        notice = await client.read_resource(f"rwgate://notice/{WAKEFIELD}")
+        policy = await client.read_resource("rwgate://policy")
+        status = await client.read_resource("rwgate://data-status")
+        screening = await client.get_prompt("pre_submission_screening", {"path": "paper.md"})
+        wording = await client.get_prompt("retracted_citation_wording", {"doi": WAKEFIELD})
+        return locals()
+
+    seen = in_process([tmp_path], body, policy="strict")
+    assert {str(r.uri) for r in seen["resources"]} == {"rwgate://data-status", "rwgate://policy"}
+    assert [t.uri_template for t in seen["templates"]] == ["rwgate://notice/{+doi}"]
+    assert {p.name for p in seen["prompts"]} == {
+        "pre_submission_screening",
+        "retracted_citation_wording",
+    }
+    notice = json.loads(seen["notice"].contents[0].text)
+    assert notice["citation"]["status"] == "retracted"
+    assert notices_of(notice["citation"]) == WAKEFIELD_NOTICES
+    policy = json.loads(seen["policy"].contents[0].text)
+    assert policy["policy"]["preset"] == "strict" and policy["actions"]["retracted"] == "fail"
+    assert "snapshot" in json.loads(seen["status"].contents[0].text)
+    assert 'rw_check_manuscript with path "paper.md"' in seen["screening"].messages[0].content.text
+    assert "neutral" in seen["wording"].messages[0].content.text
+    for tool in seen["tools"]:
+        assert tool.title and tool.annotations.read_only_hint is True, tool.name
+        assert tool.annotations.open_world_hint is True and tool.output_schema
+
+
+def test_a_long_check_sends_progress_notifications(fake: FakeCrossref, tmp_path: Path) -> None:
+    """A check that takes longer than a second reports progress to a client that asked for it
+    (a progress token); one that did not ask gets none and the same answer."""
+    dois = [f"10.5555/slow.{i:04d}" for i in range(250)]
+    for doi in dois:
+        fake.add_synthetic(doi, title=f"Slow work {doi}")
+    fake.latency = 1.2
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("rw_check_dois", {"dois": dois}, progress_callback=progress)
+
+    result = in_process([tmp_path], body, no_cache=True)
+    assert not result.is_error and json.loads(result.content[0].text)["clean"]["count"] == 250
+    assert seen and all(total == 250 and message == "works judged" for _, total, message in seen)
+    assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)

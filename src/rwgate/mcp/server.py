@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-import anyio.to_thread
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from mcp.server.mcpserver import Context
+from mcp_types import ToolAnnotations
+from pydantic import Field
 
 from rwgate import __version__
 from rwgate.mcp import drafting
+from rwgate.mcp.calls import RwServer, run_tool
 from rwgate.mcp.models import (
     AuthorCheck,
     BatchCheck,
@@ -34,13 +33,12 @@ from rwgate.mcp.models import (
     NoticeSearch,
     RecentNotices,
     Record,
-    compact,
 )
-from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, BadArgument, one_line, printable
+from rwgate.mcp.resources import add_resources_and_prompts
+from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT
 from rwgate.mcp.tools import Toolbox
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
-_T = TypeVar("_T")
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
 INSTRUCTIONS = (
     "rwgate checks cited works for retractions, withdrawals, expressions of concern and "
@@ -95,68 +93,6 @@ UpdateTypes = Annotated[
 ]
 
 
-class RwServer(MCPServer):
-    """MCPServer whose argument errors are one line (the SDK's are multi-line) and which refuses
-    arguments a tool does not have (the SDK ignores them silently)."""
-
-    def close_schemas(self) -> None:
-        """``additionalProperties: false`` in every tool's input schema, as :meth:`call_tool`
-        enforces it."""
-        for tool in self._tool_manager.list_tools():
-            tool.parameters["additionalProperties"] = False
-
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context | None = None
-    ) -> Any:
-        tool = self._tool_manager.get_tool(name)
-        if tool is not None and isinstance(arguments, dict):
-            known = tool.parameters.get("properties", {})
-            unknown = sorted(k for k in arguments if k not in known)
-            if unknown:
-                names = ", ".join(sorted(known)) or "none"
-                raise ToolError(
-                    f"{name}: unknown argument {printable(unknown[0])!r} (arguments: {names})"
-                )
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(_validation_line(name, exc.__cause__)) from None
-            raise
-
-
-def _validation_line(tool: str, exc: ValidationError) -> str:
-    errors = exc.errors()
-    first = errors[0] if errors else {"loc": (), "msg": "invalid arguments"}
-    where = ".".join(str(p) for p in first["loc"]) or "arguments"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{tool}: argument {where}: {first['msg']}{more}"
-
-
-async def _run(fn: Callable[..., BaseModel], *args: Any, detail: bool = True) -> Any:
-    """Run a blocking Toolbox method in a worker thread; refusals become one-line tool errors
-    (a refusal may quote an argument, and a file name may hold a line break).
-
-    The answer goes out as structured content plus its compact JSON as text (the SDK would
-    indent it: a third more tokens for an agent's context), without null fields, and, unless
-    ``detail``, with clean works as a count and keys (:func:`rwgate.mcp.models.compact`)."""
-    try:
-        answer = await anyio.to_thread.run_sync(functools.partial(fn, *args))
-    except BadArgument as exc:
-        raise ToolError(printable(str(exc))) from None
-    except RecursionError:
-        raise ToolError("an argument is nested too deeply to be read") from None
-    except Exception as exc:  # a bug: still one line for the agent, never an empty error
-        text = printable(one_line(exc))
-        raise ToolError(f"internal error ({type(exc).__name__}): {text}") from None
-    if not detail and isinstance(answer, BatchCheck | DocumentCheck):
-        answer = compact(answer)
-    data = answer.model_dump(mode="json")  # as the output schema has it (nulls included)
-    brief = answer.model_dump(mode="json", exclude_none=True)
-    text = json.dumps(brief, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
 def build_server(toolbox: Toolbox) -> RwServer:
     """The MCP server with the nine ``rw_*`` tools and the three drafting tools."""
     server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
@@ -165,6 +101,7 @@ def build_server(toolbox: Toolbox) -> RwServer:
     _add_document_tools(server, toolbox)
     _add_verify_tool(server, toolbox)
     _add_finding_tools(server, toolbox)
+    add_resources_and_prompts(server, toolbox)
     server.close_schemas()
     return server
 
@@ -173,27 +110,28 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
     """Verdicts on works named by DOI or author."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
-    @tool()
+    @tool(title="Check one work before citing it")
     async def rw_check_doi(doi: Doi) -> DoiCheck:
         """Check ONE work before citing it: is it retracted, withdrawn, under an expression of
         concern, corrected? Returns the verdict the build would give: `status` (evidence),
         `action` (the project's policy: fail/annotate/warn/ignore), every notice in date order
         (type, notice DOI, date, sources, label, Retraction Watch record id), title, journal,
         year. Status `unverified` means the sources could not be asked: it is NOT clean."""
-        return await _run(toolbox.check_doi, doi)
+        return await run_tool(toolbox.check_doi, doi)
 
-    @tool()
+    @tool(title="Check many works at once")
     async def rw_check_dois(
         dois: Annotated[list[str], Field(description=f"up to {MAX_BATCH} DOIs, any spelling")],
+        ctx: Context,
         detail: Detail = False,
     ) -> BatchCheck:
         """Check MANY works at once (up to 1,000 DOIs per call, one batched look-up). Verdicts
         come back in input order with a summary count: flagged and unjudged works in full, clean
         ones as `clean.keys` (detail=true: every work in full). Prefer this over repeated
         rw_check_doi calls when vetting a reference list."""
-        return await _run(toolbox.check_dois, dois, detail=detail)
+        return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
 
-    @tool()
+    @tool(title="Flagged works of an author name")
     async def rw_check_author(
         name: Annotated[str, Field(description="author name: 'A. J. Wakefield' or 'Wakefield, A'")],
         limit: Annotated[int, Field(description="works to search, 1..1000")] = 200,
@@ -204,14 +142,14 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
         search, then the same verdicts as rw_check_doi, including the Retraction Watch
         snapshot). A name match is not an identity match: read the `caveat` and confirm
         identity before saying anything about a person."""
-        return await _run(toolbox.check_author, name, limit, year_min, year_max)
+        return await run_tool(toolbox.check_author, name, limit, year_min, year_max)
 
 
 def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
     """Evidence: notices, records and where the data come from."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
-    @tool()
+    @tool(title="Search editorial notices")
     async def rw_search(
         query: Annotated[str | None, Field(description="words of the notice or work")] = None,
         journal: Annotated[str | None, Field(description="exact journal title")] = None,
@@ -227,39 +165,40 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
         words, journal, publication years, update type and date, newest first. Each result is
         a notice with the works it updates (`updates[].doi`). Use it to explore a topic or a
         journal; to judge a specific work use rw_check_doi."""
-        return await _run(
+        return await run_tool(
             toolbox.search, query, journal, year_min, year_max, update_types, posted_since, limit
         )
 
-    @tool()
+    @tool(title="Most recent notices")
     async def rw_recent_retractions(
         limit: Limit = 20, update_types: UpdateTypes = None
     ) -> RecentNotices:
         """The most recent notices (default: retractions), newest first, with a count per
         journal. Useful to see what changed lately in a field before finalising a draft."""
-        return await _run(toolbox.recent, limit, update_types)
+        return await run_tool(toolbox.recent, limit, update_types)
 
-    @tool()
+    @tool(title="A work's or notice's Crossref record")
     async def rw_get_record(doi: Doi) -> Record:
         """The Crossref record of a work or of a notice, trimmed to what matters: title,
         authors, journal, year, type, `updated_by` (notices about this work) and `update_to`
         (works this record is a notice for). `found` is false when Crossref does not know it."""
-        return await _run(toolbox.get_record, doi)
+        return await run_tool(toolbox.get_record, doi)
 
-    @tool()
+    @tool(title="Where verdicts come from")
     async def rw_data_status() -> DataStatus:
         """Where verdicts come from: Crossref URL and polite-pool use, offline mode, cache
         folder, the Retraction Watch snapshot (provenance, date, age, staleness), the policy in
         force and the folders this server may read."""
-        return await _run(toolbox.data_status)
+        return await run_tool(toolbox.data_status)
 
 
 def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
     """Verdicts on a bibliography or manuscript, as its build gives them."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
-    @tool()
+    @tool(title="Check a bibliography")
     async def rw_check_bibliography(
+        ctx: Context,
         path: Annotated[
             str | None, Field(description=".bib, CSL JSON/YAML or DOI-list file")
         ] = None,
@@ -278,11 +217,12 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         as `clean.keys` unless detail=true."""
         if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
             text = json.dumps(text, ensure_ascii=False)
-        return await _run(toolbox.check_bibliography, path, text, detail=detail)
+        return await run_tool(toolbox.check_bibliography, path, text, detail=detail, ctx=ctx)
 
-    @tool()
+    @tool(title="Check a manuscript as its build will")
     async def rw_check_manuscript(
         path: Annotated[str, Field(description=".md/.qmd/.tex manuscript under the server roots")],
+        ctx: Context,
         detail: Detail = False,
     ) -> DocumentCheck:
         """Check a manuscript exactly as its build will: the cited keys, its bibliographies,
@@ -290,7 +230,7 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
         `rwgate check`, `rw-filter` and `rw-latexmk` on the same file (clean works as
         `clean.keys` unless detail=true)."""
-        return await _run(toolbox.check_manuscript, path, detail=detail)
+        return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 
 def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
@@ -298,7 +238,7 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
     tool = functools.partial(server.tool, annotations=READ_ONLY)
     settings = toolbox.settings
 
-    @tool()
+    @tool(title="Does this reference exist?")
     async def verify_citation(
         title: Title,
         authors: Authors = None,
@@ -315,7 +255,7 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
         NOT cite it; `closest` is only a hint) or `unverified` (no source answered: unknown,
         not wrong). `matched` is the real work, `bibtex` its corrected entry, `integrity` its
         retraction status (as rw_check_doi gives it), `sources_answered` who answered."""
-        return await _run(
+        return await run_tool(
             drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
         )
 
@@ -325,7 +265,7 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
     tool = functools.partial(server.tool, annotations=READ_ONLY)
     settings = toolbox.settings
 
-    @tool()
+    @tool(title="Find real works to cite")
     async def search_references(
         query: Annotated[str, Field(description="title words, topic or authors")],
         max_results: Annotated[
@@ -340,11 +280,11 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         """Find REAL works to cite (Crossref and OpenAlex; nothing is ever made up), de-duplicated
         by DOI and title, each with its `integrity` status: never cite a `retracted` one without
         saying so. `sources_answered` says which registries answered this time."""
-        return await _run(
+        return await run_tool(
             drafting.search_references, settings, query, max_results, year_from, year_to, sources
         )
 
-    @tool()
+    @tool(title="BibTeX from registry records")
     async def get_bibtex(
         doi: OptionalDoi = None,
         dois: Annotated[
@@ -357,7 +297,7 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         one), keyed {lastname}{year}{word}, no field guessed. Give a doi, a list of dois, or a
         title (exported only when it matches one work). Retracted works carry the notice in
         `note`; each entry has its `integrity`. Unresolvable inputs are listed in `not_found`."""
-        return await _run(drafting.get_bibtex, settings, doi, dois, title)
+        return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
 
 
 def serve(

@@ -44,6 +44,7 @@ from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
+from rwgate.sources.interface import Progress
 
 AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
 NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
@@ -138,12 +139,14 @@ class Toolbox:
             citation=result.citations[0], sources=report.sources, warnings=report.warnings
         )
 
-    def check_dois(self, dois: Sequence[str]) -> BatchCheck:
+    def check_dois(self, dois: Sequence[str], progress: Progress | None = None) -> BatchCheck:
         values = safety.batch_within_limit(dois, "dois")
         refs = [doi_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
-        return self._batch(judge(refs, self.settings))
+        return self._batch(judge(refs, self.settings, progress=progress))
 
-    def check_bibliography(self, path: str | None, text: str | None) -> DocumentCheck:
+    def check_bibliography(
+        self, path: str | None, text: str | None, progress: Progress | None = None
+    ) -> DocumentCheck:
         if (path is None) == (text is None):
             raise BadArgument("give exactly one of path or text")
         if text is not None:
@@ -154,7 +157,7 @@ class Toolbox:
                 raise BadArgument(f"text: {_one_line(exc)}") from None
             except RecursionError:
                 raise BadArgument("text: nested too deeply to be read") from None
-            result = judge(found.references, self.settings, found.problems)
+            result = judge(found.references, self.settings, found.problems, progress)
             return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
         if is_manuscript(real):
@@ -164,10 +167,10 @@ class Toolbox:
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
         settings = self._settings_for(real, {})
-        result = judge(found.references, settings, found.problems)
+        result = judge(found.references, settings, found.problems, progress)
         return self._document(result, real, settings)
 
-    def check_manuscript(self, path: str) -> DocumentCheck:
+    def check_manuscript(self, path: str, progress: Progress | None = None) -> DocumentCheck:
         real = self.roots.confine(path)
         if not is_manuscript(real):
             kinds = ", ".join(suffixes(["manuscript"]))
@@ -176,7 +179,7 @@ class Toolbox:
             )
         gathered = self._gather_manuscript(real)
         settings = self._settings_for(real, gathered.metadata)
-        result = judge(gathered.references, settings, gathered.problems)
+        result = judge(gathered.references, settings, gathered.problems, progress)
         return self._document(result, real, settings)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
