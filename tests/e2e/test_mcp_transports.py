@@ -223,3 +223,32 @@ def test_beyond_loopback_a_token_and_the_host_list_are_enforced(
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_an_unreachable_source_is_not_asked_again_for_a_while(
+    fake_crossref: FakeCrossref, tmp_path: Path
+) -> None:
+    """Issue 16: get_bibtex asked an unreachable OpenAlex on every call (250-330 ms each); the
+    server now remembers the failure for 30 s and says so."""
+    from fakes.crossref import closed_port_url
+
+    names = ("NO_PROXY", "no_proxy", "PATH", "HOME")
+    env = {n: os.environ[n] for n in names if n in os.environ}
+    env.update(RWGATE_CROSSREF_URL=fake_crossref.url, RWGATE_OPENALEX_URL=closed_port_url())
+    env["RWGATE_NO_CACHE"] = "1"
+    params = StdioServerParameters(command=RWGATE, args=["mcp", "--root", str(tmp_path)], env=env)
+    lacour = "10.1126/science.1256151"
+
+    async def main() -> list[dict[str, Any]]:
+        async with Client(params) as client:
+            first = await client.call_tool("get_bibtex", {"title": LACOUR_TITLE})
+            second = await client.call_tool("get_bibtex", {"title": LACOUR_TITLE, "doi": lacour})
+            return [structured(first), structured(second)]
+
+    first, second = anyio.run(main)
+    assert (
+        "openalex" in first["sources_failed"]
+        and "not asked" not in first["sources_failed"]["openalex"]
+    )
+    assert second["sources_failed"]["openalex"].startswith("openalex: not asked, it failed")
+    assert [e["doi"] for e in second["entries"]] == [lacour]  # Crossref still answers

@@ -300,6 +300,10 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
 
 
+FAILURE_MEMORY = 30.0
+"""Seconds a server that could not be reached is not asked again (it answers "not asked")."""
+
+
 def serve(
     roots: Sequence[Path],
     overrides: dict[str, Any],
@@ -311,9 +315,11 @@ def serve(
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     from rwgate.mcp.http import security_settings, serve_http
+    from rwgate.sources.http import remember_failures
 
     if transport != "stdio":
         security_settings(host, token, allowed_hosts)  # refuse an unsafe bind before anything
+    remember_failures(FAILURE_MEMORY)
     toolbox = Toolbox(roots, overrides)
     server = build_server(toolbox)
     try:

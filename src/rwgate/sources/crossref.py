@@ -28,7 +28,7 @@ from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
 from rwgate.sources.interface import IdKind, IntegritySource, Progress
-from rwgate.sources.ratelimit import Limiter
+from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
     import httpx
@@ -90,7 +90,11 @@ class CrossrefSource(IntegritySource):
         self.mailto = mailto
         self.batch_size = batch_size
         # Public-pool defaults until the first answer says otherwise; kept across calls.
-        self.limiter = Limiter(concurrency=1, limit=5, interval=1.0, max_concurrency=_MAX_THREADS)
+        self.limiter = shared_limiter(
+            self.name,
+            self.base_url,
+            lambda: Limiter(concurrency=1, limit=5, interval=1.0, max_concurrency=_MAX_THREADS),
+        )
         self.http = Retrying(
             self.name,
             self.limiter,

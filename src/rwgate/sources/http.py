@@ -20,6 +20,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -107,6 +108,28 @@ def _backoff_scale() -> float:
         return 1.0
 
 
+CANCEL: ContextVar[threading.Event | None] = ContextVar("rwgate_cancel", default=None)
+"""Set by a caller that can be cancelled (an MCP tool call): every run started in its context
+stops at its next request slot or wait once the event is set, instead of asking on regardless."""
+
+_DOWN: dict[tuple[str, str], tuple[float, str]] = {}
+_DOWN_LOCK = threading.Lock()
+_remember_failures = 0.0
+
+
+def remember_failures(seconds: float) -> None:
+    """Let a long-running process (the MCP server) skip a server that just failed, for
+    ``seconds``: an unreachable OpenAlex cost every call a quarter of a second again. One-shot
+    commands keep asking (0, the default): each run is its own chance."""
+    global _remember_failures
+    _remember_failures = max(0.0, seconds)
+
+
+def _server(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
 @dataclass
 class Retrying:
     """The retry discipline of one API, shared by every thread that asks it."""
@@ -128,6 +151,7 @@ class Retrying:
     def run(self, client: httpx.Client, cancel: threading.Event | None = None) -> Run:
         """A run whose deadline is ``max_total_seconds`` from now."""
         deadline = time.monotonic() + self.max_total_seconds
+        cancel = cancel if cancel is not None else CANCEL.get()
         return Run(client, deadline, threading.Event() if cancel is None else cancel)
 
     def get(
@@ -142,6 +166,28 @@ class Retrying:
         429 and 5xx are retried before ``interpret`` sees them; it raises :class:`Failure` for
         any other answer it cannot use.
         """
+        key = (self.name, _server(url))
+        if _remember_failures:
+            with _DOWN_LOCK:
+                when, why = _DOWN.get(key, (0.0, ""))
+            if time.monotonic() - when < _remember_failures:
+                ago = time.monotonic() - when
+                raise GaveUp(f"{self.name}: not asked, it failed {ago:.0f}s ago ({why})", down=True)
+        try:
+            return self._attempts(run, url, params, interpret)
+        except GaveUp as gave_up:
+            if gave_up.down and _remember_failures and not run.cancel.is_set():
+                with _DOWN_LOCK:
+                    _DOWN[key] = (time.monotonic(), str(gave_up).removeprefix(f"{self.name}: "))
+            raise
+
+    def _attempts(
+        self,
+        run: Run,
+        url: str,
+        params: Mapping[str, str],
+        interpret: Callable[[httpx.Response], T],
+    ) -> T:
         last: Failure | None = None
         attempts = 0  # made so far
         while True:

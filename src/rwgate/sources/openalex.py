@@ -23,7 +23,7 @@ from rwgate.doi import doi_path
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 from rwgate.sources.crossref_search import SourceUnavailable
 from rwgate.sources.http import Failure, GaveUp, Retrying, json_body, open_client
-from rwgate.sources.ratelimit import Limiter
+from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
     import httpx
@@ -58,8 +58,12 @@ class OpenAlexSource:
         self.offline = settings.offline
         self.cache = cache or Cache(None)
         # OpenAlex allows 10 requests per second; staying under it avoids 429s altogether.
-        self.limiter = Limiter(
-            concurrency=_CONCURRENCY, limit=8, interval=1.0, max_concurrency=_CONCURRENCY
+        self.limiter = shared_limiter(
+            self.name,
+            self.base_url,
+            lambda: Limiter(
+                concurrency=_CONCURRENCY, limit=8, interval=1.0, max_concurrency=_CONCURRENCY
+            ),
         )
         self.http = Retrying(
             self.name,

@@ -154,3 +154,22 @@ class Limiter:
         if len(self._starts) >= self.limit:
             return self._starts[0] + self.interval - now
         return 0.0
+
+
+_SHARED: dict[tuple[str, str], Limiter] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_limiter(service: str, base_url: str, make: Callable[[], Limiter]) -> Limiter:
+    """The one limiter of this process for ``service`` at ``base_url``.
+
+    A long-running process (the MCP server) answers many calls at once; each opens its own source,
+    and a limiter per source let 50 concurrent calls put 20-40 requests in flight against
+    Crossref's advertised 5 per second and concurrency 1. One limiter per API and server, made on
+    first use and kept, bounds them all together, with the limits learned from any answer.
+    """
+    key = (service, base_url.rstrip("/"))
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = make()
+        return _SHARED[key]

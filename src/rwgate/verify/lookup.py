@@ -8,6 +8,7 @@ source's answer still counts, and only when no source answered at all does verif
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -146,7 +147,8 @@ def ask(tasks: Sequence[Task], doi_tasks_count: int = 0) -> Answers:
     if not tasks:
         return out
     with ThreadPoolExecutor(max_workers=min(len(tasks), _MAX_THREADS)) as pool:
-        futures = [(name, pool.submit(run)) for name, run in tasks]
+        # Each task in a copy of this context: a cancelled MCP call reaches every source it asks.
+        futures = [(name, pool.submit(contextvars.copy_context().run, run)) for name, run in tasks]
         results: list[tuple[str, list[Work] | None, int]] = []
         for index, (name, future) in enumerate(futures):
             try:
