@@ -18,12 +18,19 @@ import json
 import os
 import shutil
 import subprocess
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from rwgate.errors import ToolError
 
 PANDOC_TIMEOUT = 120.0
+LIMITS: ContextVar[tuple[float, int | None]] = ContextVar(
+    "rwgate_pandoc_limits", default=(PANDOC_TIMEOUT, None)
+)
+"""(seconds, heap MB or None) for pandoc runs in this context: a caller that serves others (the
+MCP server) bounds each call's pandoc; ``+RTS -M`` is pandoc's own heap limit (its manual's
+advice for untrusted input)."""
 _WARNING = "[WARNING] "
 
 
@@ -86,17 +93,22 @@ def run_pandoc_json(
     path = Path(path)
     fmt = input_fmt
     # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
-    cmd = [pandoc_path(), "--sandbox", f"--from={fmt}", "--to=json", "--", str(path)]
+    timeout, heap = LIMITS.get()
+    rts = ["+RTS", f"-M{heap}m", "-RTS"] if heap else []
+    cmd = [pandoc_path(), *rts, "--sandbox", f"--from={fmt}", "--to=json", "--", str(path)]
     try:
         proc = subprocess.run(
-            cmd, capture_output=True, timeout=PANDOC_TIMEOUT, check=False, stdin=subprocess.DEVNULL
+            cmd, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL
         )
     except subprocess.TimeoutExpired as exc:
-        raise PandocError(f"{path}: pandoc timed out after {PANDOC_TIMEOUT:.0f}s") from exc
+        raise PandocError(f"{path}: pandoc timed out after {timeout:.0f}s") from exc
     except OSError as exc:
         raise PandocError(f"{path}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
     if proc.returncode != 0:
-        message = _short_message(proc.stderr.decode("utf-8", "replace"))
+        said = proc.stderr.decode("utf-8", "replace")
+        message = _short_message(said)
+        if heap and "Heap exhausted" in said:
+            raise PandocError(f"{path}: pandoc needed more than {heap} MB; split the document")
         raise PandocError(f"{path}: pandoc failed: {message}")
     try:
         ast = json.loads(proc.stdout)

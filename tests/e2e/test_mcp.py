@@ -649,3 +649,31 @@ def test_a_long_check_sends_progress_notifications(fake: FakeCrossref, tmp_path:
     assert not result.is_error and json.loads(result.content[0].text)["clean"]["count"] == 250
     assert seen and all(total == 250 and message == "works judged" for _, total, message in seen)
     assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)
+
+
+def test_work_per_call_is_bounded(fake: FakeCrossref, tmp_path: Path) -> None:
+    """Issue 16: 30,000 works took 80 s and answered 14 MB; a 19 MB manuscript ran pandoc for
+    120 s at 1.8 GB. Over-limit input is refused up front, saying how to split it."""
+    many = "\n".join(f"10.5555/many.{i}" for i in range(1001))
+    text = error_text(call([tmp_path], "rw_check_bibliography", {"text": many}))
+    assert "1001 works; the limit is 1000 per call: split the bibliography" in text
+    bib = "".join(f"@article{{k{i}, doi={{10.5555/b.{i}}}}}\n" for i in range(1001))
+    (tmp_path / "big.bib").write_text(bib, encoding="utf-8")
+    text = error_text(call([tmp_path], "rw_check_bibliography", {"path": "big.bib"}))
+    assert "1001 works" in text
+    (tmp_path / "huge.md").write_text("word " * 1_200_000, encoding="utf-8")
+    text = error_text(call([tmp_path], "rw_check_manuscript", {"path": "huge.md"}))
+    assert "the limit is 5242880 per call: check its chapters one by one" in text
+    assert fake.requests == []
+
+
+def test_pandoc_runs_under_the_calls_heap_limit(
+    fake: FakeCrossref, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rwgate.mcp import safety
+
+    monkeypatch.setattr(safety, "PANDOC_HEAP_MB", 64)
+    monkeypatch.setattr("rwgate.mcp.calls.PANDOC_HEAP_MB", 64)
+    (tmp_path / "big.md").write_text("# t\n\n" + "word " * 600_000 + "[@x]\n", encoding="utf-8")
+    text = error_text(call([tmp_path], "rw_check_manuscript", {"path": "big.md"}))
+    assert "pandoc needed more than 64 MB; split the document" in text

@@ -19,6 +19,10 @@ from rwgate.references.locate import OUTSIDE
 MAX_BATCH = 1000
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_MANUSCRIPT_BYTES = 5 * 1024 * 1024
+MAX_WORKS = 1000  # works judged per call, whatever the input (text, .bib, a nocite manuscript)
+PANDOC_SECONDS = 30.0
+PANDOC_HEAP_MB = 1024
 MAX_LIMIT = 1000
 MAX_NAME = 300
 MAX_QUERY = 1000
@@ -87,6 +91,15 @@ class Roots:
         except (OSError, RuntimeError):
             return False
         return any(real.is_relative_to(root) for root in self.paths)
+
+
+def works_within_limit(references: Sequence[object], argument: str) -> None:
+    """At most :data:`MAX_WORKS` works per call (30,000 took 80 s and answered 14 MB)."""
+    if len(references) > MAX_WORKS:
+        raise BadArgument(
+            f"{argument}: {len(references)} works; the limit is {MAX_WORKS} per call: "
+            "split the bibliography (by chapter or letter) or run `rwgate check` on it"
+        )
 
 
 def text_within_limit(text: str, argument: str) -> str:

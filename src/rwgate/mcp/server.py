@@ -214,7 +214,7 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         """Check EVERY entry of a bibliography (BibTeX, CSL JSON, CSL YAML, or one DOI per line),
         given as a file under the server's roots or as text. Returns a verdict per entry (key,
         DOI, status, action, notices, file:line) and whether the gate would pass; clean works
-        as `clean.keys` unless detail=true."""
+        as `clean.keys` unless detail=true. Limits: 1,000 works, 2 MB of text, a 20 MB file."""
         if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
             text = json.dumps(text, ensure_ascii=False)
         return await run_tool(toolbox.check_bibliography, path, text, detail=detail, ctx=ctx)
@@ -229,7 +229,8 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         its `rwgate:` metadata and the rwgate.toml/pyproject.toml policy and allow-list found
         above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
         `rwgate check`, `rw-filter` and `rw-latexmk` on the same file (clean works as
-        `clean.keys` unless detail=true)."""
+        `clean.keys` unless detail=true). Limits: 1,000 cited works, a 5 MB manuscript, 30 s
+        and 1 GB for pandoc; split a larger document by chapter."""
         return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 

@@ -157,6 +157,7 @@ class Toolbox:
                 raise BadArgument(f"text: {_one_line(exc)}") from None
             except RecursionError:
                 raise BadArgument("text: nested too deeply to be read") from None
+            safety.works_within_limit(found.references, "text")
             result = judge(found.references, self.settings, found.problems, progress)
             return self._document(result, None, self.settings)
         real = self.roots.confine(str(path))
@@ -166,6 +167,7 @@ class Toolbox:
             found = load_bibliography(real)
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
+        safety.works_within_limit(found.references, "path")
         settings = self._settings_for(real, {})
         result = judge(found.references, settings, found.problems, progress)
         return self._document(result, real, settings)
@@ -177,7 +179,14 @@ class Toolbox:
             raise BadArgument(
                 f"path: {path} is not a manuscript ({kinds}); see rw_check_bibliography"
             )
+        size = real.stat().st_size
+        if size > safety.MAX_MANUSCRIPT_BYTES:
+            raise BadArgument(
+                f"path: {path} is {size} bytes; the limit is {safety.MAX_MANUSCRIPT_BYTES} per "
+                "call: check its chapters one by one, or run `rwgate check` on it"
+            )
         gathered = self._gather_manuscript(real)
+        safety.works_within_limit(gathered.references, "path")
         settings = self._settings_for(real, gathered.metadata)
         result = judge(gathered.references, settings, gathered.problems, progress)
         return self._document(result, real, settings)
@@ -394,6 +403,10 @@ class Toolbox:
                 "batch": safety.MAX_BATCH,
                 "text_bytes": safety.MAX_TEXT_BYTES,
                 "file_bytes": safety.MAX_FILE_BYTES,
+                "manuscript_bytes": safety.MAX_MANUSCRIPT_BYTES,
+                "works": safety.MAX_WORKS,
+                "pandoc_seconds": int(safety.PANDOC_SECONDS),
+                "pandoc_heap_mb": safety.PANDOC_HEAP_MB,
                 "rows": safety.MAX_LIMIT,
             },
         )
