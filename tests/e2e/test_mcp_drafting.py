@@ -269,3 +269,32 @@ def test_drafting_calls_run_off_the_event_loop(registries: Any, tmp_path: Path) 
     in_process([tmp_path], body)
     assert finished["verify_citation"] > 1.0  # the registry's latency was really paid
     assert finished["rw_data_status"] + 0.5 < finished["verify_citation"]
+
+
+# --- issue 16: fail closed through the SDK client ----------------------------------------------
+
+
+def test_through_the_client_unverifiable_is_never_not_found(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Findings 1: with both registries down, get_bibtex says unverified (the server's own
+    instructions tell agents never to cite a not_found work) and a search is incomplete."""
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", closed_port_url())
+    monkeypatch.setenv("RWGATE_OPENALEX_URL", closed_port_url())
+    monkeypatch.setenv("RWGATE_MAX_SECONDS", "2")
+    monkeypatch.setenv("RWGATE_NO_CACHE", "1")
+    bib = ok(call([tmp_path], "get_bibtex", {"doi": LACOUR}))
+    assert bib["not_found"] == [] and bib["unverified"] == [LACOUR] and bib["entries"] == []
+    found = ok(call([tmp_path], "search_references", {"query": "contact changes minds"}))
+    assert found["complete"] is False and found["results"] == []
+
+
+def test_through_the_client_a_wrong_doi_is_a_partial_match(registries: Any, tmp_path: Path) -> None:
+    """Finding 2: the right title with another work's DOI was `verified` at confidence 1.0."""
+    watson = "10.1038/171737a0"
+    args = {"title": LACOUR_TITLE, "authors": ["LaCour", "Green"], "year": 2014, "doi": watson}
+    answer = ok(call([tmp_path], "verify_citation", args))
+    assert answer["verdict"] == "partial_match" and answer["confidence"] < 0.85
+    assert answer["verified"] is False and answer["matched_paper"] is None
+    assert answer["possible_match"]["doi"] == LACOUR
+    assert any(watson in e for e in answer["errors"])
