@@ -413,14 +413,14 @@ def test_bad_arguments_give_one_line_tool_errors(fake: FakeCrossref, tmp_path: P
         return [error_text(await client.call_tool(n, a)) for n, a in cases]
 
     texts = in_process([tmp_path], body)
-    assert "the limit is 1000 per call" in texts[0]
+    assert "dois: List should have at most 1000 items" in texts[0]  # the schema's own bound
     assert "Input should be a valid list" in texts[1]
     assert "at least one value" in texts[2]
     assert "the limit is 2097152" in texts[3]
     assert "exactly one of path or text" in texts[4]
     assert "no such file" in texts[5]
-    assert "must be 1..1000" in texts[6]
-    assert "is not a date" in texts[7]
+    assert "limit: Input should be greater than or equal to 1" in texts[6]
+    assert "posted_since: String should match pattern" in texts[7]
     assert "is not an update type" in texts[8]
     assert "is not a DOI" in texts[9]
     assert "give an author name" in texts[10]
@@ -475,7 +475,7 @@ def test_hostile_paths_give_one_line_errors(fake: FakeCrossref, tmp_path: Path) 
     cases = [
         ("rw_check_bibliography", "x\ny.bib", "no such file"),
         ("rw_check_manuscript", "a\nb.txt", "is not a manuscript"),
-        ("rw_check_bibliography", "x" * 5000, "longer than 4096 characters"),
+        ("rw_check_bibliography", "x" * 5000, "path: String should have at most 4096 characters"),
         ("rw_check_bibliography", "x" * 300 + ".bib", "File name too long"),
         ("rw_check_bibliography", "loop.bib", "loop.bib"),
     ]

@@ -35,7 +35,7 @@ from rwgate.mcp.models import (
     Record,
 )
 from rwgate.mcp.resources import add_resources_and_prompts
-from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT
+from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, MAX_NAME, MAX_PATH, MAX_QUERY
 from rwgate.mcp.tools import Toolbox
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
@@ -65,10 +65,17 @@ Doi = Annotated[
 ]
 OptionalDoi = Annotated[
     str | None,
-    Field(description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/..."),
+    Field(
+        description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/...",
+        max_length=1000,
+    ),
 ]
 Title = Annotated[
-    str, Field(description=f"the cited title as written (max {drafting.MAX_TITLE} characters)")
+    str,
+    Field(
+        description=f"the cited title as written (max {drafting.MAX_TITLE} characters)",
+        max_length=drafting.MAX_TITLE,
+    ),
 ]
 Authors = Annotated[
     list[str] | str | None,
@@ -77,12 +84,21 @@ Authors = Annotated[
         "'LaCour, M. J. and Green, D. P.'; family names are compared"
     ),
 ]
-ArxivId = Annotated[str | None, Field(description="arXiv id: 1706.03762 or arXiv:1706.03762v5")]
-Url = Annotated[
-    str | None, Field(description="a URL of the work: READ for a DOI or arXiv id, never fetched")
+ArxivId = Annotated[
+    str | None,
+    Field(description="arXiv id: 1706.03762 or arXiv:1706.03762v5", max_length=drafting.MAX_ARXIV),
 ]
-Limit = Annotated[int, Field(description=f"how many results, 1..{MAX_LIMIT}")]
-Year = Annotated[int | None, Field(description="publication year bound (inclusive)")]
+Url = Annotated[
+    str | None,
+    Field(
+        description="a URL of the work: READ for a DOI or arXiv id, never fetched",
+        max_length=drafting.MAX_URL,
+    ),
+]
+Limit = Annotated[int, Field(description=f"how many results, 1..{MAX_LIMIT}", ge=1, le=MAX_LIMIT)]
+Year = Annotated[
+    int | None, Field(description="publication year bound (inclusive)", ge=1000, le=2999)
+]
 UpdateTypes = Annotated[
     list[str] | None,
     Field(
@@ -121,7 +137,10 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
 
     @tool(title="Check many works at once")
     async def rw_check_dois(
-        dois: Annotated[list[str], Field(description=f"up to {MAX_BATCH} DOIs, any spelling")],
+        dois: Annotated[
+            list[Annotated[str, Field(max_length=1000)]],
+            Field(description=f"up to {MAX_BATCH} DOIs, any spelling", max_length=MAX_BATCH),
+        ],
         ctx: Context,
         detail: Detail = False,
     ) -> BatchCheck:
@@ -133,8 +152,13 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
 
     @tool(title="Flagged works of an author name")
     async def rw_check_author(
-        name: Annotated[str, Field(description="author name: 'A. J. Wakefield' or 'Wakefield, A'")],
-        limit: Annotated[int, Field(description="works to search, 1..1000")] = 200,
+        name: Annotated[
+            str,
+            Field(
+                description="author name: 'A. J. Wakefield' or 'Wakefield, A'", max_length=MAX_NAME
+            ),
+        ],
+        limit: Annotated[int, Field(description="works to search, 1..1000", ge=1, le=1000)] = 200,
         year_min: Year = None,
         year_max: Year = None,
     ) -> AuthorCheck:
@@ -151,13 +175,21 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
 
     @tool(title="Search editorial notices")
     async def rw_search(
-        query: Annotated[str | None, Field(description="words of the notice or work")] = None,
-        journal: Annotated[str | None, Field(description="exact journal title")] = None,
+        query: Annotated[
+            str | None, Field(description="words of the notice or work", max_length=MAX_QUERY)
+        ] = None,
+        journal: Annotated[
+            str | None, Field(description="exact journal title", max_length=MAX_QUERY)
+        ] = None,
         year_min: Year = None,
         year_max: Year = None,
         update_types: UpdateTypes = None,
         posted_since: Annotated[
-            str | None, Field(description="notices updated on or after YYYY[-MM[-DD]]")
+            str | None,
+            Field(
+                description="notices updated on or after YYYY[-MM[-DD]]",
+                pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$",
+            ),
         ] = None,
         limit: Limit = 20,
     ) -> NoticeSearch:
@@ -200,7 +232,8 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
     async def rw_check_bibliography(
         ctx: Context,
         path: Annotated[
-            str | None, Field(description=".bib, CSL JSON/YAML or DOI-list file")
+            str | None,
+            Field(description=".bib, CSL JSON/YAML or DOI-list file", max_length=MAX_PATH),
         ] = None,
         text: Annotated[
             str | list[Any] | dict[str, Any] | None,
@@ -221,7 +254,12 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
 
     @tool(title="Check a manuscript as its build will")
     async def rw_check_manuscript(
-        path: Annotated[str, Field(description=".md/.qmd/.tex manuscript under the server roots")],
+        path: Annotated[
+            str,
+            Field(
+                description=".md/.qmd/.tex manuscript under the server roots", max_length=MAX_PATH
+            ),
+        ],
         ctx: Context,
         detail: Detail = False,
     ) -> DocumentCheck:
@@ -243,11 +281,15 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
     async def verify_citation(
         title: Title,
         authors: Authors = None,
-        year: Annotated[int | None, Field(description="cited publication year")] = None,
+        year: Annotated[
+            int | None, Field(description="cited publication year", ge=1000, le=2999)
+        ] = None,
         doi: OptionalDoi = None,
         arxiv_id: ArxivId = None,
         url: Url = None,
-        venue: Annotated[str | None, Field(description="cited journal or proceedings")] = None,
+        venue: Annotated[
+            str | None, Field(description="cited journal or proceedings", max_length=MAX_QUERY)
+        ] = None,
     ) -> VerifyResult:
         """Check that a reference EXISTS and that its metadata match, before citing it
         (references written from memory are often invented or wrong). Crossref and OpenAlex
@@ -268,14 +310,22 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
 
     @tool(title="Find real works to cite")
     async def search_references(
-        query: Annotated[str, Field(description="title words, topic or authors")],
+        query: Annotated[
+            str, Field(description="title words, topic or authors", max_length=MAX_QUERY)
+        ],
         max_results: Annotated[
-            int, Field(description=f"how many works, 1..{drafting.MAX_RESULTS}")
+            int,
+            Field(
+                description=f"how many works, 1..{drafting.MAX_RESULTS}",
+                ge=1,
+                le=drafting.MAX_RESULTS,
+            ),
         ] = 10,
         year_from: Year = None,
         year_to: Year = None,
         sources: Annotated[
-            list[str] | None, Field(description="'crossref' and/or 'openalex' (default both)")
+            list[Annotated[str, Field(pattern=r"(?i)^\s*(crossref|openalex)\s*$")]] | None,
+            Field(description="'crossref' and/or 'openalex' (default both)", max_length=2),
         ] = None,
     ) -> SearchResult:
         """Find REAL works to cite (Crossref and OpenAlex; nothing is ever made up), de-duplicated
@@ -290,9 +340,15 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         doi: OptionalDoi = None,
         dois: Annotated[
             list[str] | None,
-            Field(description=f"up to {drafting.MAX_BIBTEX_DOIS} DOIs or arXiv ids"),
+            Field(
+                description=f"up to {drafting.MAX_BIBTEX_DOIS} DOIs or arXiv ids",
+                max_length=drafting.MAX_BIBTEX_DOIS,
+            ),
         ] = None,
-        title: Annotated[str | None, Field(description="a title (exported if it verifies)")] = None,
+        title: Annotated[
+            str | None,
+            Field(description="a title (exported if it verifies)", max_length=drafting.MAX_TITLE),
+        ] = None,
     ) -> BibtexResult:
         """BibTeX entries from the registries' records (Crossref's own rendering when it has
         one), keyed {lastname}{year}{word}, no field guessed. Give a doi, a list of dois, or a
