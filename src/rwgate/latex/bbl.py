@@ -9,60 +9,15 @@ bibliography run, so these functions always start from the tool's fresh output.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from rwgate.bblscan import BIBITEM, END_BIB, balanced, bibitem_key
 from rwgate.fsutil import write_atomic
 from rwgate.render.latex import without_doi_markup
 
 MARK = "% rwgate"
-_BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
-_END_BIB = re.compile(r"\\end\{thebibliography\}")
 _ADDENDUM = r"\field{addendum}{"
-
-
-def _balanced(text: str, start: int, open_: str, close: str) -> int:
-    """Index just after the group opened at ``text[start]``; braces nest inside ``[...]`` too."""
-    depth = 0
-    braces = 0
-    i = start
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "{" and open_ != "{":
-            braces += 1
-        elif char == "}" and open_ != "{":
-            braces -= 1
-        elif char == open_ and braces == 0:
-            depth += 1
-        elif char == close and braces == 0:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
-
-
-def _bibitem_key(text: str, pos: int) -> tuple[str, int] | None:
-    """The key of the ``\\bibitem`` whose name ends at ``pos``, and where its body starts."""
-    i = pos
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i < len(text) and text[i] == "[":
-        i = _balanced(text, i, "[", "]")
-        if i < 0:
-            return None
-        while i < len(text) and text[i].isspace():
-            i += 1
-    if i >= len(text) or text[i] != "{":
-        return None
-    end = _balanced(text, i, "{", "}")
-    if end < 0:
-        return None
-    return text[i + 1 : end - 1].strip(), end
 
 
 def carries(entry: str, note: str) -> bool:
@@ -88,18 +43,18 @@ def _bibtex_lookup(notes: Mapping[str, str]) -> Callable[[str], str | None]:
 
 def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]]:
     """Append ``\\newblock \\textbf{NOTE}`` to each ``\\bibitem`` block whose key has a note."""
-    items = list(_BIBITEM.finditer(text))
+    items = list(BIBITEM.finditer(text))
     if not items:
         return text, []
     lookup = _bibtex_lookup(notes)
-    end_match = _END_BIB.search(text, items[-1].end())
+    end_match = END_BIB.search(text, items[-1].end())
     limit = end_match.start() if end_match else len(text)
     out: list[str] = [text[: items[0].start()]]
     done: list[str] = []
     for index, match in enumerate(items):
         stop = items[index + 1].start() if index + 1 < len(items) else limit
         block = text[match.start() : stop]
-        parsed = _bibitem_key(text, match.end())
+        parsed = bibitem_key(text, match.end())
         note = lookup(parsed[0]) if parsed else None
         if parsed and note is not None:
             added = f"\\newblock \\textbf{{{note}}}{MARK}"
@@ -116,7 +71,7 @@ def _entry_key(line: str) -> str | None:
     if not stripped.startswith("\\entry{"):
         return None
     start = len(line) - len(stripped) + len("\\entry")
-    end = _balanced(line, start, "{", "}")
+    end = balanced(line, start, "{", "}")
     return line[start + 1 : end - 1] if end > 0 else None
 
 

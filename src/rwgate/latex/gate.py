@@ -15,7 +15,7 @@ from pathlib import Path
 from rwgate.config import Settings
 from rwgate.core import CheckResult
 from rwgate.kit import describe
-from rwgate.models import Citation, CitedDocument
+from rwgate.models import Citation, CitedDocument, Location, Problem
 from rwgate.references.latexaux import parse_aux, read_latex
 
 from .reuse import state_path
@@ -67,15 +67,36 @@ def cited_document(build: Build, cwd: Path) -> CitedDocument:
     search = [build.tex.resolve().parent, cwd.resolve(), build.aux_dir.resolve()]
     if aux.is_file():
         if parse_aux(aux).biblatex and bcf.is_file():
-            return cited_from_bcf(bcf, search)
-        return cited_from_aux(aux, search)
+            return _own_bbl(build, cited_from_bcf(bcf, search))
+        return _own_bbl(build, cited_from_aux(aux, search))
     return read_latex(build.tex, build.aux_dir)
+
+
+def regenerable(doc: CitedDocument) -> bool:
+    """Whether the bibliography tool can write the ``.bbl`` again: every source it reads exists."""
+    return bool(doc.bibliographies) and not any(p.unreadable for p in doc.problems)
+
+
+def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
+    """A ``.bbl`` nothing here can regenerate (an arXiv-style bundle: .tex and .bbl, no .bib) is
+    the user's file: its entries are judged as LaTeX prints them, and it is never deleted."""
+    if regenerable(doc) or not build.bbl.is_file() or read_fingerprint(build.bbl) is not None:
+        return doc
+    note = Problem(
+        message=f"{build.bbl.name}: no bibliography source to regenerate it; the entries it "
+        "prints are judged, and it is left as it is (its flagged entries carry no note)",
+        location=Location(file=str(build.bbl)),
+    )
+    kept = [p for p in doc.problems if not p.unreadable]
+    return doc.model_copy(update={"bibliographies": [str(build.bbl)], "problems": [*kept, note]})
 
 
 @dataclass
 class Verdict:
     result: CheckResult
     fingerprint: str
+    regenerable: bool = True
+    """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
 
     def stale(self, build: Build) -> bool:
         """The .bbl exists but was annotated for another verdict (or never annotated)."""
@@ -83,8 +104,10 @@ class Verdict:
 
 
 def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
-    result = judge(cited_document(build, cwd), settings)
-    return Verdict(result, fingerprint(latex_notes(result, settings.template)))
+    doc = cited_document(build, cwd)
+    result = judge(doc, settings)
+    own = doc.bibliographies == [str(build.bbl)]
+    return Verdict(result, fingerprint(latex_notes(result, settings.template)), not own)
 
 
 def invalidate(build: Build) -> None:

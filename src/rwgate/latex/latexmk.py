@@ -37,7 +37,7 @@ from .gate import (
 )
 from .hooks import own_options, split_hook_args
 from .reuse import ENV_BUILD
-from .verdict import write_report
+from .verdict import latex_notes, write_report
 
 PROG = "rw-latexmk"
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
@@ -78,6 +78,12 @@ class Invocation:
     files: list[str] = field(default_factory=list)
     gate: bool = True
     help: bool = False
+
+
+def _no_bibtex(latexmk_args: list[str]) -> bool:
+    """``-bibtex-`` (or ``-nobibtex``): the user told latexmk never to run the bibliography tool,
+    so a ``.bbl`` deleted here would never come back."""
+    return any(_single_dash(a) in ("-bibtex-", "-nobibtex") for a in latexmk_args)
 
 
 def _single_dash(arg: str) -> str:
@@ -169,7 +175,15 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
             return code or EXIT_USAGE  # latexmk stopped before reading its options
         build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
         current = verdict(build, settings, cwd)
-        if code == 0 and current.stale(build):
+        keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
+        if keeps_bbl and current.stale(build) and latex_notes(current.result, settings.template):
+            print(
+                f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
+                " source, or -bibtex-): it is left as it is and its flagged entries carry no"
+                " note in the PDF",
+                file=sys.stderr,
+            )
+        elif code == 0 and current.stale(build):
             print(
                 f"{PROG}: the integrity verdict changed since {build.bbl} was written;"
                 " rerunning the bibliography",

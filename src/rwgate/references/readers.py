@@ -74,6 +74,7 @@ READERS: tuple[Reader, ...] = (
         f"{_REFS}.bibtex:read_bib",
         f"{_REFS}.bibtex:parse_bib",
     ),
+    Reader("bbl", "bibliography", (".bbl",), f"{_REFS}.bbl:read_bbl", f"{_REFS}.bbl:parse_bbl"),
     Reader(
         "csl-json",
         "bibliography",

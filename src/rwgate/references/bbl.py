@@ -1,0 +1,72 @@
+"""A ``.bbl`` as a bibliography: the works a built document prints, read from the file LaTeX reads.
+
+An arXiv-style bundle ships the ``.tex`` with its ``.bbl`` and no ``.bib``: then the ``.bbl`` is the
+only record of what is cited, and the user's file (rw-latexmk must never delete it). Its entries are
+read as LaTeX prints them: ``\\bibitem[label]{KEY}`` blocks of a ``thebibliography`` (the label
+may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the next line), or
+biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
+entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``); an entry without one is ``no_doi``.
+
+The scanner (:mod:`rwgate.bblscan`) is shared with :mod:`rwgate.latex.bbl`, which annotates the
+same blocks: what is read and what is annotated are found the same way.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from pathlib import Path
+
+from rwgate.bblscan import BIBITEM, END_BIB, bibitem_key
+from rwgate.doi import find_in_text, try_normalize
+from rwgate.models import BibResult, Location, Reference
+from rwgate.references import read_with
+
+_ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
+_VERB_DOI = re.compile(r"\\verb\{doi\}\s*\n\s*\\verb\s+(\S+)")
+_FIELD_DOI = re.compile(r"\\field\{doi\}\{([^{}]*)\}")
+
+
+def _reference(key: str, block: str, where: Location) -> Reference:
+    """One entry: its DOI from the block's text (a raw value that is no DOI stays visible)."""
+    found = _VERB_DOI.search(block) or _FIELD_DOI.search(block)
+    if found:
+        doi = try_normalize(found.group(1))
+        raw = None if doi else found.group(1)
+    else:
+        flat = block.replace("\\_", "_").replace("{\\textunderscore}", "_")
+        doi, raw = find_in_text(flat), None
+    origin = "bbl" if doi else None
+    return Reference(key=key, doi=doi, raw_doi=raw, doi_origin=origin, location=where)
+
+
+def parse_bbl(text: str, file: str) -> BibResult:
+    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+    def where(pos: int) -> Location:
+        return Location(file=file, line=bisect.bisect_right(starts, pos))
+
+    result = BibResult()
+    items = list(BIBITEM.finditer(text))
+    if items:
+        end = END_BIB.search(text, items[-1].end())
+        limit = end.start() if end else len(text)
+        for index, match in enumerate(items):
+            stop = items[index + 1].start() if index + 1 < len(items) else limit
+            parsed = bibitem_key(text, match.end())
+            if parsed is not None:
+                key, body = parsed
+                result.references.append(_reference(key, text[body:stop], where(match.start())))
+        return result
+    entries = list(_ENTRY.finditer(text))
+    for index, match in enumerate(entries):
+        stop = entries[index + 1].start() if index + 1 < len(entries) else len(text)
+        block = text[match.end() : stop]
+        result.references.append(_reference(match.group(1), block, where(match.start())))
+    return result
+
+
+def read_bbl(path: Path) -> BibResult:
+    """Read a ``.bbl`` file (raises ReaderError when it cannot be read)."""
+    return read_with(path, parse_bbl)

@@ -1,0 +1,88 @@
+"""An arXiv-style bundle: the ``.tex`` and its ``.bbl``, no ``.bib`` (issue 19, finding 1).
+
+rw-latexmk deleted the ``.bbl`` it could not regenerate and reran latexmk, which failed (exit 12)
+while rwgate said "gate passed"; the next build had no references at all. Now the ``.bbl`` is the
+user's file: never deleted or rewritten, its entries judged as LaTeX prints them (the acmart style
+of label, a ``%`` then the key on the next line, included), a loud warning that its flagged entries
+carry no note, and strict still fails. The bundle's shape is what arXiv distributes; the entries are
+the fixture works' (Crossref metadata)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from test_latex_build import doc, pdf_text, rw_latexmk  # noqa: F401 (fixtures)
+
+TEX = r"""\documentclass{article}
+\usepackage{natbib}
+\usepackage{url}
+\begin{document}
+Vaccines \cite{wakefield1998}; thermometry \cite{kucsko2013}.
+\bibliographystyle{plainnat}
+\bibliography{refs}
+\end{document}
+"""
+BBL = r"""\begin{thebibliography}{2}
+\providecommand{\natexlab}[1]{#1}
+
+\bibitem[{Wakefield et~al.(1998)Wakefield, Murch, and
+  Anthony}]%
+        {wakefield1998}
+A.~J. Wakefield, S.~H. Murch, and A.~Anthony.
+\newblock Ileal-lymphoid-nodular hyperplasia.
+\newblock \emph{The Lancet}, 1998.
+\newblock doi: 10.1016/S0140-6736(97)11096-0.
+
+\bibitem[Kucsko et~al.(2013)]{kucsko2013}
+G.~Kucsko, P.~C. Maurer, and N.~Y. Yao.
+\newblock Nanometre-scale thermometry in a living cell.
+\newblock \emph{Nature}, 2013.
+\newblock \url{https://doi.org/10.1038/nature12373}.
+
+\end{thebibliography}
+"""
+
+
+def _bundle(folder: Path) -> str:
+    for old in folder.iterdir():
+        if old.is_file():
+            old.unlink()
+    (folder / "paper.tex").write_text(TEX, encoding="utf-8")
+    (folder / "paper.bbl").write_text(BBL, encoding="utf-8")
+    return hashlib.sha256(BBL.encode()).hexdigest()
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path) -> None:  # noqa: F811
+    before = _bundle(doc)
+    built = rw_latexmk("paper.tex")
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    assert _digest(doc / "paper.bbl") == before  # never deleted, never rewritten
+    assert "wakefield1998: retracted" in said
+    assert "paper.bbl is not written by this build" in said
+    assert "gate passed" in said
+    text = pdf_text(doc / "paper.pdf")
+    assert "Ileal-lymphoid-nodular" in text and "Nanometre-scale" in text  # the references stay
+    again = rw_latexmk("paper.tex")
+    assert again.returncode == 0 and _digest(doc / "paper.bbl") == before
+    strict = rw_latexmk("--policy", "strict", "paper.tex")
+    assert strict.returncode == 1 and "wakefield1998" in strict.stderr
+    assert _digest(doc / "paper.bbl") == before
+
+
+def test_rwgate_check_reads_a_bbl_as_a_bibliography(doc: Path, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from rwgate.cli import main
+
+    _bundle(doc)
+    code = main(["check", "--format", "json", "paper.bbl"])
+    import json
+
+    report = json.loads(capsys.readouterr().out)
+    status = {c["key"]: c["status"] for c in report["citations"]}
+    assert status == {"wakefield1998": "retracted", "kucsko2013": "clean"}
+    assert code == 0
