@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from rwgate import __version__
 from rwgate.config import Settings
+from rwgate.doi import short_doi
 from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.models import (
     FLAGGED_STATUSES,
@@ -205,6 +206,9 @@ def _citation(
 def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
     if ref.missing:
         return _Evidence("missing_entry", reason="cited key is in no bibliography")
+    if ref.doi is None and ref.raw_doi and short_doi(ref.raw_doi):
+        why = f"shortDOI {ref.raw_doi!r} could not be resolved to a DOI (offline, or the resolver)"
+        return _Evidence("unverified", reason=why)
     if ref.doi is None and ref.raw_doi:
         return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
     if ref.conflict:  # BibTeX and pandoc print different works: neither reading is judged

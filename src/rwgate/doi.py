@@ -21,11 +21,17 @@ _DOI_SHAPE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
 # Prefixes people paste in front of a DOI; matched case-insensitively and repeatedly.
 _PREFIXES = re.compile(
     r"^(?:doi\s*:\s*|doi\s+|info:doi/|urn:doi:|https?://(?:dx\.|www\.)?doi\.org/"
-    r"|(?:dx\.)?doi\.org/|https?://hdl\.handle\.net/)",
+    r"|(?:dx\.)?doi\.org/|https?://hdl\.handle\.net/|https?://doi\.acm\.org/)",
     re.IGNORECASE,
 )
 # Invisible characters that copy-paste from PDFs and web pages leaves inside DOIs.
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+# Dashes a PDF or a word processor puts where the DOI has a hyphen-minus ("S0140‐6736", an en
+# dash, a minus sign): kept, they name no registered DOI, and an offline check would call the work
+# clean. DOIs are ASCII in practice (Crossref registers none with these), so they are the hyphen.
+_DASHES = str.maketrans(
+    dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-")
+)
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A DOI already bare: nothing to peel, decode or trim (no brackets, no escapes, no end punctuation).
 _BARE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s%<>()\[\]{}\"']*[^\s%<>()\[\]{}\"'.,;:!?]")
@@ -66,7 +72,7 @@ def normalize(raw: str) -> str:
     """Return the canonical (lower-case, bare) DOI for ``raw`` or raise :class:`InvalidDOI`."""
     if raw.isascii() and _BARE.fullmatch(raw):
         return raw.lower()  # what the steps below give such a string, ten times faster
-    text = _INVISIBLE.sub("", raw).strip()
+    text = _INVISIBLE.sub("", raw).translate(_DASHES).strip()
     # Repeated prefixes and wrappers happen ("doi: <https://doi.org/10....>"), so peel until
     # nothing changes. Angle brackets go only as a pair: SICI DOIs contain a lone "<...>".
     while True:
@@ -87,6 +93,19 @@ def normalize(raw: str) -> str:
     if not _DOI_SHAPE.match(text):
         raise InvalidDOI(f"not a DOI: {raw.strip()!r}")
     return text.lower()
+
+
+_SHORT = re.compile(
+    r"^(?:https?://(?:dx\.|www\.)?doi\.org/|doi\s*:\s*)?10/([a-z0-9]{2,20})$", re.IGNORECASE
+)
+
+
+def short_doi(raw: str | None) -> str | None:
+    """``10/abcd`` for a shortDOI (Zotero exports them; doi.org resolves them), else None."""
+    if not raw:
+        return None
+    match = _SHORT.match(_INVISIBLE.sub("", raw).strip())
+    return f"10/{match.group(1).lower()}" if match else None
 
 
 def try_normalize(raw: str | None) -> str | None:

@@ -73,6 +73,31 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 # --- judge -------------------------------------------------------------------------------------
 
 
+def _short_dois(references: Sequence[Reference], settings: Settings) -> list[Reference]:
+    """ShortDOIs (``10/f8vrcz``) replaced by the DOIs the resolver says they stand for; one that
+    cannot be resolved keeps its value and is judged ``unverified`` (never ``invalid_doi``)."""
+    from rwgate.doi import short_doi
+
+    refs = list(references)
+    wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
+    if not wanted:
+        return refs
+    from rwgate.paths import default_cache_dir
+    from rwgate.sources.cache import Cache
+    from rwgate.sources.shortdoi import resolve_short_dois
+
+    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    try:
+        full = resolve_short_dois(list(wanted.values()), settings, cache)
+    finally:
+        cache.close()
+    for index, short in wanted.items():
+        doi = full.get(short)
+        if doi is not None:
+            refs[index] = refs[index].model_copy(update={"doi": doi, "doi_origin": "shortdoi"})
+    return refs
+
+
 def _recover(
     references: Sequence[Reference], settings: Settings, warnings: list[str]
 ) -> list[Reference]:
@@ -113,7 +138,7 @@ def judge(
     from rwgate.core import check
 
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
-    refs = _recover(references, settings, warnings)
+    refs = _recover(_short_dois(references, settings), settings, warnings)
     return check(refs, settings, progress, problems, sources, warnings=warnings)
 
 

@@ -121,6 +121,7 @@ class FakeCrossref:
             "polite": PoolLimits(rate=10, interval="1s", concurrency=3),
         }
         self.requests: list[RecordedRequest] = []
+        self.short_dois: dict[str, str] = {"10/f8vrcz": "10.1016/S0140-6736(97)11096-0"}
         self.in_flight = 0
         self.peak_in_flight = 0
         self._faults: deque[tuple[str, float | str | None]] = deque()
@@ -285,8 +286,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._work(request)
         elif request.path.startswith("/ra/"):
             self._agencies(request)
+        elif request.path.startswith("/api/handles/"):
+            self._handle(request)
         else:
             self._send(404, _NOT_FOUND, "text/plain", request)
+
+    def _handle(self, request: RecordedRequest) -> None:
+        """The resolver's handle API (``/api/handles/10/abcd``): a shortDOI's ``HS_ALIAS``."""
+        short = request.path[len("/api/handles/") :].lower()
+        alias = self.fake.short_dois.get(short)
+        if alias is None:
+            self._send(404, b'{"responseCode":100}', "application/json", request)
+            return
+        value = {"index": 1, "type": "HS_ALIAS", "data": {"format": "string", "value": alias}}
+        record = {"responseCode": 1, "handle": short, "values": [value]}
+        self._send(200, json.dumps(record).encode(), "application/json", request)
 
     def _agencies(self, request: RecordedRequest) -> None:
         """The DOI resolver's ``/ra/DOI1,DOI2`` (the shape doi.org answers): the agency of each

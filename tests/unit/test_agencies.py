@@ -74,3 +74,28 @@ def test_an_agency_answer_is_cached_for_30_days_a_crossref_answer_for_one(  # ty
     db.close()
     days = {key.rsplit(":", 1)[-1]: (when - time.time()) / 86400 for key, when in expiry.items()}
     assert 29.9 < days[ARXIV] <= 30 and 0.9 < days[WAKEFIELD] <= 1
+
+
+def test_a_short_doi_is_resolved_and_judged(settings, fake_crossref, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 19: Zotero's shortDOIs were invalid_doi (strict refused clean papers); now the
+    resolver's handle API names the DOI (cached), and one it cannot resolve stays unverified."""
+    from rwgate.kit import judge
+    from rwgate.references.bibtex import parse_bib
+
+    bib = "@article{w, doi={10/F8VRCZ}}\n@article{u, doi={https://doi.org/10/zzzz}}\n"
+    refs = parse_bib(bib, "z.bib").references
+    cached = settings.model_copy(update={"no_cache": False, "cache_dir": tmp_path / "c"})
+    w, u = judge(refs, cached).citations
+    assert (w.status, w.doi) == ("retracted", WAKEFIELD)
+    assert u.status == "unverified" and "shortDOI 'https://doi.org/10/zzzz'" in (u.reason or "")
+    offline = cached.model_copy(update={"offline": True})
+    again = judge(refs, offline).citations  # the alias was cached: still resolved offline
+    assert again[0].doi == WAKEFIELD and again[1].status == "unverified"
+
+
+def test_dashes_from_pdfs_and_the_old_acm_form_are_the_same_doi() -> None:
+    from rwgate.doi import normalize
+
+    assert normalize("10.1016/S0140\u20106736(97)11096\u20130") == WAKEFIELD  # hyphen U+2010
+    assert normalize("10.1016/S0140\u22126736(97)11096\u20130") == WAKEFIELD  # minus, en dash
+    assert normalize("http://doi.acm.org/10.1145/3287560.3287596") == "10.1145/3287560.3287596"
