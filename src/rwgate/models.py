@@ -221,3 +221,8 @@ class CitedDocument(BaseModel):
         default_factory=dict, description="where each key is first cited, when known"
     )
     problems: list[Problem] = Field(default_factory=list)
+    bibtex_keys: bool = Field(
+        default=False,
+        description="keys are matched as BibTeX matches them: case-insensitively (biber and "
+        "pandoc match exactly)",
+    )

@@ -86,3 +86,16 @@ def test_rwgate_check_reads_a_bbl_as_a_bibliography(doc: Path, capsys) -> None: 
     status = {c["key"]: c["status"] for c in report["citations"]}
     assert status == {"wakefield1998": "retracted", "kucsko2013": "clean"}
     assert code == 0
+
+
+def test_a_key_bibtex_matches_case_insensitively_is_judged(doc: Path) -> None:  # noqa: F811
+    """Issue 18, finding 3: BibTeX prints the entry `wakefield1998` for \\cite{Wakefield1998};
+    rwgate called it missing_entry (a warning) and strict passed with the retracted work in the
+    PDF without its note."""
+    tex = (doc / "natbib.tex").read_text(encoding="utf-8")
+    (doc / "natbib.tex").write_text(tex.replace("{wakefield1998,", "{Wakefield1998,"), "utf-8")
+    strict = rw_latexmk("--policy", "strict", "natbib.tex")
+    said = strict.stdout + strict.stderr
+    assert strict.returncode == 1 and "wakefield1998" in said.lower()
+    assert "BibTeX matches keys case-insensitively" in said
+    assert "missing_entry" not in said

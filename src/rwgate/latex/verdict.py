@@ -94,7 +94,8 @@ def _cited(
 def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
     """What bibtex will read: ``\\citation``s of the ``.aux`` and its ``\\@input`` files."""
     info = parse_aux(aux)
-    return _cited(aux, info.keys, info.cite_all, info.bibdata, search)
+    doc = _cited(aux, info.keys, info.cite_all, info.bibdata, search)
+    return doc.model_copy(update={"bibtex_keys": not info.biblatex})
 
 
 def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:

@@ -46,6 +46,24 @@ def _entries(doc: CitedDocument) -> BibResult:
     return out
 
 
+def _bibtex_match(
+    key: str, by_key: dict[str, Reference], doc: CitedDocument, problems: list[Problem]
+) -> str | None:
+    """The entry BibTeX uses for ``key``: the one whose key differs only in case (BibTeX warns
+    and uses it, so the PDF prints that work); None when there is none, or several."""
+    folded = [k for k in by_key if k.casefold() == key.casefold()]
+    if len(folded) != 1:
+        return None
+    problems.append(
+        Problem(
+            message=f"cited as {key!r}, the entry is {folded[0]!r}: BibTeX matches keys "
+            "case-insensitively and prints it (biber and pandoc would not)",
+            location=doc.key_locations.get(key),
+        )
+    )
+    return folded[0]
+
+
 def _missing(key: str, doc: CitedDocument) -> Reference:
     return Reference(key=key, missing=True, location=doc.key_locations.get(key))
 
@@ -76,6 +94,8 @@ def cited_references(doc: CitedDocument) -> BibResult:
         if key == "*":
             continue
         found = resolve_key(key, by_key)
+        if found is None and doc.bibtex_keys:
+            found = _bibtex_match(key, by_key, doc, entries.problems)
         if found is None and is_cross_reference(key):
             continue  # @fig-x, @sec:x: a cross-reference to the document itself
         if found is None:
