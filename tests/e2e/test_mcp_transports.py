@@ -91,6 +91,20 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_for(proc: subprocess.Popen[bytes], port: int) -> None:
+    """Until the server listens on ``port``; fails with its stderr if it exits or takes 20 s."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                pytest.fail(f"rwgate mcp did not start: {err[-500:]}")
+            time.sleep(0.05)
+
+
 @pytest.fixture
 def http_server(fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex) -> Iterator[str]:
     port = _free_port()
@@ -102,16 +116,7 @@ def http_server(fake_crossref: FakeCrossref, fake_openalex: FakeOpenAlex) -> Ite
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    pytest.fail(f"rwgate mcp did not start: {err[-500:]}")
-                time.sleep(0.05)
+        _wait_for(proc, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
@@ -189,14 +194,7 @@ def test_beyond_loopback_a_token_and_the_host_list_are_enforced(
     proc = _start(args, env)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.05)
+        _wait_for(proc, port)
         hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
