@@ -99,3 +99,24 @@ def test_a_key_bibtex_matches_case_insensitively_is_judged(doc: Path) -> None:  
     assert strict.returncode == 1 and "wakefield1998" in said.lower()
     assert "BibTeX matches keys case-insensitively" in said
     assert "missing_entry" not in said
+
+
+def test_the_projects_own_bibtex_command_runs_and_is_annotated(doc: Path) -> None:  # noqa: F811
+    """Issue 19, finding 2: a project's $bibtex (options, bibtex8, a wrapper script) ran twice
+    under plain latexmk and never under rw-latexmk. It is wrapped now, not replaced."""
+    import os
+
+    log = doc / "mybibtex.log"
+    script = doc / "mybibtex"
+    script.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec bibtex -min-crossrefs=9 "$@"\n')
+    script.chmod(0o755)
+    (doc / ".latexmkrc").write_text("$bibtex = './mybibtex %O %S';\n", encoding="utf-8")
+    built = rw_latexmk("natbib.tex")
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert log.is_file() and "natbib" in log.read_text(encoding="utf-8")
+    text = pdf_text(doc / "natbib.pdf")
+    assert "Retracted2010" in text  # pdf_text squeezes white space out
+    os.utime(doc / "natbib.tex")  # a rebuild after an edit runs the project's command again
+    runs = log.read_text(encoding="utf-8").count("\n")
+    assert rw_latexmk("natbib.tex").returncode == 0
+    assert log.read_text(encoding="utf-8").count("\n") >= runs

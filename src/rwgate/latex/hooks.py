@@ -43,6 +43,9 @@ def _own_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     add_check_options(parser)
     parser.add_argument("--tex", type=Path, help="main .tex file (configuration starts there)")
+    # rw-latexmk ran the project's own bibtex/biber already: its exit status (a wait status
+    # from Perl when above 255).
+    parser.add_argument("--ran", type=int, help=argparse.SUPPRESS)
     return parser
 
 
@@ -192,7 +195,11 @@ def run_hook(tool: str, argv: list[str]) -> int:
         print(f"rwgate {tool}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     started = time.time()
-    code = _run_tool(tool, tool_args)
+    if opts.ran is None:
+        code = _run_tool(tool, tool_args)
+    else:  # rw-latexmk already ran the project's own command (see latexmk.PERL_CODE)
+        code = opts.ran >> 8 if opts.ran > 255 else opts.ran
+        started -= 600  # its .bbl was written before this process started
     usable = code <= 1 if tool == "bibtex" else code == 0  # bibtex exits 1 on mere warnings
     try:
         source, bbl = locate_bibtex(tool_args) if tool == "bibtex" else locate_biber(tool_args)

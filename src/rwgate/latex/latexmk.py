@@ -46,7 +46,14 @@ ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its direc
 
 # Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
 PERL_CODE = (
-    "sub rwgate_hook { my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), @_);"
+    # The project's own $bibtex/$biber (its options, bibtex8, a wrapper script: whatever its
+    # latexmkrc set) runs first, through latexmk's Run_subst; then rwgate judges and annotates
+    # the .bbl it wrote, told the command's exit status. Wrapped, never replaced.
+    "our ($rwgate_bibtex, $rwgate_biber) = ($bibtex, $biber);",
+    "sub rwgate_hook { my ($tool, @args) = @_; my $src = $args[-1];"
+    " my $own = ($tool eq 'bibtex') ? $rwgate_bibtex : $rwgate_biber;"
+    " my $ran = Run_subst($own, 1, join(' ', @args[0 .. $#args - 1]), $src);"
+    " my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), $tool, '--ran', ($ran // 0), @args);"
     " system { $cmd[0] } @cmd; return $?; }",
     "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
     "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
@@ -231,7 +238,9 @@ def _gate_all(files: list[Path], inv: Invocation, overrides: dict[str, object]) 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    names = {k: v for k, v in own_options().items() if k.startswith("--") and k != "--tex"}
+    names = {
+        k: v for k, v in own_options().items() if k.startswith("--") and k not in ("--tex", "--ran")
+    }
     inv = split_args(argv, names)
     if inv.help:
         sys.stdout.write(USAGE)
