@@ -120,3 +120,11 @@ def test_the_projects_own_bibtex_command_runs_and_is_annotated(doc: Path) -> Non
     runs = log.read_text(encoding="utf-8").count("\n")
     assert rw_latexmk("natbib.tex").returncode == 0
     assert log.read_text(encoding="utf-8").count("\n") >= runs
+
+
+def test_default_files_from_the_projects_latexmkrc(doc: Path) -> None:  # noqa: F811
+    """Issue 19, finding 4: @default_files was ignored (rw-latexmk insisted on a file)."""
+    (doc / ".latexmkrc").write_text("@default_files = ('natb*.tex');\n", encoding="utf-8")
+    built = rw_latexmk()
+    assert built.returncode == 0, (built.stdout + built.stderr)[-2000:]
+    assert (doc / "natbib.pdf").is_file() and not (doc / "biblatex-numeric.pdf").exists()

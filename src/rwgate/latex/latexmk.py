@@ -87,6 +87,29 @@ class Invocation:
     help: bool = False
 
 
+def _default_files(latexmk_args: list[str]) -> list[Path]:
+    """What latexmk would build without a file argument: ``@default_files`` from the project's
+    latexmkrc files (and ``-r`` ones), globs expanded as latexmk expands them."""
+    import glob
+
+    exe = os.environ.get(ENV_LATEXMK) or "latexmk"
+    code = 'print STDOUT join("\\n", @default_files), "\\n"; exit 0;'
+    rc = [a for i, a in enumerate(latexmk_args) if a == "-r" or latexmk_args[i - 1 : i] == ["-r"]]
+    try:
+        proc = subprocess.run(
+            [exe, *rc, "-e", code], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found: list[Path] = []
+    for pattern in proc.stdout.splitlines():
+        for name in sorted(glob.glob(pattern.strip())) if pattern.strip() else []:
+            path = Path(name)
+            if path.suffix == ".tex" and path.is_file() and path not in found:
+                found.append(path)
+    return found
+
+
 def _no_bibtex(latexmk_args: list[str]) -> bool:
     """``-bibtex-`` (or ``-nobibtex``): the user told latexmk never to run the bibliography tool,
     so a ``.bbl`` deleted here would never come back."""
@@ -255,8 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     if not inv.gate:
         env = _environment(files[0] if files else Path.cwd(), overrides, None)
         return _run_latexmk(_latexmk_cmd(inv.latexmk, inv.files), env)
+    files = files or _default_files(inv.latexmk)
     if not files:
-        print(f"{PROG}: error: give the .tex file to build (see {PROG} -help)", file=sys.stderr)
+        print(
+            f"{PROG}: error: give the .tex file to build, or set @default_files in a latexmkrc"
+            f" (see {PROG} -help)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         return _gate_all(files, inv, overrides)
