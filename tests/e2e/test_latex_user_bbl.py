@@ -128,3 +128,25 @@ def test_default_files_from_the_projects_latexmkrc(doc: Path) -> None:  # noqa: 
     built = rw_latexmk()
     assert built.returncode == 0, (built.stdout + built.stderr)[-2000:]
     assert (doc / "natbib.pdf").is_file() and not (doc / "biblatex-numeric.pdf").exists()
+
+
+def test_revtex_prints_the_note_inside_the_entry(doc: Path) -> None:  # noqa: F811
+    """Issue 19, finding 4: with revtex/apsrev the note came after \\BibitemShut, which then
+    printed a stray "." on its own line. The note now goes before it."""
+    import subprocess
+
+    tex = (
+        "\\documentclass[aps,prl]{revtex4-2}\n\\begin{document}\n"
+        "\\title{T}\\maketitle\nA claim~\\cite{wakefield1998}.\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+    (doc / "prl.tex").write_text(tex, encoding="utf-8")
+    built = rw_latexmk("prl.tex")
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    bbl = (doc / "prl.bbl").read_text(encoding="utf-8")
+    assert bbl.index("Retracted 2010") < bbl.index("\\BibitemShut", bbl.index("wakefield1998"))
+    lines = subprocess.run(
+        ["pdftotext", "-layout", "prl.pdf", "-"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert not [line for line in lines if line.strip() == "."]
+    assert "Retracted2010;noticedoi:10.1016/s0140-6736(10)60175-4." in pdf_text(doc / "prl.pdf")

@@ -9,6 +9,7 @@ bibliography run, so these functions always start from the tool's fresh output.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -58,12 +59,25 @@ def annotate_bibtex(text: str, notes: Mapping[str, str]) -> tuple[str, list[str]
         note = lookup(parsed[0]) if parsed else None
         if parsed and note is not None:
             added = f"\\newblock \\textbf{{{note}}}{MARK}"
-            if not block.rstrip().endswith(added) and not carries(block, note):
-                block = f"{block.rstrip()}\n{added}\n\n"
+            if added not in block and not carries(block, note):
+                block = _with_note(block, added)
                 done.append(parsed[0])
         out.append(block)
     out.append(text[limit:])
     return "".join(out), done
+
+
+_SHUT = re.compile(r"\\BibitemShut\s*\{")
+
+
+def _with_note(block: str, added: str) -> str:
+    """The entry with its note at the end of its text: before revtex/apsrev's closing
+    ``\\BibitemShut{...}`` (which prints the entry's final stop), else after the last line."""
+    shut = list(_SHUT.finditer(block))
+    if shut:
+        at = shut[-1].start()
+        return f"{block[:at].rstrip()}\n{added}\n  {block[at:]}"
+    return f"{block.rstrip()}\n{added}\n\n"
 
 
 def _entry_key(line: str) -> str | None:

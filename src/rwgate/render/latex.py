@@ -51,15 +51,18 @@ def escape_text(text: str) -> str:
 def doi_markup(doi: str) -> str:
     """A DOI as a link where the document has one (hyperref ``\\href``, url ``\\url``)."""
     if _URL_SAFE_DOI.match(doi):
+        # revtex defines \href without hyperref, and so without \nolinkurl: test for both.
         return (
-            rf"{{\ifdefined\href\href{{https://doi.org/{doi}}}{{\nolinkurl{{{doi}}}}}"
+            rf"{{\ifdefined\href\href{{https://doi.org/{doi}}}"
+            rf"{{\ifdefined\nolinkurl\nolinkurl{{{doi}}}\else {doi}\fi}}"
             rf"\else\ifdefined\url\url{{{doi}}}\else\texttt{{{doi}}}\fi\fi}}"
         )
     return rf"\texttt{{{escape_text(doi)}}}"
 
 
 _DOI_MARKUP = re.compile(
-    r"\{\\ifdefined\\href\\href\{[^{}]*\}\{\\nolinkurl\{(?P<doi>[^{}]*)\}\}"
+    r"\{\\ifdefined\\href\\href\{[^{}]*\}"
+    r"\{\\ifdefined\\nolinkurl\\nolinkurl\{(?P<doi>[^{}]*)\}\\else [^{}]*\\fi\}"
     r"\\else\\ifdefined\\url\\url\{[^{}]*\}\\else\\texttt\{[^{}]*\}\\fi\\fi\}"
     r"|\\texttt\{(?P<tt>[^{}]*)\}"
 )
