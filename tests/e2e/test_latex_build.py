@@ -220,6 +220,9 @@ def test_latexmkrc_example_hooks_and_strict_exit(
     assert run.returncode == 0, run.stderr + run.stdout
     assert contains(pdf_text(doc / "natbib.pdf"), "Retracted 2010")
     assert (doc / "natbib.rwgate.json").is_file()
+    said = run.stderr + run.stdout
+    # One report per build: a later pass with the same verdict says so in one line.
+    assert said.count("rwgate: citations:") == 1, said
 
     monkeypatch.setenv("RWGATE_POLICY", "strict")
     (doc / "natbib.bbl").unlink()

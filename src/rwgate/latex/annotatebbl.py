@@ -6,6 +6,7 @@ before the integrity core is even imported.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from rwgate.render.safe import term_safe
 
 from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
-from .reuse import inputs_key
+from .reuse import inputs_key, read_state
 from .verdict import (
     cited_from_aux,
     cited_from_bcf,
@@ -54,9 +55,15 @@ def annotate_build(
         raise HookError(str(exc)) from None
     if not bbl.is_file():
         raise HookError(f"{bbl}: {tool} wrote no .bbl file")
+    text = render_text(result, False, False, settings.template)
+    # The verdict, not its wording: a later pass answers from the cache, and says so.
+    verdict_lines = [(c.key, c.status, c.action, c.reason) for c in result.citations]
+    seen = [verdict_lines, result.warnings, [str(p) for p in result.problems], result.exit_code]
+    digest = hashlib.sha256(repr(seen).encode("utf-8")).hexdigest()
+    before = read_state(bbl) or {}
     try:
         done = annotate_bbl(bbl, notes)
-        write_state(bbl, result, notes, inputs_key(tool, source))
+        write_state(bbl, result, notes, inputs_key(tool, source), digest)
     except OSError as exc:
         raise HookError(f"{exc.filename or bbl}: cannot write: {exc.strerror or exc}") from None
     if settings.report is not None:
@@ -64,6 +71,13 @@ def annotate_build(
     if os.environ.get(ENV_GATE) == "0":
         for key in done:
             print(f"rwgate {tool}: annotated {term_safe(key)} in {bbl}", file=sys.stderr)
+    elif before.get("report") == digest:
+        # latexmk runs the bibliography tool once per pass: the same report again is noise.
+        summary = text.rstrip("\n").splitlines()[-2:]
+        print(
+            f"rwgate {tool}: the same verdict as the last pass: {' '.join(summary)}",
+            file=sys.stderr,
+        )
     else:
-        sys.stderr.write(render_text(result, False, False, settings.template))
+        sys.stderr.write(text)
     return result.exit_code != 0

@@ -44,7 +44,11 @@ def fingerprint(notes: Mapping[str, str]) -> str:
 
 
 def write_state(
-    bbl: Path, result: CheckResult, notes: Mapping[str, str], inputs: str | None = None
+    bbl: Path,
+    result: CheckResult,
+    notes: Mapping[str, str],
+    inputs: str | None = None,
+    report: str | None = None,
 ) -> None:
     """Record what the ``.bbl`` now says (and the verdicts behind it) next to it.
 
@@ -59,6 +63,7 @@ def write_state(
         "notes": dict(notes),
         "inputs": inputs,
         "build": os.environ.get(ENV_BUILD),
+        "report": report,  # digest of the report printed for this pass (one report per build)
         "citations": [
             c.model_dump(mode="json", include={"key", "doi", "status", "action", "allowed"})
             for c in result.citations
