@@ -372,11 +372,12 @@ def serve(
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     from rwgate.mcp.http import security_settings, serve_http
-    from rwgate.sources.http import remember_failures
+    from rwgate.sources.http import remember_failures, share_connections
 
     if transport != "stdio":
         security_settings(host, token, allowed_hosts)  # refuse an unsafe bind before anything
     remember_failures(FAILURE_MEMORY)
+    share_connections()
     toolbox = Toolbox(roots, overrides)
     server = build_server(toolbox)
     try:

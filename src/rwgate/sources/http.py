@@ -40,12 +40,43 @@ _MIN_TIMEOUT = 0.05
 T = TypeVar("T")
 
 
+_shared_clients: dict[tuple[str | None, float, int], Any] | None = None
+_CLIENTS_LOCK = threading.Lock()
+
+
+def share_connections() -> None:
+    """One connection pool per API for the whole process (the MCP server): every call reuses the
+    kept-alive connections instead of opening its own. One-shot commands keep a client a run."""
+    global _shared_clients
+    with _CLIENTS_LOCK:
+        if _shared_clients is None:
+            _shared_clients = {}
+
+
 def open_client(mailto: str | None, timeout: float, connections: int) -> httpx.Client:
-    """A client named as Crossref asks: tool, URL and (polite pool) ``mailto`` on every GET."""
+    """A client named as Crossref asks: tool, URL and (polite pool) ``mailto`` on every GET.
+
+    With :func:`share_connections`, the process's one client for these settings, whose
+    ``close()`` keeps it open for the next caller."""
+    with _CLIENTS_LOCK:
+        key = (mailto, timeout, connections)
+        if _shared_clients is not None and key in _shared_clients:
+            return _shared_clients[key]
+        client = _new_client(mailto, timeout, connections, kept=_shared_clients is not None)
+        if _shared_clients is not None:
+            _shared_clients[key] = client
+        return client
+
+
+def _new_client(mailto: str | None, timeout: float, connections: int, kept: bool) -> httpx.Client:
     import httpx  # here and in Retrying._send only: see the module docstring
 
+    class KeptClient(httpx.Client):
+        def close(self) -> None:  # shared by every call of the process: never closed by one
+            pass
+
     contact = f"; mailto:{mailto}" if mailto else ""
-    return httpx.Client(
+    return (KeptClient if kept else httpx.Client)(
         headers={
             "User-Agent": f"rwgate/{__version__} ({PROJECT_URL}{contact})",
             "Accept": "application/json",
