@@ -229,6 +229,10 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         write_report(result, Path(settings.report))
     if result.exit_code == 0:
         clear_rejected(build)
+        if code != 0:  # "gate passed" is about the citations, not about the build
+            print(
+                f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
+            )
         return code
     failing = [c for c in result.citations if c.action == "fail"]
     print(
