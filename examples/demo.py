@@ -2,7 +2,8 @@
 
 Steps, each through rwgate's real command line:
 1. import the sample Retraction Watch rows and Crossref records into a throw-away snapshot;
-2. `rwgate check -v examples/paper.md` against that snapshot, offline;
+2. `rwgate check -v examples/paper.md --format html -o out/report.html` against that snapshot,
+   offline (the verdicts in the terminal, and as a page to open in a browser);
 3. `pandoc examples/paper.md --citeproc --filter rw-filter -o out/paper.html`: the same verdicts as
    annotations in the rendered bibliography (open out/paper.html in a browser).
 Set RWGATE_DEMO_ONLINE=1 to let the check ask live Crossref as well, RWGATE_DEMO_OUT to write the
@@ -71,9 +72,12 @@ def main() -> int:
         )
         if code:
             return code
-        code = run([rwgate, "check", "-v", "examples/paper.md"], env)
+        out = Path(env.get("RWGATE_DEMO_OUT") or ROOT / "out")
+        report = ["--format", "html", "--output", str(out / "report.html")]
+        code = run([rwgate, "check", "-v", "examples/paper.md", *report], env)
         if code:
             return code
+        print(f"rwgate demo: wrote {out / 'report.html'} (the report as a page)")
         return render_html(env)
 
 

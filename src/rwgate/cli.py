@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate import __version__
-from rwgate.errors import RwgateError
+from rwgate.errors import RwgateError, UsageError
 from rwgate.kit import (
     EXIT_USAGE,
     add_check_options,
@@ -21,6 +21,7 @@ from rwgate.kit import (
     flag_overrides,
     judge,
     print_error,
+    record_lock,
 )
 from rwgate.render import FormatChoice
 
@@ -54,6 +55,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not args.inputs and not args.doi:
         print("rwgate check: error: give a manuscript, a bibliography or --doi", file=sys.stderr)
         return EXIT_USAGE
+    if args.update_lock:
+        if args.since is None:
+            raise UsageError("--update-lock needs --since LOCK (the lockfile to update)")
+        args.lock = args.lock or args.since
     gathered = gather_inputs(args.inputs, args.doi or [])
     start = args.inputs[0] if args.inputs else None
     settings = load_settings(
@@ -62,14 +67,33 @@ def _cmd_check(args: argparse.Namespace) -> int:
         metadata=gathered.metadata,
         metadata_name=f"{start}: rwgate metadata",
     )
+    outputs = _outputs(args)
     result = judge(gathered.references, settings, gathered.problems, _progress_printer())
+    if args.history:
+        from rwgate.history import add_history
+
+        result = add_history(result)
     code = exit_code(result, gathered.unreadable)
-    choice = FormatChoice(args.format)
-    emit(result, choice, args.output, settings.report, args.verbose, settings.template, code)
+    emit(result, outputs, settings.report, args.verbose, settings.template, code)
+    record_lock(result, settings)
     if gathered.unreadable:
         names = ", ".join(dict.fromkeys(gathered.unreadable))
         print(f"rwgate: exit 2: could not read {names}", file=sys.stderr)
     return code
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[FormatChoice, Path | None]]:
+    """``--format``/``--output`` pairs: one format may go to stdout; several need a file each."""
+    formats = [FormatChoice(f) for f in args.format or ["text"]]
+    files: list[Path] = args.output or []
+    if len(formats) == 1 and not files:
+        return [(formats[0], None)]
+    if len(files) != len(formats):
+        raise UsageError(
+            f"{len(formats)} --format and {len(files)} --output: give one --output per --format "
+            "(or one --format to standard output)"
+        )
+    return list(zip(formats, files, strict=True))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,9 +105,29 @@ def build_parser() -> argparse.ArgumentParser:
         "inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list"
     )
     check.add_argument("--doi", action="append", help="check this DOI (repeatable)")
-    check.add_argument("--format", choices=[c.value for c in FormatChoice], default="text")
-    check.add_argument("--output", "-o", type=Path, help="write the --format report here")
+    check.add_argument(
+        "--format",
+        action="append",
+        choices=[c.value for c in FormatChoice],
+        help="report format (repeatable, each with its own --output; default text)",
+    )
+    check.add_argument(
+        "--output", "-o", type=Path, action="append", help="write the --format report here"
+    )
     check.add_argument("--verbose", "-v", action="store_true", help="list clean citations too")
+    check.add_argument(
+        "--since", type=Path, metavar="LOCK", help="report and gate on what changed since LOCK"
+    )
+    check.add_argument("--lock", type=Path, metavar="LOCK", help="write the lockfile LOCK")
+    check.add_argument(
+        "--update-lock", action="store_true", help="with --since: write the new state to LOCK"
+    )
+    check.add_argument(
+        "--no-history",
+        dest="history",
+        action="store_false",
+        help="do not ask git when each flagged entry was added",
+    )
     add_check_options(check)
     check.set_defaults(func=_cmd_check)
     _add_optional_commands(sub)

@@ -44,6 +44,10 @@ class Settings(BaseModel):
     cache_dir: Path | None = None
     snapshot: Path | None = None
     report: Path | None = None
+    since: Path | None = Field(
+        default=None, description="lockfile: report and gate on what changed since it"
+    )
+    lock: Path | None = Field(default=None, description="write the lockfile here after a check")
     crossref_url: str = DEFAULT_CROSSREF_URL
     openalex_url: str = DEFAULT_OPENALEX_URL
     doi_url: str = DEFAULT_DOI_URL
@@ -125,6 +129,8 @@ _ENV: dict[str, str] = {
     "RWGATE_CACHE_DIR": "cache_dir",
     "RWGATE_SNAPSHOT": "snapshot",
     "RWGATE_REPORT": "report",
+    "RWGATE_SINCE": "since",
+    "RWGATE_LOCK": "lock",
     "RWGATE_CROSSREF_URL": "crossref_url",
     "RWGATE_OPENALEX_URL": "openalex_url",
     "RWGATE_DOI_URL": "doi_url",
@@ -206,7 +212,7 @@ def _document_layer(values: Mapping[str, Any], where: str, notes: list[str]) -> 
 
 
 def _anchor_paths(layer: dict[str, Any], base: Path) -> None:
-    for key in ("cache_dir", "snapshot", "report"):
+    for key in ("cache_dir", "snapshot", "report", "since", "lock"):
         if isinstance(layer.get(key), str):
             layer[key] = str(base / Path(layer[key]).expanduser())
 

@@ -54,6 +54,8 @@ class CheckResult:
     warnings: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     generated: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    since: str | None = None
+    """The lockfile this result was compared with (:mod:`rwgate.lock`), if any."""
 
     @property
     def exit_code(self) -> int:
@@ -68,6 +70,7 @@ class CheckResult:
             failed=sum(c.action == "fail" for c in cs),
             warned=sum(c.action == "warn" for c in cs),
             unverified=sum(c.status == "unverified" for c in cs),
+            changed=None if self.since is None else sum(c.change is not None for c in cs),
         )
 
     def report(self) -> Report:
@@ -80,6 +83,7 @@ class CheckResult:
             summary=self.summary(),
             citations=self.citations,
             warnings=[*self.warnings, *(str(p) for p in self.problems)],
+            since=self.since,
             exit_code=self.exit_code,
         )
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rwgate.doi import try_normalize
-from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Status
+from rwgate.models import FLAGGED_STATUSES, Citation, Lookup, Notice, Status
 
 # Spellings seen upstream (Crossref, Retraction Watch, older tools) -> DESIGN.md types.
 _ALIASES = {
@@ -250,3 +250,11 @@ def lookup_from_crossref(message: Mapping[str, Any], source: str = "crossref") -
         year=crossref_year(message),
         notice_for=notice_for,
     )
+
+
+def deciding_notice(citation: Citation) -> Notice | None:
+    """The newest notice whose type gives the work its status (a retracted work: its retraction)."""
+    matching = [n for n in citation.notices if status_of_type(n.type) == citation.status]
+    if citation.status == "reinstated":
+        matching = [n for n in citation.notices if n.type == "reinstatement"]
+    return matching[-1] if matching else None

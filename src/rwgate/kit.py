@@ -14,6 +14,7 @@ the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -43,6 +44,8 @@ _FLAG_KEYS = (
     "snapshot",
     "crossref_url",
     "recover_dois",
+    "since",
+    "lock",
 )
 
 
@@ -139,7 +142,31 @@ def judge(
 
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
     refs = _recover(_short_dois(references, settings), settings, warnings)
-    return check(refs, settings, progress, problems, sources, warnings=warnings)
+    result = check(refs, settings, progress, problems, sources, warnings=warnings)
+    return against_lock(result, settings)
+
+
+def against_lock(result: CheckResult, settings: Settings) -> CheckResult:
+    """With the ``since`` setting, ``result`` compared with that lockfile (:mod:`rwgate.lock`):
+    only what changed gates. A lockfile not written yet counts as empty (everything is new)."""
+    if settings.since is None:
+        return result
+    from rwgate.lock import read_lock, since
+
+    works = read_lock(settings.since)
+    if works is None:
+        result.warnings.append(f"{settings.since}: no lockfile yet: every citation counts as new")
+    return since(result, works or {}, str(settings.since))
+
+
+def record_lock(result: CheckResult, settings: Settings) -> None:
+    """Write the ``lock`` setting's lockfile (atomically). Only the last step of a build does this
+    (``rwgate check``, rw-filter, rw-latexmk): the LaTeX hooks, which run mid-build, never do, so
+    the build's final gate compares with the lock the build started from."""
+    if settings.lock is not None:
+        from rwgate.lock import render_lock
+
+        write_output(settings.lock, render_lock(result))
 
 
 def judge_document(
@@ -226,8 +253,6 @@ def emit_texts(
     stdout, the human text to stdout (or stderr when stdout carries the machine format), and the
     JSON report to the ``report`` setting's path. Colour only on a terminal, never with
     ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
-    import os
-
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     if machine is None or output is not None:
         (sys.stderr if machine is not None else sys.stdout).write(human(colour))
@@ -245,33 +270,42 @@ LISTED_BESIDE_REPORT = 50
 
 def emit(
     result: CheckResult,
-    choice: FormatChoice,
-    output: Path | None = None,
+    outputs: Sequence[tuple[FormatChoice, Path | None]],
     report: Path | None = None,
     verbose: bool = False,
     template: str | None = None,
     code: int | None = None,
 ) -> None:
-    """Render ``result`` in the chosen format (and the JSON report where ``report`` says)."""
+    """Render ``result`` in each chosen format, each to its file (or one to stdout), and the JSON
+    report where ``report`` says: a CI job writes SARIF, JSON and the Markdown summary from one
+    run. The human text goes to stdout, or to stderr (its first citations only) when a machine
+    format is asked for, and not at all when a machine format takes stdout."""
     from rwgate.render import FormatChoice
     from rwgate.render.interface import View
 
-    fmt = choice.to_format()
     view = View(verbose=verbose, template=template, exit_code=code)
-    machine = fmt.render(result, view) if fmt.machine else None
-    json_report = None
+    files: list[tuple[Path, str]] = []
+    to_stdout: str | None = None
+    machine = False
+    for choice, path in outputs:
+        fmt = choice.to_format()
+        machine = machine or fmt.machine
+        if path is not None:
+            files.append((path, fmt.render(result, view)))
+        elif fmt.machine:
+            to_stdout = fmt.render(result, view)
     if report is not None:
-        json_report = (report, FormatChoice.JSON.to_format().render(result, view))
-
-    # Beside a machine report the terminal gets the first citations and the summary, not 100,000.
-    limit = None if verbose or machine is None else LISTED_BESIDE_REPORT
-
-    def human(colour: bool) -> str:
-        text = FormatChoice.TEXT.to_format()
-        view = View(colour, verbose, template, exit_code=code, limit=limit)
-        return text.render(result, view) + "\n"
-
-    emit_texts(machine, human, output, json_report)
+        files.append((report, FormatChoice.JSON.to_format().render(result, view)))
+    if to_stdout is not None:
+        sys.stdout.write(to_stdout + "\n")
+    else:  # the human text: on stderr beside a machine report, its first citations only
+        stream = sys.stderr if machine else sys.stdout
+        colour = stream.isatty() and not os.environ.get("NO_COLOR")
+        limit = None if verbose or not machine else LISTED_BESIDE_REPORT
+        human = View(colour, verbose, template, exit_code=code, limit=limit)
+        stream.write(FormatChoice.TEXT.to_format().render(result, human) + "\n")
+    for path, text in files:
+        write_output(path, text + "\n")
 
 
 def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:

@@ -23,6 +23,7 @@ __all__ = [
     "REPORT_SCHEMA",
     "STATUSES",
     "Action",
+    "Added",
     "BibResult",
     "Citation",
     "CitedDocument",
@@ -135,6 +136,17 @@ class SourceInfo(BaseModel):
     note: str | None = None
 
 
+class Added(BaseModel):
+    """When a flagged entry was added to the bibliography, from git: after its notice, the citation
+    is the likely error; before it, the manuscript needs an update."""
+
+    date: dt.date | None = Field(default=None, description="None: not committed yet")
+    commit: str | None = None
+    after_notice: bool | None = Field(
+        default=None, description="added after the deciding notice's date (None: undated notice)"
+    )
+
+
 class Citation(BaseModel):
     """The verdict for one cited work: the object every front end shows and MCP returns."""
 
@@ -152,6 +164,12 @@ class Citation(BaseModel):
     journal: str | None = None
     year: int | None = None
     location: Location | None = None
+    change: str | None = Field(
+        default=None, description="what changed since the lockfile (--since), if anything"
+    )
+    added: Added | None = Field(
+        default=None, description="when the entry entered the bibliography (git), if known"
+    )
 
 
 class Summary(BaseModel):
@@ -161,6 +179,7 @@ class Summary(BaseModel):
     failed: int = 0
     warned: int = 0
     unverified: int = 0
+    changed: int | None = Field(default=None, description="citations changed since the lock")
 
 
 class ToolInfo(BaseModel):
@@ -181,6 +200,7 @@ class Report(BaseModel):
     summary: Summary
     citations: list[Citation]
     warnings: list[str] = Field(default_factory=list)
+    since: str | None = Field(default=None, description="the lockfile changes are measured from")
     exit_code: int
 
     def to_json(self) -> str:

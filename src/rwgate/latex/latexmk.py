@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.config import ConfigError, load_settings
-from rwgate.kit import flag_overrides
+from rwgate.kit import flag_overrides, record_lock
 from rwgate.references.latexaux import LatexError
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
@@ -227,6 +227,7 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     sys.stderr.write(render_text(result, colour, False, settings.template))
     if settings.report is not None:
         write_report(result, Path(settings.report))
+    record_lock(result, settings)  # after the build's last gate: the hooks never write it
     if result.exit_code == 0:
         clear_rejected(build)
         if code != 0:  # "gate passed" is about the citations, not about the build

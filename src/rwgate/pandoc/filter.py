@@ -173,9 +173,15 @@ def check_document(
     if settings.report is not None:
         report_text = result.report().to_json() + "\n"
         write_report(report_text, settings.report)
+    if settings.lock is not None:
+        from rwgate.kit import record_lock
+
+        record_lock(result, settings)
     lines = lines_since(bookmark)
     expires = sources.expires(cap=time.time() + MAX_AGE)
     good = not sources.failed and all(c.status != "unverified" for c in result.citations)
+    # A lockfile changes outside the memo's key: with one, every build is a full check.
+    good = good and settings.since is None and settings.lock is None
     verdict = _verdict(settings, result.exit_code, lines, expires, report_text) if good else None
     if result.exit_code != 0:
         return result.exit_code, None, verdict

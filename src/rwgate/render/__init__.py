@@ -22,6 +22,8 @@ class FormatChoice(StrEnum):
     JSON = "json"
     SARIF = "sarif"
     JUNIT = "junit"
+    MARKDOWN = "markdown"
+    HTML = "html"
 
     def to_format(self) -> ReportFormat:
         match self:
@@ -41,6 +43,14 @@ class FormatChoice(StrEnum):
                 from rwgate.render.junit import JunitFormat
 
                 return JunitFormat()
+            case FormatChoice.MARKDOWN:
+                from rwgate.render.markdown import MarkdownFormat
+
+                return MarkdownFormat()
+            case FormatChoice.HTML:
+                from rwgate.render.html import HtmlFormat
+
+                return HtmlFormat()
             case _:
                 assert_never(self)
 

@@ -15,8 +15,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import ConfigError
-from rwgate.evidence import FLAG_LABELS, status_of_type
-from rwgate.models import Citation, Notice
+from rwgate.evidence import FLAG_LABELS, deciding_notice
+from rwgate.models import Citation
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
 from rwgate.render.safe import one_line
 
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
 
 class TemplateProblem(ConfigError):
     """The user's annotation template does not render."""
-
-
-def deciding_notice(citation: Citation) -> Notice | None:
-    """The newest notice whose type gives the work its status (a retracted work: its retraction)."""
-    matching = [n for n in citation.notices if status_of_type(n.type) == citation.status]
-    if citation.status == "reinstated":
-        matching = [n for n in citation.notices if n.type == "reinstatement"]
-    return matching[-1] if matching else None
 
 
 @lru_cache(maxsize=1)

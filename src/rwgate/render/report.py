@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
+from rwgate.evidence import deciding_notice
 from rwgate.models import Citation, SourceInfo
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
@@ -51,8 +52,26 @@ def _recovered(c: Citation) -> bool:
     return RECOVERED_FROM_TITLE in (c.reason or "")
 
 
+def added_text(c: Citation) -> str | None:
+    """When the entry entered the bibliography and what that means, or None when not known."""
+    if c.added is None:
+        return None
+    notice = deciding_notice(c)
+    when = c.added.date.isoformat() if c.added.date else "not committed yet"
+    commit = f", commit {c.added.commit}" if c.added.commit else ""
+    text = f"added to the bibliography {when}{commit}"
+    if c.added.after_notice is None or notice is None or notice.date is None:
+        return text
+    label = notice.type.replace("_", " ")
+    if c.added.after_notice:
+        return f"{text}, after the {label} of {notice.date.isoformat()}: likely cited in error"
+    return f"{text}, before the {label} of {notice.date.isoformat()}: needs an update"
+
+
 def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str]:
     tag = paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
+    if c.change:
+        tag = paint("NEW ", "31;1", colour) + " " + tag
     head = f"  {tag}  {term_safe(c.key)}: {c.status}"
     if c.status in FLAGGED:
         head += f" - {term_safe(annotate(c, template).text)}"
@@ -77,6 +96,10 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
         lines.append(f"        {when} {term_safe(n.type)}{ndoi}{rid} [{sources}]")
     if c.reason:
         lines.append(f"        {term_safe(c.reason)}")
+    if c.change:
+        lines.append(f"        since the lock: {term_safe(c.change)}")
+    if (added := added_text(c)) is not None:
+        lines.append(f"        {term_safe(added)}")
     return lines
 
 
@@ -112,6 +135,10 @@ def render_text(
     out = ["rwgate: sources:"]
     out += [f"  {describe_source(s)}" for s in result.sources]
     shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
+    unchanged = 0
+    if result.since is not None and not verbose:  # against a lock: what changed, nothing else
+        unchanged = sum(c.change is None for c in shown)
+        shown = [c for c in shown if c.change is not None]
     summary = None if verbose else no_doi_summary(shown)
     if summary is not None:
         shown = [c for c in shown if not _unlisted_no_doi(c)]
@@ -123,6 +150,12 @@ def render_text(
         out.append(f"  ... and {len(shown) - limit} more in the report (all with -v)")
     if summary is not None:
         out.append(f"rwgate: warning: {summary}")
+    if result.since is not None:
+        changed = sum(c.change is not None for c in result.citations)
+        out.append(
+            f"rwgate: since {term_safe(result.since)}: {changed} changed"
+            + (f", {unchanged} unchanged not listed (-v lists them)" if unchanged else "")
+        )
     for w in result.warnings:
         out.append(f"rwgate: warning: {term_safe(w)}")
     for p in result.problems:

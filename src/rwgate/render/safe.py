@@ -39,3 +39,14 @@ def term_safe(text: object) -> str:
 def xml_safe(text: object) -> str:
     """``text`` cleaned and without the characters XML 1.0 forbids."""
     return _NOT_XML.sub("", clean(text))
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def md_safe(text: object) -> str:
+    """``text`` as inert GitHub-flavoured Markdown on one line: every Markdown punctuation mark
+    backslash-escaped and ``<``/``&`` as entities (GitHub renders HTML inside Markdown), so a
+    hostile title cannot open a link, an image, a table cell or a tag."""
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text))
+    return escaped.replace("&", "&amp;").replace("<", "&lt;")

@@ -18,6 +18,7 @@ from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation, Location
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
+from rwgate.render.report import added_text
 from rwgate.render.safe import one_line
 from rwgate.sources.http import PROJECT_URL
 
@@ -35,8 +36,13 @@ _DESCRIPTIONS = {
 
 
 def reported(result: CheckResult) -> list[Citation]:
-    """The citations a CI report flags: every one whose action is not ``ignore``."""
-    return [c for c in result.citations if c.action in _LEVELS]
+    """The citations a CI report flags: every one whose action is not ``ignore``; against a
+    lockfile (``--since``), only those that changed."""
+    return [
+        c
+        for c in result.citations
+        if c.action in _LEVELS and (result.since is None or c.change is not None)
+    ]
 
 
 def message(c: Citation, template: str | None = None) -> str:
@@ -46,6 +52,10 @@ def message(c: Citation, template: str | None = None) -> str:
         text += f" - {annotate(c, template).text}"
     if c.reason:
         text += f" ({c.reason})"
+    if c.change:
+        text += f" [new since the lock: {c.change}]"
+    if (added := added_text(c)) is not None:
+        text += f" [{added}]"
     return one_line(text)
 
 
@@ -95,6 +105,8 @@ def _result(c: Citation, rule_index: int, template: str | None, root: Path) -> d
             "status": c.status,
             "action": c.action,
             "notices": [_clean(n.model_dump(mode="json")) for n in c.notices],
+            "change": one_line(c.change) if c.change else None,
+            "added": c.added.model_dump(mode="json") if c.added else None,
         },
     }
     # Only a real file can be annotated: ``--doi`` and MCP tool names are locations too.

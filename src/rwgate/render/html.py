@@ -1,0 +1,95 @@
+"""The HTML report: one self-contained page a co-author or an editor opens and reads.
+
+The verdict, a table of every citation (status badges, notice links, Retraction Watch reasons,
+``file:line``, what changed since the lock and when the entry was added), the sources with their
+dates, and a filter (flagged / new / all) made of radio buttons and CSS alone. The page carries no
+script and a Content-Security-Policy that forbids any, and the Jinja2 environment autoescapes
+every value, so a hostile title stays text. Every outside string is also stripped of control and
+bidi characters (:func:`rwgate.render.safe.one_line`) before it is escaped.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
+from markupsafe import Markup
+
+from rwgate import __version__
+from rwgate.core import FLAGGED, CheckResult
+from rwgate.models import Citation
+from rwgate.render.interface import ReportFormat, View
+from rwgate.render.report import added_text, describe_source
+from rwgate.render.safe import one_line
+
+
+@lru_cache(maxsize=1)
+def _template() -> Template:
+    env = Environment(
+        loader=PackageLoader("rwgate.render", "templates"),
+        autoescape=select_autoescape(["html.j2"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        finalize=_inert,
+    )
+    return env.get_template("report.html.j2")
+
+
+def _inert(value: Any) -> Any:
+    """Every value printed, without control and bidi characters (before autoescaping; markup the
+    template itself built, such as ``join``'s escaped output, stays markup)."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Markup):
+        return Markup(one_line(value))
+    return one_line(value)
+
+
+def _where(c: Citation, root: Path) -> str | None:
+    """``file:line``, relative to ``root`` when the file lies under it."""
+    if c.location is None:
+        return None
+    try:
+        name = Path(c.location.file).resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        name = c.location.file
+    return f"{name}:{c.location.line}" if c.location.line else name
+
+
+def _row(c: Citation, root: Path) -> dict[str, Any]:
+    flagged = c.status in FLAGGED or c.action != "ignore" or c.allowed
+    return {"c": c, "flagged": flagged, "added": added_text(c), "where": _where(c, root)}
+
+
+def render_html(result: CheckResult, exit_code: int | None = None, root: Path | None = None) -> str:
+    """The page; file locations are shown relative to ``root`` (default: the working folder)."""
+    code = result.exit_code if exit_code is None else exit_code
+    base = (root or Path.cwd()).resolve()
+    order = sorted(
+        result.citations,
+        key=lambda c: (c.change is None, c.action == "ignore", c.status not in FLAGGED),
+    )
+    rows = [_row(c, base) for c in order]
+    return _template().render(
+        version=__version__,
+        code=code,
+        verdict={0: "passed", 1: "FAILED"}.get(code, "FAILED: an input could not be read"),
+        s=result.summary(),
+        policy=result.policy.preset,
+        generated=result.generated.strftime("%Y-%m-%d %H:%M UTC"),
+        since=result.since,
+        rows=rows,
+        flagged_rows=sum(r["flagged"] for r in rows),
+        sources=[describe_source(i) for i in result.sources],
+        warnings=[*result.warnings, *(str(p) for p in result.problems)],
+    )
+
+
+class HtmlFormat(ReportFormat):
+    """One self-contained HTML page (no script, inline style)."""
+
+    name = "html"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_html(result, view.exit_code, view.root).rstrip("\n")

@@ -1,0 +1,75 @@
+"""Markdown rendering of a check: the GitHub Actions job summary (``$GITHUB_STEP_SUMMARY``).
+
+A short page a reviewer reads on the run: the verdict, a table of the citations the policy flags
+(what changed since the lock first, when there is one), where each entry is, and the sources with
+their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe`.
+"""
+
+from __future__ import annotations
+
+from rwgate.core import CheckResult
+from rwgate.models import Citation
+from rwgate.render.interface import ReportFormat, View
+from rwgate.render.report import added_text, describe_source
+from rwgate.render.safe import md_safe
+from rwgate.render.sarif import reported
+
+_ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}
+_MAX_ROWS = 200
+"""GitHub caps a step summary at 1 MiB; past this many rows the table says how many are left."""
+
+
+def _notice(c: Citation) -> str:
+    parts = []
+    for n in c.notices:
+        when = n.date.isoformat() if n.date else "undated"
+        link = f" [doi:{md_safe(n.doi)}](https://doi.org/{md_safe(n.doi)})" if n.doi else ""
+        parts.append(f"{md_safe(n.type.replace('_', ' '))} {when}{link}")
+    return "<br>".join(parts) or "-"
+
+
+def _row(c: Citation) -> str:
+    where = md_safe(c.location) if c.location else "-"
+    doi = f"[{md_safe(c.doi)}](https://doi.org/{md_safe(c.doi)})" if c.doi else "-"
+    notes = [md_safe(x) for x in (c.change and f"new: {c.change}", added_text(c)) if x]
+    status = f"{_ICONS[c.action]} {md_safe(c.status)}" + (" (allowed)" if c.allowed else "")
+    cells = [status, f"`{md_safe(c.key)}`", doi, _notice(c), where, "<br>".join(notes) or "-"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def render_markdown(result: CheckResult, exit_code: int | None = None) -> str:
+    code = result.exit_code if exit_code is None else exit_code
+    verdict = {0: ":white_check_mark: passed", 1: ":x: FAILED"}.get(
+        code, ":x: FAILED: an input could not be read"
+    )
+    s = result.summary()
+    out = [
+        f"## rwgate: gate {verdict}",
+        "",
+        f"{s.cited} cited, {s.checked} checked, {s.flagged} flagged, {s.failed} failed, "
+        f"{s.warned} warned, {s.unverified} unverified (policy {md_safe(result.policy.preset)})",
+    ]
+    if result.since is not None:
+        out += ["", f"Compared with the lockfile `{md_safe(result.since)}`: {s.changed} changed."]
+    rows = sorted(reported(result), key=lambda c: (c.change is None, c.action != "fail"))
+    if rows:
+        out += [
+            "",
+            "| Status | Key | DOI | Notices | Entry | Notes |",
+            "| --- | --- | --- | --- | --- | --- |",
+            *(_row(c) for c in rows[:_MAX_ROWS]),
+        ]
+        if len(rows) > _MAX_ROWS:
+            out.append(f"\n{len(rows) - _MAX_ROWS} more in the SARIF and JSON reports.")
+    out += ["", "Sources:", *(f"- {md_safe(describe_source(i))}" for i in result.sources)]
+    out += [f"- warning: {md_safe(w)}" for w in result.warnings[:20]]
+    return "\n".join(out)
+
+
+class MarkdownFormat(ReportFormat):
+    """GitHub-flavoured Markdown (the Action's job summary)."""
+
+    name = "markdown"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_markdown(result, view.exit_code)
