@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -119,7 +120,8 @@ def cmd_update(args: argparse.Namespace) -> int:
     from rwgate.sources.snapshot import ImportSource, SnapshotError
 
     path = snapshot_path(args)
-    url: str = args.url or DEFAULT_RW_CSV_URL
+    # The invoking user's choice only (flag or environment): a mirror, or a loopback fake in tests.
+    url: str = args.url or os.environ.get("RWGATE_RW_CSV_URL", "").strip() or DEFAULT_RW_CSV_URL
     try:
         last = _last_download(path, url)
     except SnapshotError as exc:
@@ -248,7 +250,11 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     upd = commands.add_parser("update", help="download the current Retraction Watch CSV")
-    upd.add_argument("--url", default=None, help=f"CSV to download (default: {DEFAULT_RW_CSV_URL})")
+    upd.add_argument(
+        "--url",
+        default=None,
+        help=f"CSV to download (default: $RWGATE_RW_CSV_URL or {DEFAULT_RW_CSV_URL})",
+    )
     upd.add_argument(
         "--allow-shrink",
         action="store_true",
