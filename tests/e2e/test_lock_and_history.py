@@ -199,7 +199,8 @@ def test_the_lock_setting_drives_rw_filter_too(tmp_path: Path, env) -> None:
 
 def test_the_lock_settings_of_the_users_config_drive_rw_latexmk(tmp_path: Path, env) -> None:
     """rw-latexmk writes the user's `lock` after its last gate (the hooks never do), and with
-    `since` a build with only unchanged flagged works passes under strict, notes still in the .bbl."""
+    `since` a build with only unchanged flagged works passes under strict (notes still in the
+    .bbl)."""
     import shutil
 
     from conftest import require_tool

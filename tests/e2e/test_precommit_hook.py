@@ -30,7 +30,7 @@ def entry(key: str) -> str:
 
 @pytest.fixture(scope="module")
 def hook_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pre-commit's cache, shared by this module's tests (it installs the hook's environment once)."""
+    """pre-commit's cache, shared by this module's tests (it installs the hook environment once)."""
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
