@@ -74,7 +74,7 @@ def bib(tmp_path: Path) -> Path:
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
-    code = main(["check", "--format", "json", *args])
+    code = main(["check", "--no-history", "--format", "json", *args])
     return code, json.loads(capsys.readouterr().out)
 
 

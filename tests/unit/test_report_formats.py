@@ -64,7 +64,7 @@ def assert_sarif_shape(log: dict[str, Any]) -> None:
 
 
 def test_sarif_from_bib_has_error_warning_and_lines(bib: Path, capsys) -> None:
-    code = main(["check", "--format", "sarif", "--policy", "strict", str(bib)])
+    code = main(["check", "--no-history", "--format", "sarif", "--policy", "strict", str(bib)])
     captured = capsys.readouterr()
     log = json.loads(captured.out)
     assert_sarif_shape(log)
@@ -93,7 +93,19 @@ def test_sarif_to_output_file_and_json_report_setting_stays_json(
 ) -> None:
     monkeypatch.setenv("RWGATE_REPORT", str(tmp_path / "report.json"))
     out = tmp_path / "rwgate.sarif"
-    code = main(["check", "--format", "sarif", "-o", str(out), "--policy", "strict", str(bib)])
+    code = main(
+        [
+            "check",
+            "--no-history",
+            "--format",
+            "sarif",
+            "-o",
+            str(out),
+            "--policy",
+            "strict",
+            str(bib),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
     assert_sarif_shape(json.loads(out.read_text()))
@@ -107,7 +119,7 @@ def test_sarif_location_outside_working_directory_is_a_file_uri(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    main(["check", "--format", "sarif", str(bib)])
+    main(["check", "--no-history", "--format", "sarif", str(bib)])
     log = json.loads(capsys.readouterr().out)
     uris = {
         loc["physicalLocation"]["artifactLocation"]["uri"]
@@ -118,7 +130,7 @@ def test_sarif_location_outside_working_directory_is_a_file_uri(
 
 
 def test_junit_counts_failure_and_output(bib: Path, capsys) -> None:
-    code = main(["check", "--format", "junit", "--policy", "strict", str(bib)])
+    code = main(["check", "--no-history", "--format", "junit", "--policy", "strict", str(bib)])
     root = ET.fromstring(capsys.readouterr().out.encode())
     assert code == 1
     assert root.tag == "testsuites"
@@ -139,12 +151,12 @@ def test_junit_counts_failure_and_output(bib: Path, capsys) -> None:
 
 def test_doi_argument_is_no_file_location(fake_crossref, monkeypatch, capsys) -> None:
     monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
-    assert main(["check", "--format", "junit", "--doi", CLEAN]) == 0
+    assert main(["check", "--no-history", "--format", "junit", "--doi", CLEAN]) == 0
     root = ET.fromstring(capsys.readouterr().out.encode())
     case = root.find("testsuite/testcase")
     assert case is not None and case.get("classname") == "--doi"
     assert root.get("failures") == "0"
-    assert main(["check", "--format", "sarif", "--doi", UNKNOWN]) == 0
+    assert main(["check", "--no-history", "--format", "sarif", "--doi", UNKNOWN]) == 0
     (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert result["level"] == "warning" and "locations" not in result  # nothing to annotate
 

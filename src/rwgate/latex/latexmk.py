@@ -43,6 +43,7 @@ PROG = "rw-latexmk"
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
 ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its directories
+ENV_SUCCESS = "RWGATE_LATEX_SUCCESS"  # the gate passed: latexmk may run the project's $success_cmd
 
 # Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
 PERL_CODE = (
@@ -57,9 +58,13 @@ PERL_CODE = (
     " system { $cmd[0] } @cmd; return $?; }",
     "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
     "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
+    # A gated build holds the project's $success_cmd (a copy of the PDF, an upload) until the
+    # gate has passed: rw-latexmk then runs latexmk once more to run it (RWGATE_LATEX_SUCCESS).
+    "our $rwgate_success = $success_cmd;",
+    "if ($ENV{RWGATE_LATEX_DIRS} && !$ENV{RWGATE_LATEX_SUCCESS}) { $success_cmd = ''; }",
     "if ($ENV{RWGATE_LATEX_DIRS}) { open(my $rwfh, '>', $ENV{RWGATE_LATEX_DIRS})"
     " or die \"rwgate: $!\\n\"; print $rwfh join(\"\\n\", $out_dir // '', $aux_dir // '',"
-    " ($do_cd ? 1 : 0), $jobname // ''), \"\\n\"; close($rwfh); }",
+    " ($do_cd ? 1 : 0), $jobname // '', ($rwgate_success ? 1 : 0)), \"\\n\"; close($rwfh); }",
 )
 _VALUED = frozenset(["-e", "-r", "-MF", "-bm", "-bi", "-bs", "-dF", "-pF"])
 _NO_GATE = frozenset(
@@ -180,7 +185,7 @@ def _environment(tex: Path, overrides: dict[str, object], dirs: Path | None) -> 
     each hook gates and judges on its own, as with ``latexmkrc.example``.
     """
     env = dict(os.environ)
-    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD):
+    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD, ENV_SUCCESS):
         env.pop(name, None)
     env[ENV_HOOK] = _hook_command()
     env[ENV_TEX] = str(tex.resolve())
@@ -190,6 +195,13 @@ def _environment(tex: Path, overrides: dict[str, object], dirs: Path | None) -> 
         env[ENV_DIRS] = str(dirs)
         env[ENV_BUILD] = uuid.uuid4().hex
     return env
+
+
+def _release_success(cmd: list[str], env: dict[str, str]) -> int:
+    """latexmk once more, now allowed to run the project's ``$success_cmd`` (a copy of the PDF,
+    an upload): held back during the gated build so that a rejected PDF is never copied on."""
+    with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
+        return _run_latexmk(cmd, {**env, ENV_SUCCESS: "1", ENV_DIRS: str(Path(tmp) / "dirs")})
 
 
 def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
@@ -203,7 +215,9 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         code = _run_latexmk(cmd, env)
         if not dirs.is_file():
             return code or EXIT_USAGE  # latexmk stopped before reading its options
-        build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
+        report = dirs.read_text(encoding="utf-8")
+        holds_success = [*report.split("\n"), "", "", "", "", ""][4].strip() == "1"
+        build = build_from_latexmk(tex, cwd, report)
         current = verdict(build, settings, cwd)
         keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
         if keeps_bbl and current.stale(build) and latex_notes(current.result, settings.template):
@@ -230,11 +244,15 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     if result.exit_code == 0:
         clear_rejected(build)
+        if code == 0 and holds_success:
+            code = _release_success(cmd, env)
         if code != 0:  # "gate passed" is about the citations, not about the build
             print(
                 f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
             )
         return code
+    if holds_success:
+        print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
     failing = [c for c in result.citations if c.action == "fail"]
     print(
         f"{PROG}: gate FAILED for {tex}: {len(failing)} citation(s) fail policy"
