@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from example_data import import_sample
 
 from fakes.crossref import closed_port_url
 
@@ -108,10 +109,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("paper.md", "refs.bib"):
         (ws / "paper" / name).write_bytes((EXAMPLES / name).read_bytes())
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(tmp_path / "snapshot.sqlite3"))
-    data = EXAMPLES / "data"
-    files = [str(data / "retraction-watch" / "rw-sample.csv")]
-    files += sorted(str(p) for p in (data / "crossref").glob("*.json"))
-    subprocess.run([BIN / "rwgate", "data", "import", *files], check=True, capture_output=True)
+    import_sample(dict(os.environ))
     return ws
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from example_data import import_sample
 
 from conftest import require_tool
 
@@ -26,10 +27,7 @@ HOSTILE = (
 def report(tmp_path: Path) -> Path:
     """The bundled example's bibliography plus one entry with a hostile title, judged offline."""
     env = dict(os.environ, RWGATE_SNAPSHOT=str(tmp_path / "s.sqlite3"), RWGATE_OFFLINE="1")
-    data = EXAMPLES / "data"
-    files = [str(data / "retraction-watch" / "rw-sample.csv")]
-    files += sorted(str(p) for p in (data / "crossref").glob("*.json"))
-    subprocess.run([RWGATE, "data", "import", *files], env=env, check=True, capture_output=True)
+    import_sample(env)
     bib = tmp_path / "refs.bib"
     hostile = "@article{hostile2020,\n  title = {" + HOSTILE + "},\n  year = {2020},\n}\n"
     bib.write_text((EXAMPLES / "refs.bib").read_text(encoding="utf-8") + hostile, "utf-8")

@@ -5,24 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from example_data import entry, import_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 RWGATE = str(Path(sys.executable).parent / "rwgate")
-
-
-def entry(key: str) -> str:
-    """One entry of the bundled example's refs.bib (real works), as written there."""
-    text = (EXAMPLES / "refs.bib").read_text(encoding="utf-8")
-    found = re.search(r"@article\{" + key + r",.*?\n\}\n", text, re.S)
-    assert found, key
-    return found.group(0)
 
 
 @pytest.fixture
@@ -31,10 +23,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["RWGATE_SNAPSHOT"] = str(tmp_path / "snapshot.sqlite3")
     env["RWGATE_OFFLINE"] = "1"
-    data = EXAMPLES / "data"
-    files = [str(data / "retraction-watch" / "rw-sample.csv")]
-    files += sorted(str(p) for p in (data / "crossref").glob("*.json"))
-    subprocess.run([RWGATE, "data", "import", *files], env=env, check=True, capture_output=True)
+    import_sample(env)
     return env
 
 

@@ -14,18 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from example_data import entry, import_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
 RWGATE = str(Path(sys.executable).parent / "rwgate")
-
-
-def entry(key: str) -> str:
-    text = (EXAMPLES / "refs.bib").read_text(encoding="utf-8")
-    found = re.search(r"@article\{" + key + r",.*?\n\}\n", text, re.S)
-    assert found, key
-    return found.group(0)
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +36,7 @@ def project(tmp_path: Path, hook_home: Path) -> tuple[Path, dict[str, str]]:
     env.update(GIT_AUTHOR_EMAIL="a@example.org", GIT_COMMITTER_NAME="A")
     env.update(GIT_COMMITTER_EMAIL="a@example.org")
     env["RWGATE_SNAPSHOT"] = str(tmp_path / "snapshot.sqlite3")
-    data = EXAMPLES / "data"
-    files = [str(data / "retraction-watch" / "rw-sample.csv")]
-    files += sorted(str(p) for p in (data / "crossref").glob("*.json"))
-    subprocess.run([RWGATE, "data", "import", *files], env=env, check=True, capture_output=True)
+    import_sample(env)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     return repo, env
 
