@@ -127,3 +127,27 @@ def test_real_project_latexmkrc(offline: Path, monkeypatch) -> None:
     assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
     copy = folder / "build" / "main.pdf"
     assert copy.exists() and "Retracted2010" in pdf_text(copy)
+
+
+def test_real_project_bibtex_command_without_placeholders(offline: Path, monkeypatch) -> None:
+    """The project's `$bibtex = 'bibtex -min-crossrefs=99';` has no %O/%S: latexmk appends
+    " %O %B" itself, and the wrapped command must too (it ran `bibtex -min-crossrefs=99` with no
+    file, wrote no .bbl, and the build failed, exit 12)."""
+    folder = offline / "die"
+    folder.mkdir()
+    shutil.copy(REAL / "fuyu0425-die" / "latexmkrc", folder / ".latexmkrc")
+    shutil.copy(EXAMPLES / "refs.bib", folder / "refs.bib")
+    (folder / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{url}\n\\begin{document}\n"
+        "Vaccines \\cite{wakefield1998}; DNA \\cite{watson1953}.\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(folder)
+    built = rw_latexmk("main.tex")
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    assert "Running 'bibtex -min-crossrefs=99" in said and '"main"' in said
+    assert "Retracted2010" in pdf_text(folder / "main.pdf")
+    strict = rw_latexmk("--policy", "strict", "main.tex")
+    assert strict.returncode == 1 and "wakefield1998" in strict.stderr

@@ -50,10 +50,14 @@ PERL_CODE = (
     # The project's own $bibtex/$biber (its options, bibtex8, a wrapper script: whatever its
     # latexmkrc set) runs first, through latexmk's Run_subst; then rwgate judges and annotates
     # the .bbl it wrote, told the command's exit status. Wrapped, never replaced.
-    "our ($rwgate_bibtex, $rwgate_biber) = ($bibtex, $biber);",
+    # A command without placeholders gets " %O %B", as latexmk's own fix_cmds gives it (that runs
+    # after this code, so the copy is fixed here): `$bibtex = 'bibtex -min-crossrefs=99';`.
+    "our ($rwgate_bibtex, $rwgate_biber) ="
+    " map { ($_ && !/%/) ? \"$_ %O %B\" : $_ } ($bibtex, $biber);",
     "sub rwgate_hook { my ($tool, @args) = @_; my $src = $args[-1];"
+    " (my $base = $src) =~ s/^\"|\"$//g; $base =~ s/\\.(aux|bcf)$//;"
     " my $own = ($tool eq 'bibtex') ? $rwgate_bibtex : $rwgate_biber;"
-    " my $ran = Run_subst($own, 1, join(' ', @args[0 .. $#args - 1]), $src);"
+    " my $ran = Run_subst($own, 1, join(' ', @args[0 .. $#args - 1]), $src, '', $base);"
     " my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), $tool, '--ran', ($ran // 0), @args);"
     " system { $cmd[0] } @cmd; return $?; }",
     "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
