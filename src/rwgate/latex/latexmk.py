@@ -53,9 +53,9 @@ PERL_CODE = (
     # A command without placeholders gets " %O %B", as latexmk's own fix_cmds gives it (that runs
     # after this code, so the copy is fixed here): `$bibtex = 'bibtex -min-crossrefs=99';`.
     "our ($rwgate_bibtex, $rwgate_biber) ="
-    " map { ($_ && !/%/) ? \"$_ %O %B\" : $_ } ($bibtex, $biber);",
+    ' map { ($_ && !/%/) ? "$_ %O %B" : $_ } ($bibtex, $biber);',
     "sub rwgate_hook { my ($tool, @args) = @_; my $src = $args[-1];"
-    " (my $base = $src) =~ s/^\"|\"$//g; $base =~ s/\\.(aux|bcf)$//;"
+    ' (my $base = $src) =~ s/^"|"$//g; $base =~ s/\\.(aux|bcf)$//;'
     " my $own = ($tool eq 'bibtex') ? $rwgate_bibtex : $rwgate_biber;"
     " my $ran = Run_subst($own, 1, join(' ', @args[0 .. $#args - 1]), $src, '', $base);"
     " my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), $tool, '--ran', ($ran // 0), @args);"
