@@ -21,3 +21,17 @@ def test_unknown_bibliography_kind_is_unreadable_and_the_rest_still_read(tmp_pat
     assert [r.key for r in found.references] == ["w"] and not found.references[0].missing
     (problem,) = [p for p in found.problems if p.unreadable]
     assert "refs.enl" in problem.message and "no bibliography reader" in problem.message
+
+
+def test_a_tex_distributions_latin1_bib_is_read_without_a_warning(tmp_path) -> None:
+    """IEEEabrv.bib from TeX Live is Latin-1: \\bibliography{IEEEabrv,refs} warned on every build."""
+    from rwgate.references import read_text
+
+    system = tmp_path / "texmf-dist" / "bibtex" / "bib" / "ieeetran" / "IEEEabrv.bib"
+    system.parent.mkdir(parents=True)
+    system.write_bytes("@STRING{IEEE_J_x = \"Trans. Se\u00f1al\"}\n".encode("latin-1"))
+    text, problems = read_text(system)
+    assert "Se\u00f1al" in text and problems == []
+    own = tmp_path / "refs.bib"
+    own.write_bytes(system.read_bytes())
+    assert [p.severity for p in read_text(own)[1]] == ["warning"]  # the user's own file: said

@@ -82,6 +82,8 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
+        if "texmf-dist" in Path(path).parts:  # a TeX distribution's own file (IEEEabrv.bib is
+            return data.decode("latin-1"), []  # Latin-1): not the user's to fix, not a warning
         from rwgate.models import Location, Problem
 
         line = data.count(b"\n", 0, exc.start) + 1
