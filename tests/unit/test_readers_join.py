@@ -24,7 +24,7 @@ def test_unknown_bibliography_kind_is_unreadable_and_the_rest_still_read(tmp_pat
 
 
 def test_a_tex_distributions_latin1_bib_is_read_without_a_warning(tmp_path) -> None:
-    """IEEEabrv.bib from TeX Live is Latin-1: \\bibliography{IEEEabrv,refs} warned on every build."""
+    """IEEEabrv.bib (TeX Live) is Latin-1: \\bibliography{IEEEabrv,refs} warned on every build."""
     from rwgate.references import read_text
 
     system = tmp_path / "texmf-dist" / "bibtex" / "bib" / "ieeetran" / "IEEEabrv.bib"
