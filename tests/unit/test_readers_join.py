@@ -29,7 +29,7 @@ def test_a_tex_distributions_latin1_bib_is_read_without_a_warning(tmp_path) -> N
 
     system = tmp_path / "texmf-dist" / "bibtex" / "bib" / "ieeetran" / "IEEEabrv.bib"
     system.parent.mkdir(parents=True)
-    system.write_bytes("@STRING{IEEE_J_x = \"Trans. Se\u00f1al\"}\n".encode("latin-1"))
+    system.write_bytes('@STRING{IEEE_J_x = "Trans. Se\u00f1al"}\n'.encode("latin-1"))
     text, problems = read_text(system)
     assert "Se\u00f1al" in text and problems == []
     own = tmp_path / "refs.bib"
