@@ -15,9 +15,10 @@ The file is JSON, sorted and indented, one work per block, so a change to it rea
 A work is keyed by its DOI; an entry without one by ``key:KEY``. The lock records no time, so an
 unchanged bibliography gives a byte-identical file.
 
-Under ``--since``, a citation the policy fails but that has not changed is shown and annotated as
-before, but no longer fails the gate (its action becomes ``annotate``, or ``warn`` for statuses
-that are not notices); every changed one carries ``change``, a short sentence.
+Under ``--since``, a citation the policy fails for a notice that has not changed is shown and
+annotated as before, but no longer fails the gate (its action becomes ``annotate``); every changed
+one carries ``change``, a short sentence. A citation failed for not being judged (``unverified``,
+``missing_entry``, ...) is never unchanged: it fails as without a lock.
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ def change(c: Citation, before: dict[str, Any] | None) -> str | None:
         if c.status == "clean":
             return f"no notice in force now (was {was})"
         return f"newly {c.status} (was {was})"
+    if c.status in _UNJUDGED and c.action == "fail":
+        # Fail closed: a work that cannot be judged, or a key no bibliography defines, is never
+        # "unchanged" (it was unverified at the lock and may have been retracted since).
+        return f"still {c.status}: not judged, so never unchanged"
     new = sorted(set(_notice_dois(c)) - {str(d) for d in before.get("notices", [])})
     if new:
         return "new notice" + ("s " if len(new) > 1 else " ") + ", ".join(f"doi:{d}" for d in new)
@@ -115,8 +120,8 @@ def since(result: CheckResult, works: Works, name: str) -> CheckResult:
     for c in result.citations:
         said = change(c, works.get(identity(c)))
         update: dict[str, Any] = {"change": said}
-        if said is None and c.action == "fail":
-            update["action"] = "annotate" if c.status in _FLAGGED else "warn"
+        if said is None and c.action == "fail":  # only a notice status can be unchanged
+            update["action"] = "annotate"
             update["reason"] = f"unchanged since {name}" + (f"; {c.reason}" if c.reason else "")
         out.append(c.model_copy(update=update))
     return replace(result, citations=out, since=name)

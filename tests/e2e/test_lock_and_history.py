@@ -136,6 +136,13 @@ def test_since_counts_a_work_that_could_not_be_checked_as_changed(tmp_path: Path
     done = check(tmp_path, env, "refs.bib", "--policy", "strict", "--since", "rwgate.lock")
     assert done.returncode == 1
     assert "unverified now (was retracted): could not be checked again" in done.stdout
+    # A lock written while the work could not be judged either: still never "unchanged" (the
+    # work may have been retracted in between), so strict still fails.
+    args = ("refs.bib", "--policy", "strict", "--since", "rwgate.lock")
+    assert check(tmp_path, env, *args, "--update-lock").returncode == 1
+    again = check(tmp_path, env, *args)
+    assert again.returncode == 1
+    assert "still unverified: not judged, so never unchanged" in again.stdout
 
 
 def test_a_missing_or_broken_lock(tmp_path: Path, env) -> None:

@@ -46,6 +46,18 @@ def cite(status: str, *notices: str, action: str = "fail") -> Citation:
             "unverified now (was retracted): could not be checked again",
         ),
         (cite("retracted", "10.1/n"), {"status": "retracted", "notices": ["10.1/n"]}, None),
+        # Fail closed: unjudged and failing is never unchanged, whatever the lock recorded.
+        (
+            cite("unverified"),
+            {"status": "unverified"},
+            "still unverified: not judged, so never unchanged",
+        ),
+        (
+            cite("missing_entry"),
+            {"status": "missing_entry"},
+            "still missing_entry: not judged, so never unchanged",
+        ),
+        (cite("unverified", action="warn"), {"status": "unverified"}, None),
         (
             cite("retracted", "10.1/n", "10.1/m"),
             {"status": "retracted", "notices": ["10.1/n"]},
