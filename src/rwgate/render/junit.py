@@ -13,7 +13,6 @@ import xml.etree.ElementTree as ET
 from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
 
@@ -25,10 +24,6 @@ def _details(c: Citation) -> str:
     for n in c.notices:
         when = n.date.isoformat() if n.date else "undated"
         lines.append(f"notice: {when} {n.type}" + (f" doi:{n.doi}" if n.doi else ""))
-    if c.change:
-        lines.append(f"new since the lock: {c.change}")
-    if (added := added_text(c)) is not None:
-        lines.append(added)
     return "\n".join(lines)
 
 
