@@ -74,3 +74,11 @@ def test_md_safe_leaves_no_markdown_or_html() -> None:
     safe = md_safe(hostile)
     assert "<" not in safe and "|" not in safe.replace("\\|", "")
     assert "](" not in safe.replace("\\]\\(", "") and "\u202e" not in safe and "\n" not in safe
+
+
+def test_markdown_keys_are_code_spans_without_escapes() -> None:
+    """Backslash escapes show inside a code span: `smith_2020` must not read `smith\\_2020`."""
+    from rwgate.render.markdown import _code
+
+    assert _code("smith_2020") == "`smith_2020`"
+    assert _code("a|b`c") == md_safe("a|b`c")  # cannot be a code span in a table: escaped text

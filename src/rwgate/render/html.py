@@ -21,7 +21,7 @@ from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source
+from rwgate.render.report import added_text, describe_source, location_text
 from rwgate.render.safe import one_line
 
 
@@ -46,20 +46,9 @@ def _inert(value: Any) -> Any:
     return one_line(value)
 
 
-def _where(c: Citation, root: Path) -> str | None:
-    """``file:line``, relative to ``root`` when the file lies under it."""
-    if c.location is None:
-        return None
-    try:
-        name = Path(c.location.file).resolve().relative_to(root).as_posix()
-    except (ValueError, OSError):
-        name = c.location.file
-    return f"{name}:{c.location.line}" if c.location.line else name
-
-
 def _row(c: Citation, root: Path) -> dict[str, Any]:
     flagged = c.status in FLAGGED or c.action != "ignore" or c.allowed
-    return {"c": c, "flagged": flagged, "added": added_text(c), "where": _where(c, root)}
+    return {"c": c, "flagged": flagged, "added": added_text(c), "where": location_text(c, root)}
 
 
 def render_html(result: CheckResult, exit_code: int | None = None, root: Path | None = None) -> str:

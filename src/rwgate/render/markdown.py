@@ -7,11 +7,13 @@ their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source
-from rwgate.render.safe import md_safe
+from rwgate.render.report import added_text, describe_source, location_text
+from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
 
 _ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}
@@ -28,17 +30,30 @@ def _notice(c: Citation) -> str:
     return "<br>".join(parts) or "-"
 
 
-def _row(c: Citation) -> str:
-    where = md_safe(c.location) if c.location else "-"
+def _code(text: str) -> str:
+    """A key as a code span; one with a backtick or a ``|`` (which no code span can hold inside a
+    table) as escaped text. Backslash escapes do not work inside code spans, so md_safe's would
+    show."""
+    plain = one_line(text)
+    return md_safe(plain) if set(plain) & set("`|") else f"`{plain.replace('<', '&lt;')}`"
+
+
+def _row(c: Citation, root: Path) -> str:
+    loc = location_text(c, root)
+    where = md_safe(loc) if loc else "-"
     doi = f"[{md_safe(c.doi)}](https://doi.org/{md_safe(c.doi)})" if c.doi else "-"
     notes = [md_safe(x) for x in (c.change and f"new: {c.change}", added_text(c)) if x]
     status = f"{_ICONS[c.action]} {md_safe(c.status)}" + (" (allowed)" if c.allowed else "")
-    cells = [status, f"`{md_safe(c.key)}`", doi, _notice(c), where, "<br>".join(notes) or "-"]
+    cells = [status, _code(c.key), doi, _notice(c), where, "<br>".join(notes) or "-"]
     return "| " + " | ".join(cells) + " |"
 
 
-def render_markdown(result: CheckResult, exit_code: int | None = None) -> str:
+def render_markdown(
+    result: CheckResult, exit_code: int | None = None, root: Path | None = None
+) -> str:
+    """The job summary; file locations are relative to ``root`` (default: the working folder)."""
     code = result.exit_code if exit_code is None else exit_code
+    base = (root or Path.cwd()).resolve()
     verdict = {0: ":white_check_mark: passed", 1: ":x: FAILED"}.get(
         code, ":x: FAILED: an input could not be read"
     )
@@ -57,7 +72,7 @@ def render_markdown(result: CheckResult, exit_code: int | None = None) -> str:
             "",
             "| Status | Key | DOI | Notices | Entry | Notes |",
             "| --- | --- | --- | --- | --- | --- |",
-            *(_row(c) for c in rows[:_MAX_ROWS]),
+            *(_row(c, base) for c in rows[:_MAX_ROWS]),
         ]
         if len(rows) > _MAX_ROWS:
             out.append(f"\n{len(rows) - _MAX_ROWS} more in the SARIF and JSON reports.")
@@ -72,4 +87,4 @@ class MarkdownFormat(ReportFormat):
     name = "markdown"
 
     def render(self, result: CheckResult, view: View) -> str:
-        return render_markdown(result, view.exit_code)
+        return render_markdown(result, view.exit_code, view.root)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from pathlib import Path
 
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.evidence import deciding_notice
@@ -50,6 +51,18 @@ def describe_source(info: SourceInfo) -> str:
 def _recovered(c: Citation) -> bool:
     """The DOI was not in the entry: the user should know the verdict rests on a title match."""
     return RECOVERED_FROM_TITLE in (c.reason or "")
+
+
+def location_text(c: Citation, root: Path) -> str | None:
+    """``file:line``, relative to ``root`` when the file lies under it (a page or a job summary
+    read beside the repository)."""
+    if c.location is None:
+        return None
+    try:
+        name = Path(c.location.file).resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        name = c.location.file
+    return f"{name}:{c.location.line}" if c.location.line else name
 
 
 def added_text(c: Citation) -> str | None:
