@@ -40,6 +40,8 @@ class Build:
     out_dir: Path
     aux_dir: Path
     job: str
+    success_cmd: bool = False
+    """The project sets ``$success_cmd``: rw-latexmk held it back until the gate has passed."""
 
     @property
     def bbl(self) -> Path:
@@ -50,14 +52,15 @@ class Build:
 
 
 def build_from_latexmk(tex: Path, cwd: Path, report: str) -> Build:
-    """Interpret what latexmk reported (``out_dir``, ``aux_dir``, ``do_cd``, ``jobname``)."""
-    lines = [*report.split("\n"), "", "", "", ""]
-    out_dir, aux_dir, do_cd, jobname = (line.strip() for line in lines[:4])
+    """Interpret what latexmk reported (``out_dir``, ``aux_dir``, ``do_cd``, ``jobname``, whether
+    the project sets ``$success_cmd``)."""
+    lines = [*report.split("\n"), "", "", "", "", ""]
+    out_dir, aux_dir, do_cd, jobname, success = (line.strip() for line in lines[:5])
     base = tex.parent if do_cd == "1" else cwd
     out = base / out_dir if out_dir else base
     aux = base / aux_dir if aux_dir else out
     job = jobname.replace("%A", tex.stem) if jobname else tex.stem
-    return Build(tex=tex, out_dir=out, aux_dir=aux, job=job)
+    return Build(tex=tex, out_dir=out, aux_dir=aux, job=job, success_cmd=success == "1")
 
 
 def cited_document(build: Build, cwd: Path) -> CitedDocument:

@@ -219,9 +219,7 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         code = _run_latexmk(cmd, env)
         if not dirs.is_file():
             return code or EXIT_USAGE  # latexmk stopped before reading its options
-        report = dirs.read_text(encoding="utf-8")
-        holds_success = [*report.split("\n"), "", "", "", "", ""][4].strip() == "1"
-        build = build_from_latexmk(tex, cwd, report)
+        build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
         current = verdict(build, settings, cwd)
         keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
         if keeps_bbl and current.stale(build) and latex_notes(current.result, settings.template):
@@ -248,14 +246,14 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     if result.exit_code == 0:
         clear_rejected(build)
-        if code == 0 and holds_success:
+        if code == 0 and build.success_cmd:
             code = _release_success(cmd, env)
         if code != 0:  # "gate passed" is about the citations, not about the build
             print(
                 f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
             )
         return code
-    if holds_success:
+    if build.success_cmd:
         print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
     failing = [c for c in result.citations if c.action == "fail"]
     print(
