@@ -102,12 +102,10 @@ def test_real_revtex_paper_rebuilt_from_its_bib(offline: Path, monkeypatch) -> N
     assert not (folder / "main.pdf").exists()
 
 
-def test_real_project_latexmkrc(offline: Path, monkeypatch) -> None:
-    """No file argument (@default_files), jobname `build` in ./build, and the project's
-    $success_cmd, which copies the PDF: it runs after a passing gate, never after a failing one."""
-    folder = offline / "thesis"
+def _project(folder: Path, latexmkrc: str) -> Path:
+    """A small paper citing two example works, built with a real project's latexmkrc."""
     folder.mkdir()
-    shutil.copy(REAL / "dparo-master-thesis" / "latexmkrc", folder / ".latexmkrc")
+    shutil.copy(REAL / latexmkrc / "latexmkrc", folder / ".latexmkrc")
     shutil.copy(EXAMPLES / "refs.bib", folder / "refs.bib")
     (folder / "main.tex").write_text(
         "\\documentclass{article}\n\\usepackage{url}\n\\begin{document}\n"
@@ -115,6 +113,13 @@ def test_real_project_latexmkrc(offline: Path, monkeypatch) -> None:
         "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
         encoding="utf-8",
     )
+    return folder
+
+
+def test_real_project_latexmkrc(offline: Path, monkeypatch) -> None:
+    """No file argument (@default_files), jobname `build` in ./build, and the project's
+    $success_cmd, which copies the PDF: it runs after a passing gate, never after a failing one."""
+    folder = _project(offline / "thesis", "dparo-master-thesis")
     monkeypatch.chdir(folder)
     strict = rw_latexmk("--policy", "strict")
     said = strict.stdout + strict.stderr
@@ -133,16 +138,7 @@ def test_real_project_bibtex_command_without_placeholders(offline: Path, monkeyp
     """The project's `$bibtex = 'bibtex -min-crossrefs=99';` has no %O/%S: latexmk appends
     " %O %B" itself, and the wrapped command must too (it ran `bibtex -min-crossrefs=99` with no
     file, wrote no .bbl, and the build failed, exit 12)."""
-    folder = offline / "die"
-    folder.mkdir()
-    shutil.copy(REAL / "fuyu0425-die" / "latexmkrc", folder / ".latexmkrc")
-    shutil.copy(EXAMPLES / "refs.bib", folder / "refs.bib")
-    (folder / "main.tex").write_text(
-        "\\documentclass{article}\n\\usepackage{url}\n\\begin{document}\n"
-        "Vaccines \\cite{wakefield1998}; DNA \\cite{watson1953}.\n"
-        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
-        encoding="utf-8",
-    )
+    folder = _project(offline / "die", "fuyu0425-die")
     monkeypatch.chdir(folder)
     built = rw_latexmk("main.tex")
     said = built.stdout + built.stderr
