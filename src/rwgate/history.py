@@ -28,22 +28,25 @@ def _blame(path: Path, lines: list[int]) -> dict[int, tuple[str, dt.date | None]
     """Line -> (commit, commit date) for ``lines`` of ``path``; None when git cannot say (not a
     repository, no git). An untracked file's lines are all uncommitted."""
     ranges = [arg for n in sorted(set(lines)) for arg in ("-L", f"{n},{n}")]
-    cmd = ["git", "-C", str(path.parent), "blame", "--porcelain", *ranges, "--", path.name]
-    try:
-        done = subprocess.run(cmd, capture_output=True, timeout=_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    done = _git(path.parent, "blame", "--porcelain", *ranges, "--", path.name)
+    if done is None:
         return None
     if done.returncode != 0:
-        inside = subprocess.run(
-            ["git", "-C", str(path.parent), "rev-parse", "--is-inside-work-tree"],
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-        )
-        if inside.returncode != 0:
+        inside = _git(path.parent, "rev-parse", "--is-inside-work-tree")
+        if inside is None or inside.returncode != 0:
             return None
         return {n: (_UNCOMMITTED, None) for n in lines}  # in a repository, not tracked yet
     return _parse_porcelain(done.stdout.decode("utf-8", "replace"))
+
+
+def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    """``git -C folder ARGS`` (an argument list, no shell); None when git cannot be run."""
+    try:
+        return subprocess.run(
+            ["git", "-C", str(folder), *args], capture_output=True, timeout=_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 
 def _parse_porcelain(text: str) -> dict[int, tuple[str, dt.date | None]]:
