@@ -3,7 +3,8 @@
 # Markdown goes to the job summary. It always exits 0 so the SARIF upload runs; the gate step after
 # it fails the job with rwgate's exit code.
 #   in:  INPUT_PATHS (spaces or newlines, globs), INPUT_POLICY, INPUT_OFFLINE, INPUT_MAILTO,
-#        INPUT_SINCE; GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP (the runner's)
+#        INPUT_SINCE; GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, GITHUB_BASE_REF (the runner's;
+#        the last is set on pull requests, whose lock is then read from the base branch)
 #   out: exit-code, flagged, sarif, report (step outputs)
 set -uo pipefail
 shopt -s globstar nullglob
@@ -29,7 +30,19 @@ case "${INPUT_POLICY:-}" in
      echo "exit-code=2" >> "$GITHUB_OUTPUT"; exit 0 ;;
 esac
 if [ "${INPUT_OFFLINE:-false}" = "true" ]; then args+=(--offline); fi
-if [ -n "${INPUT_SINCE:-}" ]; then args+=(--since "$INPUT_SINCE"); fi
+if [ -n "${INPUT_SINCE:-}" ]; then
+  since="$INPUT_SINCE"
+  if [ -n "${GITHUB_BASE_REF:-}" ]; then
+    # A pull request can edit the lock together with the bibliography (cite a retracted work and
+    # record it as "unchanged"): it is judged against the base branch's lock, never its own.
+    since="$out/base.lock"
+    if ! git show "origin/${GITHUB_BASE_REF}:${INPUT_SINCE}" > "$since" 2>/dev/null; then
+      echo "::warning title=rwgate::no ${INPUT_SINCE} on origin/${GITHUB_BASE_REF} (check out with fetch-depth: 0): every citation is judged, as without a lock"
+      since=""
+    fi
+  fi
+  if [ -n "$since" ]; then args+=(--since "$since"); fi
+fi
 if [ -n "${INPUT_MAILTO:-}" ]; then export CROSSREF_MAILTO="$INPUT_MAILTO"; fi
 
 if [ ${#paths[@]} -eq 0 ]; then

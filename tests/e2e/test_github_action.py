@@ -59,12 +59,15 @@ def _condition(text: str, inputs: dict[str, str], outputs: dict[str, str]) -> bo
     return result
 
 
-def run_action(tmp: Path, workspace: Path, **given: str) -> tuple[int, dict[str, str], str]:
-    """Run the action's shell steps; (the job's exit code, step outputs, the job summary)."""
+def run_action(
+    tmp: Path, workspace: Path, runner_env: dict[str, str] | None = None, **given: str
+) -> tuple[int, dict[str, str], str]:
+    """Run the action's shell steps; (the job's exit code, step outputs, the job summary).
+    ``runner_env``: more of the runner's variables (``GITHUB_BASE_REF`` on a pull request)."""
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     inputs.update(given)
     runner = tmp / "runner"
-    runner.mkdir()
+    runner.mkdir(parents=True)
     summary, output = runner / "summary.md", runner / "output"
     summary.touch()
     outputs: dict[str, str] = {}
@@ -84,6 +87,7 @@ def run_action(tmp: Path, workspace: Path, **given: str) -> tuple[int, dict[str,
             RUNNER_TEMP=str(runner),
             RUNNER_OS="Linux",
         )
+        env.update(runner_env or {})
         said = dict(outputs)
         for key, value in step.get("env", {}).items():
             env[key] = _EXPR.sub(lambda m, said=said: _value(m.group(1), inputs, said), str(value))
@@ -173,3 +177,60 @@ def test_hostile_strings_are_inert_in_the_summary(tmp_path: Path, workspace: Pat
     row = next(line for line in summary.splitlines() if "`hostile`" in line)
     assert "<img" not in row and "](javascript" not in row and "&lt;img" in row
     assert row.count(" | ") == 5  # six cells: the | in the DOI is escaped
+
+
+def test_a_pull_request_is_judged_against_the_base_branchs_lock(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """A pull request that cites a retracted work and records it in its own rwgate.lock would pass
+    `since: rwgate.lock`; on a pull request the lock is read from the base branch."""
+    from example_data import entry
+
+    def git(*args: str) -> None:
+        ident = {"GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.org"}
+        ident.update(GIT_COMMITTER_NAME="A", GIT_COMMITTER_EMAIL="a@example.org")
+        subprocess.run(
+            ["git", *args],
+            cwd=workspace,
+            env={**os.environ, **ident},
+            check=True,
+            capture_output=True,
+        )
+
+    def lock() -> None:
+        subprocess.run(
+            [BIN / "rwgate", "check", "--offline", "paper/refs.bib", "--lock", "rwgate.lock"],
+            cwd=workspace,
+            check=True,
+            capture_output=True,
+        )
+
+    bib = workspace / "paper" / "refs.bib"
+    bib.write_text(entry("watson1953") + entry("wakefield1998"), encoding="utf-8")
+    git("init", "-q")
+    lock()
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("update-ref", "refs/remotes/origin/main", "HEAD")
+    bib.write_text(bib.read_text() + entry("lacour2014"), encoding="utf-8")
+    lock()  # the pull request's own lock now lists LaCour as it is: "unchanged"
+    git("commit", "-q", "-am", "cite LaCour")
+    given = {
+        "paths": "paper/refs.bib",
+        "policy": "strict",
+        "offline": "true",
+        "since": "rwgate.lock",
+    }
+
+    pushed, _, _ = run_action(tmp_path / "push", workspace, **given)
+    assert pushed == 0  # on a push, the branch's own lock is the reference, by choice
+    code, _, summary = run_action(
+        tmp_path / "pr", workspace, runner_env={"GITHUB_BASE_REF": "main"}, **given
+    )
+    assert code == 1
+    assert "`lacour2014`" in summary and "cited since the lock" in summary
+    assert "`wakefield1998`" not in summary  # unchanged since the base branch's lock
+    code, _, summary = run_action(
+        tmp_path / "nobase", workspace, runner_env={"GITHUB_BASE_REF": "gone"}, **given
+    )
+    assert code == 1 and "`wakefield1998`" in summary  # no base lock: judged as without one
