@@ -246,3 +246,8 @@ class CitedDocument(BaseModel):
         description="keys are matched as BibTeX matches them: case-insensitively (biber and "
         "pandoc match exactly)",
     )
+    parts: list[CitedDocument] = Field(
+        default_factory=list,
+        description="the document's other bibliographies (multibib, bibunits, chapterbib), each "
+        "with its own keys and files: every work any of them prints is judged",
+    )

@@ -147,3 +147,47 @@ def test_real_project_bibtex_command_without_placeholders(offline: Path, monkeyp
     assert "Retracted2010" in pdf_text(folder / "main.pdf")
     strict = rw_latexmk("--policy", "strict", "main.tex")
     assert strict.returncode == 1 and "wakefield1998" in strict.stderr
+
+
+ZOTERO = REAL / "zotero-shortdoi" / "zotero.bib"
+SHORT = {"10/ggsxh2": "10.1063/1.5109741", "10/ggn9hw": "10.1609/aimag.v29i3.2157"}
+
+
+@pytest.fixture
+def zotero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_crossref) -> Path:
+    """Two real Zotero exports that carry shortDOIs, and a retracted work, cited by a paper."""
+    require_tool("latexmk")
+    from example_data import entry
+
+    (tmp_path / "zotero.bib").write_bytes(ZOTERO.read_bytes())
+    (tmp_path / "refs.bib").write_text(entry("wakefield1998"), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\\begin{document}\n"
+        "\\cite{zhao_adaptive_2019,senCollectiveClassificationNetwork2008,wakefield1998}\n"
+        "\\bibliographystyle{plain}\\bibliography{zotero,refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    for short, doi in SHORT.items():
+        fake_crossref.short_dois[short] = doi
+        fake_crossref.add_synthetic(doi, title="A work the Zotero export names by shortDOI")
+    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
+    monkeypatch.setenv("RWGATE_DOI_URL", fake_crossref.url)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_real_zotero_short_dois_are_resolved_not_refused(zotero: Path) -> None:
+    offline = rw_latexmk("--offline", "--no-cache", "--policy", "strict", "paper.tex")
+    assert offline.returncode == 1  # offline a shortDOI is unverified, with its value
+    assert "shortDOI '10/ggsxh2'" in offline.stderr and "invalid" not in offline.stderr.lower()
+
+    built = rw_latexmk("paper.tex")
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert "3 cited, 3 checked, 1 flagged" in built.stderr, built.stderr[-2000:]
+    assert pdf_text(zotero / "paper.pdf").count("Retracted2010") == 1
+
+    strict = rw_latexmk("--policy", "strict", "paper.tex")
+    assert strict.returncode == 1
+    failing = strict.stderr.split("gate FAILED for paper.tex")[-1]
+    assert "wakefield1998" in failing and "zhao_adaptive_2019" not in failing
+    assert (zotero / "zotero.bib").read_bytes() == ZOTERO.read_bytes()

@@ -15,11 +15,11 @@ from rwgate.references.latexaux import (
     LatexError,
     parse_aux,
     parse_bcf,
-    read_latex,
     resolve_bib_name,
     scan_tex,
     strip_comments,
 )
+from rwgate.references.latexdoc import read_latex
 from rwgate.references.manuscript import ManuscriptError, read_manuscript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "manuscripts"

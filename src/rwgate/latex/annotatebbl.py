@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.references.latexaux import LatexError
+from rwgate.references.latexdoc import aux_document
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
 from rwgate.render.safe import term_safe
@@ -21,7 +22,6 @@ from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
 from .reuse import inputs_key, read_state
 from .verdict import (
-    cited_from_aux,
     cited_from_bcf,
     judge,
     latex_notes,
@@ -45,7 +45,7 @@ def annotate_build(
     """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``; True when the gate fails."""
     search = search_dirs(tex, source)
     try:
-        doc = cited_from_aux(source, search) if tool == "bibtex" else cited_from_bcf(source, search)
+        doc = aux_document(source, search) if tool == "bibtex" else cited_from_bcf(source, search)
     except LatexError as exc:
         raise HookError(str(exc)) from None
     result = judge(doc, settings)

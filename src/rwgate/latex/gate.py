@@ -16,11 +16,12 @@ from rwgate.config import Settings
 from rwgate.core import CheckResult
 from rwgate.kit import describe
 from rwgate.models import Citation, CitedDocument, Location, Problem
-from rwgate.references.latexaux import parse_aux, read_latex
+from rwgate.references.auxunits import bibliography_parts
+from rwgate.references.latexaux import parse_aux
+from rwgate.references.latexdoc import aux_document, read_latex
 
 from .reuse import state_path
 from .verdict import (
-    cited_from_aux,
     cited_from_bcf,
     fingerprint,
     judge,
@@ -64,15 +65,19 @@ def build_from_latexmk(tex: Path, cwd: Path, report: str) -> Build:
 
 
 def cited_document(build: Build, cwd: Path) -> CitedDocument:
-    """What the bibliography tool reads: .bcf for biber, .aux for BibTeX, else the source."""
+    """What the bibliography tool reads: .bcf for biber, .aux for BibTeX (with the other .aux files
+    bibtex runs on: multibib, bibunits, chapterbib), else the source."""
     aux = build.aux_dir / f"{build.job}.aux"
     bcf = build.aux_dir / f"{build.job}.bcf"
     search = [build.tex.resolve().parent, cwd.resolve(), build.aux_dir.resolve()]
-    if aux.is_file():
-        if parse_aux(aux).biblatex and bcf.is_file():
-            return _own_bbl(build, cited_from_bcf(bcf, search))
-        return _own_bbl(build, cited_from_aux(aux, search))
-    return read_latex(build.tex, build.aux_dir)
+    if not aux.is_file():
+        return read_latex(build.tex, build.aux_dir)
+    info = parse_aux(aux)
+    if info.biblatex and bcf.is_file():
+        return _own_bbl(build, cited_from_bcf(bcf, search))
+    doc = _own_bbl(build, aux_document(aux, search))
+    parts = bibliography_parts(build.aux_dir, build.job, info)
+    return doc.model_copy(update={"parts": [aux_document(p, search) for p in parts]})
 
 
 def regenerable(doc: CitedDocument) -> bool:
@@ -97,26 +102,39 @@ def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
 @dataclass
 class Verdict:
     result: CheckResult
-    fingerprint: str
+    fingerprints: dict[Path, str]
+    """Each ``.bbl`` of the build (the main one, multibib's ``Meth.bbl``...) and the fingerprint
+    of the notes it must carry."""
     regenerable: bool = True
     """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
 
-    def stale(self, build: Build) -> bool:
-        """The .bbl exists but was annotated for another verdict (or never annotated)."""
-        return build.bbl.is_file() and read_fingerprint(build.bbl) != self.fingerprint
+    def stale(self) -> list[Path]:
+        """The .bbl files annotated for another verdict (or never annotated)."""
+        return [
+            bbl
+            for bbl, expected in self.fingerprints.items()
+            if bbl.is_file() and read_fingerprint(bbl) != expected
+        ]
 
 
 def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
+    """The verdict on every bibliography of the build, and what each .bbl must carry."""
     doc = cited_document(build, cwd)
     result = judge(doc, settings)
     own = doc.bibliographies == [str(build.bbl)]
-    return Verdict(result, fingerprint(latex_notes(result, settings.template)), not own)
+    main = judge(doc.model_copy(update={"parts": []}), settings) if doc.parts else result
+    prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
+    for part in filter(regenerable, doc.parts):  # a .bbl without its sources is the user's
+        notes = latex_notes(judge(part, settings), settings.template)
+        prints[Path(part.path).with_suffix(".bbl")] = fingerprint(notes)
+    return Verdict(result, prints, not own)
 
 
-def invalidate(build: Build) -> None:
+def invalidate(bbls: list[Path]) -> None:
     """Make latexmk rerun the bibliography tool: its .bbl is gone (a build product, not user's)."""
-    build.bbl.unlink(missing_ok=True)
-    state_path(build.bbl).unlink(missing_ok=True)
+    for bbl in bbls:
+        bbl.unlink(missing_ok=True)
+        state_path(bbl).unlink(missing_ok=True)
 
 
 def reject_outputs(build: Build) -> list[tuple[Path, Path | str]]:

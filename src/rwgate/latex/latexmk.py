@@ -222,20 +222,21 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
         current = verdict(build, settings, cwd)
         keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
-        if keeps_bbl and current.stale(build) and latex_notes(current.result, settings.template):
+        stale = current.stale()
+        if keeps_bbl and stale and latex_notes(current.result, settings.template):
             print(
                 f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
                 " source, or -bibtex-): it is left as it is and its flagged entries carry no"
                 " note in the PDF",
                 file=sys.stderr,
             )
-        elif code == 0 and current.stale(build):
+        elif code == 0 and stale:
             print(
-                f"{PROG}: the integrity verdict changed since {build.bbl} was written;"
-                " rerunning the bibliography",
+                f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
+                " was written; rerunning the bibliography",
                 file=sys.stderr,
             )
-            invalidate(build)
+            invalidate(stale)
             code = _run_latexmk(cmd, env)
             current = verdict(build, settings, cwd)
     result = current.result

@@ -21,7 +21,7 @@ from rwgate.core import CheckResult
 from rwgate.fsutil import write_atomic
 from rwgate.kit import annotations_for, judge_document
 from rwgate.models import CitedDocument, Location
-from rwgate.references.latexaux import parse_aux, parse_bcf, resolve_bibliographies
+from rwgate.references.latexaux import parse_bcf, resolve_bibliographies
 from rwgate.render.latex import annotation_latex
 
 from .env import HookError
@@ -94,13 +94,6 @@ def _cited(
     return CitedDocument(
         path=str(source), keys=keys, cite_all=cite_all, bibliographies=bibs, problems=problems
     )
-
-
-def cited_from_aux(aux: Path, search: Sequence[Path]) -> CitedDocument:
-    """What bibtex will read: ``\\citation``s of the ``.aux`` and its ``\\@input`` files."""
-    info = parse_aux(aux)
-    doc = _cited(aux, info.keys, info.cite_all, info.bibdata, search)
-    return doc.model_copy(update={"bibtex_keys": not info.biblatex})
 
 
 def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:

@@ -105,4 +105,18 @@ def cited_references(doc: CitedDocument) -> BibResult:
             chosen.append(by_key[found])
     if doc.cite_all:
         chosen.extend(ref for ref in entries.references if ref.key not in taken)
-    return BibResult(references=chosen, problems=entries.problems)
+    result = BibResult(references=chosen, problems=entries.problems)
+    for part in doc.parts:
+        _add_part(result, cited_references(part))
+    return result
+
+
+def _add_part(result: BibResult, part: BibResult) -> None:
+    """A second bibliography of the same document (multibib's ``Meth.aux``): its works join the
+    verdict; one already there (the same entry, cited in both lists) is judged once."""
+    known = {(r.key, r.doi, str(r.location)) for r in result.references}
+    result.references.extend(
+        r for r in part.references if (r.key, r.doi, str(r.location)) not in known
+    )
+    seen = {str(p) for p in result.problems}
+    result.problems.extend(p for p in part.problems if str(p) not in seen)

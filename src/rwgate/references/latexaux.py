@@ -4,7 +4,8 @@ The most faithful answer is what LaTeX itself wrote: ``\\citation`` lines in the
 BibTeX and natbib) or ``bcf:citekey`` elements in the ``.bcf`` control file (for biblatex/biber).
 Those are what bibtex and biber read, so the latexmk hooks use them directly. Before the first
 LaTeX run, or when those files are stale, the ``.tex`` sources are scanned instead. Each piece is a
-separate function because the bibtex and biber hooks need only one of them.
+separate function because the bibtex and biber hooks need only one of them; which of them a whole
+manuscript is read from is :mod:`rwgate.references.latexdoc`'s choice.
 
 Every reader takes an optional ``allowed`` predicate, checked before each file is opened: the MCP
 server passes its roots, so that an ``\\input{/etc/...}`` or an ``.aux`` symlinked elsewhere is
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.errors import InputError
-from rwgate.models import CitedDocument, Location, Problem
+from rwgate.models import Location, Problem
 from rwgate.references.locate import OUTSIDE, OutsideRoots
 
 KPSEWHICH_TIMEOUT = 5.0
@@ -70,6 +71,7 @@ class TexScan:
     key_locations: dict[str, Location] = field(default_factory=dict)
     bib_locations: dict[str, Location] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    newcites: set[str] = field(default_factory=set)  # multibib's lists: \newcites{Meth,Supp}
 
 
 def _add(items: list[str], new: str, seen: set[str] | None = None) -> None:
@@ -98,7 +100,7 @@ class _Walk:
     root: Path = Path()  # the folder included names are relative to: the main file's
 
 
-def _check_allowed(path: Path, allowed: Allowed | None, where: object = None) -> None:
+def check_allowed(path: Path, allowed: Allowed | None, where: object = None) -> None:
     # Judged as the document names it (a symlink by its own name), never by what it points to;
     # the refusal never names the file, and comes before any look at whether it exists.
     if allowed is not None and not allowed(path):
@@ -106,7 +108,7 @@ def _check_allowed(path: Path, allowed: Allowed | None, where: object = None) ->
 
 
 def _read(path: Path, allowed: Allowed | None) -> str:
-    _check_allowed(path, allowed)
+    check_allowed(path, allowed)
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -183,7 +185,7 @@ def parse_bcf(path: Path | str, allowed: Allowed | None = None) -> BcfInfo:
     path = Path(path)
     if not path.is_file():
         raise LatexError(f"{path}: no such file")
-    _check_allowed(path, allowed)
+    check_allowed(path, allowed)
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, LookupError, ValueError, RecursionError) as exc:
@@ -232,8 +234,12 @@ _TEX_RE = re.compile(
     r"(?:\{(?P<incarg>[^{}]*)\}|(?P<incbare>[^\s{}\\%]+))"
     r"|\\(?P<imp>import|subimport|inputfrom|subinputfrom|includefrom|subincludefrom)\*?"
     r"\s*\{(?P<impdir>[^{}]*)\}\s*\{(?P<impfile>[^{}]*)\}"
-    r"|\\(?P<bib>bibliography|addbibresource|addglobalbib|addsectionbib)(?![A-Za-z])"
-    r"\s*(?P<bibopt>\[[^\]]*\])?\s*\{(?P<bibarg>[^{}]*)\}"
+    r"|\\(?P<bib>bibliography|addbibresource|addglobalbib|addsectionbib|defaultbibliography)"
+    r"(?![A-Za-z])\s*(?P<bibopt>\[[^\]]*\])?\s*\{(?P<bibarg>[^{}]*)\}"
+    r"|\\putbib\s*\[(?P<putbib>[^\]]*)\]"
+    r"|\\newcites\s*\{(?P<newcites>[^{}]*)\}"
+    rf"|\\(?P<mcmd>cite[a-z]*|Cite[a-z]*|nocite|bibliography)(?P<msuffix>[A-Z][A-Za-z]*)"
+    rf"\*?{_OPT}{{0,2}}\s*\{{(?P<mkeys>[^{{}}]*)\}}"
 )
 _COMMENT_RE = re.compile(r"(?<!\\)((?:\\\\)*)%.*")
 _VERBATIM_RE = re.compile(r"\\begin\{(verbatim|Verbatim|lstlisting|minted|comment)\*?\}")
@@ -291,8 +297,12 @@ def _scan_file(path: Path, scan: TexScan, walk: _Walk, depth: int) -> None:
             _cite(scan, re.sub(_OPT, "", match.group("margs")), "", here)
         elif match.group("cite"):
             _cite(scan, "{" + match.group("keys") + "}", match.group("cite"), here)
-        elif match.group("bib"):
-            _bibliography(scan, match, here)
+        elif match.group("bib") or match.group("putbib") is not None:
+            _bibliography(scan, match.group("bibarg") or match.group("putbib") or "", here)
+        elif match.group("newcites") is not None:
+            scan.newcites.update(_split_keys(match.group("newcites")))
+        elif match.group("mcmd"):
+            _multibib(scan, match, here)
         else:
             _include(scan, match, path, here, walk, depth)
 
@@ -310,9 +320,20 @@ def _cite(scan: TexScan, args: str, command: str, here: Location) -> None:
                 scan.key_locations[key] = here
 
 
-def _bibliography(scan: TexScan, match: re.Match[str], here: Location) -> None:
+def _multibib(scan: TexScan, match: re.Match[str], here: Location) -> None:
+    """multibib's ``\\citeMeth``/``\\bibliographyMeth`` for a ``\\newcites{Meth}`` list: its works
+    are printed too (bibunits' ``\\putbib`` lists need nothing: they use ``\\cite``)."""
+    if match.group("msuffix") not in scan.newcites:
+        return  # \citeAuthor and friends of other packages: not a multibib list
+    if match.group("mcmd") == "bibliography":
+        _bibliography(scan, match.group("mkeys"), here)
+    else:
+        _cite(scan, "{" + match.group("mkeys") + "}", match.group("mcmd"), here)
+
+
+def _bibliography(scan: TexScan, names: str, here: Location) -> None:
     # Options (location=remote, label=...) do not change the name; URLs are handled by the caller.
-    for name in _split_keys(match.group("bibarg")):
+    for name in _split_keys(names):
         if name not in scan.bib_locations:
             scan.bib_names.append(name)
             scan.bib_locations[name] = here
@@ -330,7 +351,7 @@ def _include(
     if not name:
         return
     for candidate in _tex_candidates(name, base):
-        _check_allowed(candidate, walk.allowed, f"{here}: an included file")
+        check_allowed(candidate, walk.allowed, f"{here}: an included file")
     for candidate in _tex_candidates(name, base):
         if candidate.is_file():
             _scan_file(candidate, scan, walk, depth + 1)
@@ -446,44 +467,3 @@ def resolve_bibliographies(
         for item in found:
             _add(bibliographies, str(item))
     return bibliographies, problems
-
-
-def _fresh(record: Path, newest: Path) -> bool:
-    """A file LaTeX wrote is usable when it is no older than the newest ``.tex`` source: a
-    citation added to an ``\\include``d chapter since the last run is not in it yet."""
-    return record.is_file() and record.stat().st_mtime >= newest.stat().st_mtime
-
-
-def read_latex(
-    path: Path, aux_dir: Path | None = None, allowed: Allowed | None = None
-) -> CitedDocument:
-    """A LaTeX manuscript's citations: from its .bcf or .aux when fresh, else from its sources."""
-    tex = Path(path)
-    scan = scan_tex(tex, allowed)
-    problems = list(scan.problems)
-    out = Path(aux_dir) if aux_dir else tex.parent
-    aux_path, bcf_path = out / f"{tex.stem}.aux", out / f"{tex.stem}.bcf"
-    newest = max(scan.files, key=lambda p: p.stat().st_mtime)
-    aux = parse_aux(aux_path, allowed) if _fresh(aux_path, newest) else None
-    keys, cite_all, names = scan.keys, scan.cite_all, scan.bib_names
-    origin = str(tex)
-    if _fresh(bcf_path, newest) and (aux is None or aux.biblatex):
-        bcf = parse_bcf(bcf_path, allowed)
-        keys, cite_all, names, origin = bcf.keys, bcf.cite_all, bcf.datasources, str(bcf_path)
-    elif aux is not None and (aux.keys or aux.cite_all or aux.bibdata):
-        keys, cite_all, origin = aux.keys, aux.cite_all, str(aux_path)
-        names = aux.bibdata or scan.bib_names
-    elif aux is None and (stale := [p for p in (aux_path, bcf_path) if p.is_file()]):
-        message = f"{stale[0].name} is older than {newest.name}; citations read from the source"
-        problems.append(Problem(message=message))
-    bibliographies, missing = resolve_bibliographies(
-        names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
-    )
-    return CitedDocument(
-        path=str(tex),
-        keys=keys,
-        cite_all=cite_all,
-        bibliographies=bibliographies,
-        problems=[*problems, *missing],
-        key_locations=scan.key_locations,
-    )

@@ -127,7 +127,8 @@ def read_latex_manuscript(
     allowed: Callable[[Path], bool] | None = None,
 ) -> CitedDocument:
     """A LaTeX manuscript: its ``.aux``/``.bcf`` when fresh, else its sources."""
-    from rwgate.references.latexaux import LatexError, read_latex
+    from rwgate.references.latexaux import LatexError
+    from rwgate.references.latexdoc import read_latex
 
     try:
         return read_latex(Path(path), allowed=allowed)

@@ -1,0 +1,78 @@
+"""The other bibliographies of a BibTeX build: multibib, bibunits and chapterbib.
+
+A document may print several bibliographies, each from its own ``.aux`` file: multibib's
+``\\newcites{Meth}`` writes ``Meth.aux`` (``\\citeMeth``, ``\\bibliographyMeth``), bibunits writes
+``bu1.aux``, ``bu2.aux``..., chapterbib gives each ``\\include``d chapter's ``.aux`` its own
+``\\bibdata``. latexmk runs BibTeX on each of them (it makes a rule for every ``.bbl`` the log
+says LaTeX read or missed), so a retracted work cited only in one of them is printed; reading the
+main ``.aux`` alone would let it pass a strict gate.
+
+Which ``.aux`` files belong to the build is what LaTeX itself recorded: the ``OUTPUT`` lines of the
+``.fls`` file (latexmk turns ``-recorder`` on), else the ``\\openout`` lines of the ``.log``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rwgate.references.latexaux import Allowed, AuxInfo, check_allowed, parse_aux
+
+_OPENOUT = re.compile(r"^\\openout\d+ = `(?P<name>[^']+\.aux)'\.?$", re.M)
+
+
+def _read(path: Path, allowed: Allowed | None) -> str:
+    check_allowed(path, allowed)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def written_aux(aux_dir: Path, job: str, allowed: Allowed | None = None) -> list[Path]:
+    """Every ``.aux`` file the last LaTeX run of ``job`` wrote, in the order it opened them."""
+    fls_path = aux_dir / f"{job}.fls"
+    fls = _read(fls_path, allowed) if fls_path.is_file() else ""
+    found: list[Path] = []
+    if fls:
+        pwd = Path(".")
+        for line in fls.splitlines():
+            if line.startswith("PWD "):
+                pwd = Path(line[4:])
+            elif line.startswith("OUTPUT ") and line.endswith(".aux"):
+                path = Path(line[7:])
+                found.append(path if path.is_absolute() else pwd / path)
+    else:
+        log = aux_dir / f"{job}.log"
+        text = _read(log, allowed) if log.is_file() else ""
+        found = [aux_dir / m.group("name") for m in _OPENOUT.finditer(text)]
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def bibliography_parts(
+    aux_dir: Path, job: str, main: AuxInfo, allowed: Allowed | None = None
+) -> list[Path]:
+    """The ``.aux`` files BibTeX reads on their own besides the main one: those the main ``.aux``
+    does not include (multibib, bibunits) that cite or name a bibliography, and included ones
+    (chapterbib) that name their own. A biblatex build has one ``.bcf`` and none of these."""
+    if main.biblatex:
+        return []
+    included = {path.resolve() for path in main.files}
+    main_aux = (aux_dir / f"{job}.aux").resolve()
+    parts: list[Path] = []
+    for path in written_aux(aux_dir, job, allowed):
+        resolved = path.resolve()
+        if resolved == main_aux or path.suffix != ".aux":
+            continue
+        check_allowed(path, allowed)
+        if not path.is_file():
+            continue
+        own = parse_aux(path, allowed)
+        if own.biblatex:
+            continue
+        if own.bibdata or (resolved not in included and (own.keys or own.cite_all)):
+            parts.append(path)
+    return parts

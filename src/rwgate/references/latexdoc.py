@@ -1,0 +1,84 @@
+"""A LaTeX manuscript as a whole: what each of its bibliographies cites, read from what LaTeX
+wrote when that is current, else from the sources.
+
+``rwgate check paper.tex`` and the MCP tools read a manuscript here; the latexmk gate reads the
+same files after the build (:mod:`rwgate.latex.gate`), so both give one verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rwgate.models import CitedDocument, Location, Problem
+from rwgate.references.auxunits import bibliography_parts
+from rwgate.references.latexaux import (
+    Allowed,
+    parse_aux,
+    parse_bcf,
+    resolve_bibliographies,
+    scan_tex,
+)
+
+
+def _fresh(record: Path, newest: Path) -> bool:
+    """A file LaTeX wrote is usable when it is no older than the newest ``.tex`` source: a
+    citation added to an ``\\include``d chapter since the last run is not in it yet."""
+    return record.is_file() and record.stat().st_mtime >= newest.stat().st_mtime
+
+
+def read_latex(
+    path: Path, aux_dir: Path | None = None, allowed: Allowed | None = None
+) -> CitedDocument:
+    """A LaTeX manuscript's citations: from its .bcf or .aux when fresh, else from its sources."""
+    tex = Path(path)
+    scan = scan_tex(tex, allowed)
+    problems = list(scan.problems)
+    out = Path(aux_dir) if aux_dir else tex.parent
+    aux_path, bcf_path = out / f"{tex.stem}.aux", out / f"{tex.stem}.bcf"
+    newest = max(scan.files, key=lambda p: p.stat().st_mtime)
+    aux = parse_aux(aux_path, allowed) if _fresh(aux_path, newest) else None
+    keys, cite_all, names = scan.keys, scan.cite_all, scan.bib_names
+    origin = str(tex)
+    if _fresh(bcf_path, newest) and (aux is None or aux.biblatex):
+        bcf = parse_bcf(bcf_path, allowed)
+        keys, cite_all, names, origin = bcf.keys, bcf.cite_all, bcf.datasources, str(bcf_path)
+    elif aux is not None and (aux.keys or aux.cite_all or aux.bibdata):
+        keys, cite_all, origin = aux.keys, aux.cite_all, str(aux_path)
+        names = aux.bibdata or scan.bib_names
+    elif aux is None and (stale := [p for p in (aux_path, bcf_path) if p.is_file()]):
+        message = f"{stale[0].name} is older than {newest.name}; citations read from the source"
+        problems.append(Problem(message=message))
+    bibliographies, missing = resolve_bibliographies(
+        names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
+    )
+    # multibib, bibunits, chapterbib: the .aux files bibtex reads besides this one
+    parts = bibliography_parts(out, tex.stem, aux, allowed) if aux is not None else []
+    return CitedDocument(
+        path=str(tex),
+        keys=keys,
+        cite_all=cite_all,
+        bibliographies=bibliographies,
+        problems=[*problems, *missing],
+        key_locations=scan.key_locations,
+        parts=[aux_document(path, [tex.parent], allowed) for path in parts],
+    )
+
+
+def aux_document(
+    aux: Path, search: Sequence[Path], allowed: Allowed | None = None
+) -> CitedDocument:
+    """What bibtex reads from one ``.aux`` file: its ``\\citation``s (and its ``\\@input`` files'),
+    its ``\\bibdata`` files found in ``search``; keys matched as BibTeX matches them."""
+    info = parse_aux(aux, allowed)
+    bibs, problems = resolve_bibliographies(
+        info.bibdata, search, Location(file=str(aux)), allowed=allowed
+    )
+    return CitedDocument(
+        path=str(aux),
+        keys=info.keys,
+        cite_all=info.cite_all,
+        bibliographies=bibs,
+        problems=problems,
+        bibtex_keys=not info.biblatex,
+    )
