@@ -269,10 +269,10 @@ def test_hook_report_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
 def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
     """The hooks read the .bcf through the same resolver as ``rwgate check``: a URL is a
     warning (never fetched), not a missing file."""
-    from rwgate.latex.verdict import cited_from_bcf
+    from rwgate.references.latexdoc import bcf_document
 
     folder = Path(__file__).parents[1] / "fixtures" / "manuscripts" / "biblatex"
-    doc = cited_from_bcf(folder / "paper.bcf", [folder])
+    doc = bcf_document(folder / "paper.bcf", [folder])
     assert doc.bibliographies == [
         str((folder / "refs.bib").resolve()),
         str((folder / "more.bib").resolve()),

@@ -57,14 +57,15 @@ def test_the_methods_list_is_a_part_and_the_empty_list_and_the_chapter_are_not(
         "ch1.aux",
     ]
     main = parse_aux(tmp_path / "paper.aux")
-    assert [p.name for p in bibliography_parts(tmp_path, "paper", main)] == ["Meth.aux"]
+    assert [p.name for p, _ in bibliography_parts(tmp_path, "paper", main)] == ["Meth.aux"]
 
 
 def test_a_chapter_with_its_own_bibliography_is_a_part(tmp_path: Path) -> None:
     _build(tmp_path)
     (tmp_path / "ch1.aux").write_text("\\citation{mainwork}\n\\bibdata{refs}\n", encoding="utf-8")
     main = parse_aux(tmp_path / "paper.aux")
-    assert [p.name for p in bibliography_parts(tmp_path, "paper", main)] == ["Meth.aux", "ch1.aux"]
+    parts = bibliography_parts(tmp_path, "paper", main)
+    assert [p.name for p, _ in parts] == ["Meth.aux", "ch1.aux"]
 
 
 def test_read_latex_judges_every_list_once(tmp_path: Path) -> None:

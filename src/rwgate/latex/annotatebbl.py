@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.references.latexaux import LatexError
-from rwgate.references.latexdoc import aux_document
+from rwgate.references.latexdoc import aux_document, bcf_document
 from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
 from rwgate.render.safe import term_safe
@@ -22,7 +22,6 @@ from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
 from .reuse import inputs_key, read_state
 from .verdict import (
-    cited_from_bcf,
     judge,
     latex_notes,
     write_report,
@@ -45,7 +44,7 @@ def annotate_build(
     """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``; True when the gate fails."""
     search = search_dirs(tex, source)
     try:
-        doc = aux_document(source, search) if tool == "bibtex" else cited_from_bcf(source, search)
+        doc = aux_document(source, search) if tool == "bibtex" else bcf_document(source, search)
     except LatexError as exc:
         raise HookError(str(exc)) from None
     result = judge(doc, settings)

@@ -18,11 +18,10 @@ from rwgate.kit import describe
 from rwgate.models import Citation, CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
-from rwgate.references.latexdoc import aux_document, read_latex
+from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
 
 from .reuse import state_path
 from .verdict import (
-    cited_from_bcf,
     fingerprint,
     judge,
     latex_notes,
@@ -74,10 +73,10 @@ def cited_document(build: Build, cwd: Path) -> CitedDocument:
         return read_latex(build.tex, build.aux_dir)
     info = parse_aux(aux)
     if info.biblatex and bcf.is_file():
-        return _own_bbl(build, cited_from_bcf(bcf, search))
-    doc = _own_bbl(build, aux_document(aux, search))
+        return _own_bbl(build, bcf_document(bcf, search))
+    doc = _own_bbl(build, aux_document(aux, search, info=info))
     parts = bibliography_parts(build.aux_dir, build.job, info)
-    return doc.model_copy(update={"parts": [aux_document(p, search) for p in parts]})
+    return doc.model_copy(update={"parts": [aux_document(p, search, info=i) for p, i in parts]})
 
 
 def regenerable(doc: CitedDocument) -> bool:

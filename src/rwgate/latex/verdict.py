@@ -1,8 +1,8 @@
 """The verdict of one LaTeX build, and the fingerprint that says whether its ``.bbl`` is current.
 
 The bibliography hooks and ``rw-latexmk`` both read the cited keys from the files LaTeX wrote (the
-``.aux`` for BibTeX, the ``.bcf`` for biber) through the functions here, so they judge the same
-references and compute the same fingerprint. The fingerprint covers exactly what the hooks write
+``.aux`` for BibTeX, the ``.bcf`` for biber) through :mod:`rwgate.references.latexdoc` and judge
+them here, so they judge the same references and compute the same fingerprint. The fingerprint covers exactly what the hooks write
 into the ``.bbl`` (each annotated key and its LaTeX text): when it differs from the one stored
 next to the ``.bbl``, the typeset bibliography is stale even if latexmk thinks every file is up
 to date.
@@ -13,15 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.core import CheckResult
 from rwgate.fsutil import write_atomic
 from rwgate.kit import annotations_for, judge_document
-from rwgate.models import CitedDocument, Location
-from rwgate.references.latexaux import parse_bcf, resolve_bibliographies
+from rwgate.models import CitedDocument
 from rwgate.render.latex import annotation_latex
 
 from .env import HookError
@@ -85,21 +84,6 @@ def read_fingerprint(bbl: Path) -> str | None:
     state = read_state(bbl)
     value = state.get("fingerprint") if state is not None else None
     return value if isinstance(value, str) else None
-
-
-def _cited(
-    source: Path, keys: list[str], cite_all: bool, names: list[str], search: Sequence[Path]
-) -> CitedDocument:
-    bibs, problems = resolve_bibliographies(names, search, Location(file=str(source)))
-    return CitedDocument(
-        path=str(source), keys=keys, cite_all=cite_all, bibliographies=bibs, problems=problems
-    )
-
-
-def cited_from_bcf(bcf: Path, search: Sequence[Path]) -> CitedDocument:
-    """What biber will read: the ``.bcf`` citekeys (every refsection) and file datasources."""
-    info = parse_bcf(bcf)
-    return _cited(bcf, info.keys, info.cite_all, info.datasources, search)
 
 
 def judge(doc: CitedDocument, settings: Settings) -> CheckResult:

@@ -54,15 +54,16 @@ def written_aux(aux_dir: Path, job: str, allowed: Allowed | None = None) -> list
 
 def bibliography_parts(
     aux_dir: Path, job: str, main: AuxInfo, allowed: Allowed | None = None
-) -> list[Path]:
+) -> list[tuple[Path, AuxInfo]]:
     """The ``.aux`` files BibTeX reads on their own besides the main one: those the main ``.aux``
     does not include (multibib, bibunits) that cite or name a bibliography, and included ones
-    (chapterbib) that name their own. A biblatex build has one ``.bcf`` and none of these."""
+    (chapterbib) that name their own, each with what it says. A biblatex build has one ``.bcf``
+    and none of these."""
     if main.biblatex:
         return []
     included = {path.resolve() for path in main.files}
     main_aux = (aux_dir / f"{job}.aux").resolve()
-    parts: list[Path] = []
+    parts: list[tuple[Path, AuxInfo]] = []
     for path in written_aux(aux_dir, job, allowed):
         resolved = path.resolve()
         if resolved == main_aux or path.suffix != ".aux":
@@ -74,5 +75,5 @@ def bibliography_parts(
         if own.biblatex:
             continue
         if own.bibdata or (resolved not in included and (own.keys or own.cite_all)):
-            parts.append(path)
+            parts.append((path, own))
     return parts

@@ -14,6 +14,7 @@ from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import (
     Allowed,
+    AuxInfo,
     parse_aux,
     parse_bcf,
     resolve_bibliographies,
@@ -61,24 +62,38 @@ def read_latex(
         bibliographies=bibliographies,
         problems=[*problems, *missing],
         key_locations=scan.key_locations,
-        parts=[aux_document(path, [tex.parent], allowed) for path in parts],
+        parts=[aux_document(path, [tex.parent], allowed, info) for path, info in parts],
     )
 
 
 def aux_document(
-    aux: Path, search: Sequence[Path], allowed: Allowed | None = None
+    aux: Path, search: Sequence[Path], allowed: Allowed | None = None, info: AuxInfo | None = None
 ) -> CitedDocument:
     """What bibtex reads from one ``.aux`` file: its ``\\citation``s (and its ``\\@input`` files'),
-    its ``\\bibdata`` files found in ``search``; keys matched as BibTeX matches them."""
-    info = parse_aux(aux, allowed)
+    its ``\\bibdata`` files found in ``search``; keys matched as BibTeX matches them. ``info`` is
+    the file already parsed, if it was."""
+    info = info or parse_aux(aux, allowed)
+    doc = _document(aux, info.keys, info.cite_all, info.bibdata, search, allowed)
+    return doc.model_copy(update={"bibtex_keys": not info.biblatex})
+
+
+def bcf_document(bcf: Path, search: Sequence[Path]) -> CitedDocument:
+    """What biber reads: the ``.bcf`` citekeys (every refsection) and its file datasources."""
+    info = parse_bcf(bcf)
+    return _document(bcf, info.keys, info.cite_all, info.datasources, search)
+
+
+def _document(
+    source: Path,
+    keys: list[str],
+    cite_all: bool,
+    names: list[str],
+    search: Sequence[Path],
+    allowed: Allowed | None = None,
+) -> CitedDocument:
     bibs, problems = resolve_bibliographies(
-        info.bibdata, search, Location(file=str(aux)), allowed=allowed
+        names, search, Location(file=str(source)), allowed=allowed
     )
     return CitedDocument(
-        path=str(aux),
-        keys=info.keys,
-        cite_all=info.cite_all,
-        bibliographies=bibs,
-        problems=problems,
-        bibtex_keys=not info.biblatex,
+        path=str(source), keys=keys, cite_all=cite_all, bibliographies=bibs, problems=problems
     )
