@@ -1,11 +1,11 @@
 """The verdict of one LaTeX build, and the fingerprint that says whether its ``.bbl`` is current.
 
-The bibliography hooks and ``rw-latexmk`` both read the cited keys from the files LaTeX wrote (the
-``.aux`` for BibTeX, the ``.bcf`` for biber) through :mod:`rwgate.references.latexdoc` and judge
-them here, so they judge the same references and compute the same fingerprint. The fingerprint covers exactly what the hooks write
-into the ``.bbl`` (each annotated key and its LaTeX text): when it differs from the one stored
-next to the ``.bbl``, the typeset bibliography is stale even if latexmk thinks every file is up
-to date.
+The bibliography hooks and ``rw-latexmk`` both read the cited keys from the files LaTeX wrote
+(the ``.aux`` for BibTeX, the ``.bcf`` for biber) through :mod:`rwgate.references.latexdoc` and
+judge them here, so they judge the same references and compute the same fingerprint. The
+fingerprint covers exactly what the hooks write into the ``.bbl`` (each annotated key and its
+LaTeX text): when it differs from the one stored next to the ``.bbl``, the typeset bibliography
+is stale even if latexmk thinks every file is up to date.
 """
 
 from __future__ import annotations
