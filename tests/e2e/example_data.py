@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,11 @@ def import_sample(env: dict[str, str]) -> None:
     files = [str(data / "retraction-watch" / "rw-sample.csv")]
     files += sorted(str(p) for p in (data / "crossref").glob("*.json"))
     subprocess.run([RWGATE, "data", "import", *files], env=env, check=True, capture_output=True)
+
+
+def latex_example(folder: Path) -> Path:
+    """``folder`` (made) holding a copy of the example paper.tex and its refs.bib."""
+    folder.mkdir(parents=True)
+    for name in ("paper.tex", "refs.bib"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    return folder

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from example_data import latex_example
 
 from conftest import require_tool
 from rwgate.cli import main
@@ -164,10 +164,7 @@ def _bundled_pandoc() -> str:
 
 def _latexmk_verdicts(tmp_path: Path, env: dict[str, str]) -> dict:
     require_tool("latexmk")
-    build = tmp_path / "tex"
-    build.mkdir()
-    for name in ("paper.tex", "refs.bib"):
-        shutil.copy(EXAMPLES / name, build / name)
+    build = latex_example(tmp_path / "tex")
     report = tmp_path / "latex-report.json"
     done = subprocess.run(
         [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode", "paper.tex"],
@@ -234,10 +231,7 @@ def test_strict_names_each_offending_key_in_every_front_end(sample_snapshot, tmp
     assert flt.returncode != 0 and not out.exists()
     errors = [line for line in flt.stderr.splitlines() if line.startswith("rw-filter: ERROR: ")]
     assert {line.split()[2].rstrip(":") for line in errors} == offending
-    build = tmp_path / "tex"
-    build.mkdir()
-    for name in ("paper.tex", "refs.bib"):
-        shutil.copy(EXAMPLES / name, build / name)
+    build = latex_example(tmp_path / "tex")
     tex = subprocess.run(
         [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode", "paper.tex"],
         cwd=build,

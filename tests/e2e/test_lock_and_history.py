@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from example_data import entry, import_sample
+from example_data import entry, import_sample, latex_example
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -197,38 +197,22 @@ def test_the_lock_settings_of_the_users_config_drive_rw_latexmk(tmp_path: Path, 
     """rw-latexmk writes the user's `lock` after its last gate (the hooks never do), and with
     `since` a build with only unchanged flagged works passes under strict (notes still in the
     .bbl)."""
-    import shutil
-
     from conftest import require_tool
 
     require_tool("latexmk")
-    build = tmp_path / "tex"
-    build.mkdir()
-    for name in ("paper.tex", "refs.bib"):
-        shutil.copy(EXAMPLES / name, build / name)
+    build = latex_example(tmp_path / "tex")
     lock = tmp_path / "rwgate.lock"
     config = tmp_path / "config" / "rwgate" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(f'lock = "{lock}"\n', encoding="utf-8")
     env = dict(env, XDG_CONFIG_HOME=str(tmp_path / "config"))
     cmd = [str(Path(RWGATE).parent / "rw-latexmk"), "-pdf", "-interaction=nonstopmode"]
-    first = subprocess.run(
-        [*cmd, "--policy", "strict", "paper.tex"],
-        cwd=build,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    cmd += ["--policy", "strict", "paper.tex"]
+    first = subprocess.run(cmd, cwd=build, env=env, capture_output=True, text=True)
     assert first.returncode == 1 and (build / "paper.pdf.rejected").exists()
     assert "10.1016/j.neulet.2020.135139" in json.loads(lock.read_text())["works"]
     config.write_text(f'since = "{lock}"\n', encoding="utf-8")
-    again = subprocess.run(
-        [*cmd, "--policy", "strict", "paper.tex"],
-        cwd=build,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    again = subprocess.run(cmd, cwd=build, env=env, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert (build / "paper.pdf").exists()
     assert "Retracted 2010" in (build / "paper.bbl").read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from example_data import latex_example
 from mcp import Client
 from mcp_types import CallToolResult
 
@@ -340,10 +341,8 @@ def test_manuscript_bibliography_outside_the_root_is_refused(
 def _outside_chapter(tmp_path: Path) -> Path:
     """A root holding the example paper.tex and refs.bib, and a chapter outside that root."""
     root, outside = tmp_path / "root", tmp_path / "outside"
-    root.mkdir()
+    latex_example(root)
     outside.mkdir()
-    for name in ("paper.tex", "refs.bib"):
-        shutil.copy(EXAMPLES / name, root / name)
     (outside / "chapter.tex").write_text("SECRET-CONTENT \\cite{leaked}\n", encoding="utf-8")
     return root
 
