@@ -244,24 +244,22 @@ def write_output(path: Path, text: str) -> None:
 
 
 def emit_texts(
-    machine: str | None,
+    to_stdout: str | None,
     human: Callable[[bool], str],
-    output: Path | None = None,
-    json_report: tuple[Path, str] | None = None,
+    beside_machine: bool = False,
+    files: Sequence[tuple[Path, str]] = (),
 ) -> None:
-    """Write a run's outputs: the machine format (``machine``: JSON, SARIF, ...) to ``output`` or
-    stdout, the human text to stdout (or stderr when stdout carries the machine format), and the
-    JSON report to the ``report`` setting's path. Colour only on a terminal, never with
-    ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    if machine is None or output is not None:
-        (sys.stderr if machine is not None else sys.stdout).write(human(colour))
+    """Write a run's outputs: ``to_stdout`` (a machine format: JSON, SARIF, ...) to stdout, else
+    the human text, on stderr when a machine format went to a file (``beside_machine``), and each
+    file (the ``--output`` reports, the ``report`` setting's JSON). Colour only on a terminal,
+    never with ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
+    if to_stdout is not None:
+        sys.stdout.write(to_stdout + "\n")
     else:
-        sys.stdout.write(machine + "\n")
-    if json_report is not None:
-        write_output(json_report[0], json_report[1] + "\n")
-    if output is not None and machine is not None:
-        write_output(output, machine + "\n")
+        stream = sys.stderr if beside_machine else sys.stdout
+        stream.write(human(stream.isatty() and not os.environ.get("NO_COLOR")))
+    for path, text in files:
+        write_output(path, text + "\n")
 
 
 LISTED_BESIDE_REPORT = 50
@@ -296,16 +294,14 @@ def emit(
             to_stdout = fmt.render(result, view)
     if report is not None:
         files.append((report, FormatChoice.JSON.to_format().render(result, view)))
-    if to_stdout is not None:
-        sys.stdout.write(to_stdout + "\n")
-    else:  # the human text: on stderr beside a machine report, its first citations only
-        stream = sys.stderr if machine else sys.stdout
-        colour = stream.isatty() and not os.environ.get("NO_COLOR")
-        limit = None if verbose or not machine else LISTED_BESIDE_REPORT
-        human = View(colour, verbose, template, exit_code=code, limit=limit)
-        stream.write(FormatChoice.TEXT.to_format().render(result, human) + "\n")
-    for path, text in files:
-        write_output(path, text + "\n")
+    # The human text: on stderr beside a machine report, its first citations only.
+    limit = None if verbose or not machine else LISTED_BESIDE_REPORT
+
+    def human(colour: bool) -> str:
+        text_view = View(colour, verbose, template, exit_code=code, limit=limit)
+        return FormatChoice.TEXT.to_format().render(result, text_view) + "\n"
+
+    emit_texts(to_stdout, human, machine, files)
 
 
 def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:

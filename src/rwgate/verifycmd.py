@@ -70,11 +70,15 @@ def run_verify(args: argparse.Namespace) -> int:
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
     report = build_report(results, problems, code, failed)
     json_text = report.to_json()
+    machine = args.format == "json"
+    files = [(settings.report, json_text)] if settings.report is not None else []
+    if machine and args.output is not None:
+        files.append((args.output, json_text))
     emit_texts(
-        json_text if args.format == "json" else None,
+        json_text if machine and args.output is None else None,
         lambda colour: render_verify_text(report, colour, args.verbose),
-        args.output,
-        (settings.report, json_text) if settings.report is not None else None,
+        machine,
+        files,
     )
     return code
 
