@@ -93,6 +93,24 @@ def test_a_short_doi_is_resolved_and_judged(settings, fake_crossref, tmp_path: P
     assert again[0].doi == WAKEFIELD and again[1].status == "unverified"
 
 
+def test_the_handle_api_is_asked_as_every_upstream_is(settings, fake_crossref) -> None:  # type: ignore[no-untyped-def]
+    """Through the project's one retrying GET: a 503 is retried; an answer that outlasts the
+    run's deadline gives an unverified work with its value, within that deadline."""
+    from rwgate.kit import judge
+    from rwgate.references.bibtex import parse_bib
+
+    refs = parse_bib("@article{w, doi={10/f8vrcz}}\n", "z.bib").references
+    fake_crossref.fail_next("503")
+    assert judge(refs, settings).citations[0].status == "retracted"
+
+    fake_crossref.fail_next("slow", times=5)
+    quick = settings.model_copy(update={"max_total_seconds": 1.0, "timeout": 0.5})
+    started = time.monotonic()
+    (late,) = judge(refs, quick).citations
+    assert time.monotonic() - started < fake_crossref.slow_seconds
+    assert late.status == "unverified" and "shortDOI '10/f8vrcz'" in (late.reason or "")
+
+
 def test_dashes_from_pdfs_and_the_old_acm_form_are_the_same_doi() -> None:
     from rwgate.doi import normalize
 

@@ -10,20 +10,28 @@ value, never ``invalid_doi``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rwgate.config import Settings
 from rwgate.doi import try_normalize
 from rwgate.sources.cache import TTL_AGENCY, Cache
 
+if TYPE_CHECKING:
+    import httpx
+
 _KEY = "shortdoi:"
+_NAME = "doi.org handles"
+_MAX_RECORD = 100_000  # a handle record is a few hundred bytes
 
 
 def resolve_short_dois(
     shorts: Sequence[str], settings: Settings, cache: Cache
 ) -> dict[str, str | None]:
-    """shortDOI -> full DOI, or None with the reason in :data:`REASONS` (offline, not found)."""
+    """shortDOI -> full DOI, or None when it cannot be resolved (offline, unknown, no answer).
+
+    Asked through the project's one retrying GET (:class:`~rwgate.sources.http.Retrying`): an
+    overall deadline, bounded bodies, same-host redirects only, as every other upstream."""
     found: dict[str, str | None] = {}
     ask: list[str] = []
     for short in dict.fromkeys(shorts):
@@ -36,30 +44,42 @@ def resolve_short_dois(
         return found
     if settings.offline:
         return {**found, **dict.fromkeys(ask)}
-    import httpx
+    from rwgate.sources.http import GaveUp, Retrying, open_client
+    from rwgate.sources.ratelimit import Limiter, shared_limiter
 
-    with httpx.Client(timeout=settings.timeout, follow_redirects=False) as client:
+    base = settings.doi_url.rstrip("/")
+    limiter = shared_limiter(_NAME, base, lambda: Limiter(concurrency=1, limit=5, interval=1.0))
+    http = Retrying(
+        _NAME,
+        limiter,
+        timeout=settings.timeout,
+        max_total_seconds=settings.max_total_seconds,
+        max_attempts=3,
+        backoff_base=0.5,
+        backoff_cap=10.0,
+    )
+    client = open_client(settings.mailto, settings.timeout, 1)
+    try:
+        run = http.run(client)
         for short in ask:
-            found[short] = _ask(client, settings.doi_url.rstrip("/"), short)
+            try:
+                found[short] = http.get(run, f"{base}/api/handles/{short}", {}, _alias)
+            except GaveUp:
+                found[short] = None
             if found[short] is not None:
                 cache.set(_KEY + short, found[short], TTL_AGENCY)
+    finally:
+        client.close()
     return found
 
 
-def _ask(client: object, base: str, short: str) -> str | None:
-    import httpx
+def _alias(response: httpx.Response) -> str | None:
+    """The DOI a handle record's ``HS_ALIAS`` names; None for anything else."""
+    from rwgate.sources.http import json_body
 
-    assert isinstance(client, httpx.Client)
-    try:
-        response = client.get(f"{base}/api/handles/{short}")
-    except httpx.HTTPError:
+    if response.status_code != 200 or len(response.content) > _MAX_RECORD:
         return None
-    if response.status_code != 200 or len(response.content) > 100_000:
-        return None
-    try:
-        record = json.loads(response.content)
-    except ValueError:
-        return None
+    record = json_body(response)
     values = record.get("values") if isinstance(record, dict) else None
     for value in values if isinstance(values, list) else []:
         if isinstance(value, dict) and value.get("type") == "HS_ALIAS":
