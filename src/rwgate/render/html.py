@@ -21,7 +21,7 @@ from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source, location_text
+from rwgate.render.report import added_text, describe_source, gate_verdict, location_text
 from rwgate.render.safe import one_line
 
 
@@ -63,7 +63,7 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
     return _template().render(
         version=__version__,
         code=code,
-        verdict={0: "passed", 1: "FAILED"}.get(code, "FAILED: an input could not be read"),
+        verdict=gate_verdict(code),
         s=result.summary(),
         policy=result.policy.preset,
         generated=result.generated.strftime("%Y-%m-%d %H:%M UTC"),

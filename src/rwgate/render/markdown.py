@@ -12,7 +12,7 @@ from pathlib import Path
 from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source, location_text
+from rwgate.render.report import added_text, describe_source, gate_verdict, location_text
 from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
 
@@ -54,9 +54,7 @@ def render_markdown(
     """The job summary; file locations are relative to ``root`` (default: the working folder)."""
     code = result.exit_code if exit_code is None else exit_code
     base = (root or Path.cwd()).resolve()
-    verdict = {0: ":white_check_mark: passed", 1: ":x: FAILED"}.get(
-        code, ":x: FAILED: an input could not be read"
-    )
+    verdict = (":white_check_mark: " if code == 0 else ":x: ") + gate_verdict(code)
     s = result.summary()
     out = [
         f"## rwgate: gate {verdict}",

@@ -28,10 +28,14 @@ def paint(text: str, code: str, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
 
+def gate_verdict(exit_code: int) -> str:
+    """What an exit code says of the gate, in every report (text, Markdown, HTML)."""
+    return {0: "passed", 1: "FAILED"}.get(exit_code, "FAILED: an input could not be read")
+
+
 def gate_line(exit_code: int, colour: bool) -> str:
     """The last line of every human report: did the gate pass."""
-    verdict = {0: "passed", 1: "FAILED"}.get(exit_code, "FAILED: an input could not be read")
-    return paint(f"rwgate: gate {verdict}", "31;1" if exit_code else "32", colour)
+    return paint(f"rwgate: gate {gate_verdict(exit_code)}", "31;1" if exit_code else "32", colour)
 
 
 def _age(when: dt.datetime | None) -> str:
