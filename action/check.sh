@@ -16,8 +16,9 @@ rm -f "$sarif" "$report" "$summary"
 
 paths=()
 while IFS= read -r line; do
-  for word in $line; do               # split on spaces; each word a path or a glob
-    matches=($word)
+  set -f; words=($line); set +f      # split on spaces, not yet expanded: each a path or a glob
+  for word in ${words[@]+"${words[@]}"}; do
+    matches=($word)                   # a glob matching nothing stays as written: rwgate says so
     if [ ${#matches[@]} -eq 0 ]; then paths+=("$word"); else paths+=("${matches[@]}"); fi
   done
 done <<< "${INPUT_PATHS:-}"

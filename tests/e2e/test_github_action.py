@@ -162,6 +162,13 @@ def test_bad_inputs_fail_with_one_line(tmp_path: Path, workspace: Path) -> None:
     )
     assert code == 2
     assert "FAILED: an input could not be read" in summary
+    # A glob that matches nothing is an input that cannot be read, never silently dropped.
+    third = tmp_path / "third"
+    third.mkdir()
+    code, outputs, summary = run_action(
+        third, workspace, paths="paper/refs.bib paper/chapters/*.tex", offline="true"
+    )
+    assert code == 2 and "FAILED: an input could not be read" in summary
 
 
 def test_hostile_strings_are_inert_in_the_summary(tmp_path: Path, workspace: Path) -> None:
