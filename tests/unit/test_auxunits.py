@@ -60,6 +60,14 @@ def test_the_methods_list_is_a_part_and_the_empty_list_and_the_chapter_are_not(
     assert [p.name for p, _ in bibliography_parts(tmp_path, "paper", main)] == ["Meth.aux"]
 
 
+def test_a_list_missing_from_an_old_fls_is_found_in_the_log(tmp_path: Path) -> None:
+    """A .fls left by a build with -recorder on, since turned off: the .log is the last run's."""
+    _build(tmp_path, fls=False)
+    (tmp_path / "paper.fls").write_text(f"PWD {tmp_path}\nOUTPUT paper.aux\n", encoding="utf-8")
+    main = parse_aux(tmp_path / "paper.aux")
+    assert [p.name for p, _ in bibliography_parts(tmp_path, "paper", main)] == ["Meth.aux"]
+
+
 def test_a_chapter_with_its_own_bibliography_is_a_part(tmp_path: Path) -> None:
     _build(tmp_path)
     (tmp_path / "ch1.aux").write_text("\\citation{mainwork}\n\\bibdata{refs}\n", encoding="utf-8")

@@ -8,7 +8,7 @@ says LaTeX read or missed), so a retracted work cited only in one of them is pri
 main ``.aux`` alone would let it pass a strict gate.
 
 Which ``.aux`` files belong to the build is what LaTeX itself recorded: the ``OUTPUT`` lines of the
-``.fls`` file (latexmk turns ``-recorder`` on), else the ``\\openout`` lines of the ``.log``.
+``.fls`` file (latexmk turns ``-recorder`` on) and the ``\\openout`` lines of the ``.log``.
 """
 
 from __future__ import annotations
@@ -30,22 +30,22 @@ def _read(path: Path, allowed: Allowed | None) -> str:
 
 
 def written_aux(aux_dir: Path, job: str, allowed: Allowed | None = None) -> list[Path]:
-    """Every ``.aux`` file the last LaTeX run of ``job`` wrote, in the order it opened them."""
-    fls_path = aux_dir / f"{job}.fls"
-    fls = _read(fls_path, allowed) if fls_path.is_file() else ""
+    """Every ``.aux`` file the last LaTeX run of ``job`` wrote, in the order it opened them: the
+    ``.fls`` record's and the ``.log``'s together (a ``.fls`` left from a build with ``-recorder``
+    on would miss a list added since; the ``.log`` is always the last run's)."""
     found: list[Path] = []
-    if fls:
+    fls_path = aux_dir / f"{job}.fls"
+    if fls_path.is_file():
         pwd = Path(".")
-        for line in fls.splitlines():
+        for line in _read(fls_path, allowed).splitlines():
             if line.startswith("PWD "):
                 pwd = Path(line[4:])
             elif line.startswith("OUTPUT ") and line.endswith(".aux"):
                 path = Path(line[7:])
                 found.append(path if path.is_absolute() else pwd / path)
-    else:
-        log = aux_dir / f"{job}.log"
-        text = _read(log, allowed) if log.is_file() else ""
-        found = [aux_dir / m.group("name") for m in _OPENOUT.finditer(text)]
+    log = aux_dir / f"{job}.log"
+    if log.is_file():
+        found += [aux_dir / m.group("name") for m in _OPENOUT.finditer(_read(log, allowed))]
     unique: dict[Path, Path] = {}
     for path in found:
         unique.setdefault(path.resolve(), path)
