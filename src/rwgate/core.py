@@ -35,7 +35,7 @@ from rwgate.models import (
 )
 from rwgate.policy import Policy
 from rwgate.sources import Answers, OpenSources, open_sources
-from rwgate.sources.interface import IntegritySource, Progress
+from rwgate.sources.interface import IdKind, IntegritySource, Progress
 from rwgate.trusted import gc_paused, trusted
 
 FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
@@ -114,8 +114,25 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
     not in Retraction Watch at all). ``offline`` (the user's choice, not a failure): sources that
     were not asked do not count as failed.
     """
-    found = [(s, lk) for s, lk in said if lk.outcome == "found"]
-    failed = [] if offline else [(s, lk) for s, lk in said if lk.outcome == "error"]
+    found: list[tuple[IntegritySource, Lookup]] = []
+    failed: list[tuple[IntegritySource, Lookup]] = []
+    foreign: list[str] = []
+    unknown = clean = None
+    for source, lk in said:  # one pass: this runs once per cited work
+        outcome = lk.outcome
+        if outcome == "found":
+            found.append((source, lk))
+        elif outcome == "error":
+            if not offline:
+                failed.append((source, lk))
+        elif outcome == "foreign":
+            foreign.append(lk.error or "")
+        elif outcome == "not_found":
+            absence = source.absence
+            if absence == "unknown" and unknown is None:
+                unknown = (source, lk)
+            elif absence == "clean" and clean is None:
+                clean = (source, lk)
     skipped = "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed)
     if found:
         notices = merge_notices(n for _, lk in found for n in lk.notices)
@@ -127,22 +144,36 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
         return _Evidence(
             status_from_notices(notices), basis, [lk for _, lk in found], reason, notices
         )
-    for source, lk in said:
-        if lk.outcome == "not_found" and source.absence == "unknown":
-            return _Evidence("unknown_doi", [source.name], [lk], "no registry knows this DOI")
+    if unknown is not None:
+        return _Evidence(
+            "unknown_doi", [unknown[0].name], [unknown[1]], "no registry knows this DOI"
+        )
     # A DOI another agency holds (DataCite: arXiv, Zenodo) is judged by the registry alone.
-    elsewhere = "; ".join(lk.error or "" for _, lk in said if lk.outcome == "foreign")
-    for source, lk in said:
-        if lk.outcome == "not_found" and source.absence == "clean":
-            listed = f"not listed in the {source.title} of {_as_of(source.info())}"
-            if skipped:  # asked and failed is not offline by choice: unlisted proves nothing
-                return _Evidence("unverified", [], [], f"{skipped}; {listed}")
-            return _Evidence("clean", [source.name], [lk], f"{elsewhere}; {listed}".lstrip("; "))
+    elsewhere = "; ".join(foreign)
+    if clean is not None:
+        listed = _not_listed(clean[0])
+        if skipped:  # asked and failed is not offline by choice: unlisted proves nothing
+            return _Evidence("unverified", [], [], f"{skipped}; {listed}")
+        return _Evidence(
+            "clean", [clean[0].name], [clean[1]], f"{elsewhere}; {listed}" if elsewhere else listed
+        )
     if elsewhere:
         why = f"{elsewhere}: no complete Retraction Watch snapshot to judge it"
         return _Evidence("unverified", [], [], why)
     errors = [lk.error for _, lk in said if lk.outcome == "error" and lk.error]
     return _Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
+
+
+_NOT_LISTED: dict[tuple[str, str], str] = {}
+
+
+def _not_listed(source: IntegritySource) -> str:
+    """``not listed in the SOURCE of DATE``: one string shared by every unlisted work (100,000
+    copies of it were megabytes of a large check)."""
+    said = (source.title, _as_of(source.info()))
+    if said not in _NOT_LISTED:
+        _NOT_LISTED[said] = f"not listed in the {said[0]} of {said[1]}"
+    return _NOT_LISTED[said]
 
 
 def _by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Evidence:
@@ -228,18 +259,36 @@ def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
     )
 
 
-def _source_warnings(answers: Answers, offline: bool) -> list[str]:
-    """One line per source that could not answer some identifiers, with the reasons."""
+def _source_errors(answers: Answers, offline: bool, errors: dict[str, set[str]]) -> None:
+    """Add to ``errors`` each source that could not answer some identifiers, with the reasons."""
     if offline:
-        return []
-    errors: dict[str, set[str]] = {}
+        return
     for (kind, _), said in answers.items():
         for source, lk in said:
             if lk.outcome == "error":
                 errors.setdefault(
                     f"{source.title} could not be asked for some {kind.upper()}s", set()
                 ).add(lk.error or "error")
-    return [f"{head}: " + "; ".join(sorted(why)) for head, why in errors.items()]
+
+
+CHUNK = 10_000
+"""References asked and judged at a time (one batched look-up per source per chunk)."""
+
+
+def _wanted(references: Sequence[Reference]) -> dict[IdKind, list[str]]:
+    """The distinct DOIs and PubMed ids the sources are asked for."""
+    live = [r for r in references if not r.missing]
+    return {
+        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
+        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
+    }
+
+
+def _offset(progress: Progress | None, start: int, total: int) -> Progress | None:
+    """``progress`` for one chunk, counted over the whole check."""
+    if progress is None:
+        return None
+    return lambda done, _of: progress(min(start + done, total), total)
 
 
 def check(
@@ -250,28 +299,37 @@ def check(
     sources: OpenSources | None = None,
     warnings: Sequence[str] = (),
 ) -> CheckResult:
-    """Judge every reference with one batched look-up per source and identifier kind."""
+    """Judge every reference with one batched look-up per source and identifier kind.
+
+    References are asked and judged :data:`CHUNK` at a time (one batched look-up per source and
+    chunk): each chunk's answers are let go once its verdicts are built, so a check of 100,000
+    works holds its verdicts, not every source's answers beside them.
+    """
     policy = settings.to_policy()
     own = sources is None
     srcs = sources or open_sources(settings)
     notes = [*srcs.warnings, *warnings]
-    live = [r for r in references if not r.missing]
-    wanted = {
-        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
-        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
-    }
     actions = policy.actions()
+    citations: list[Citation] = []
+    errors: dict[str, set[str]] = {}  # one line per source that could not answer, all chunks
+    said: list[str] = []  # what the policy says about single citations
+    total = len(references)
     try:  # judged while the sources are open: a reason may quote a source's date
         with gc_paused():
-            answers = srcs.ask(wanted, progress)  # type: ignore[arg-type]
+            for start in range(0, total, CHUNK):
+                chunk = references[start : start + CHUNK]
+                answers = srcs.ask(_wanted(chunk), _offset(progress, start, total))
+                _source_errors(answers, settings.offline, errors)
+                citations += [
+                    _citation(ref, _evidence(ref, answers, settings.offline), policy, said, actions)
+                    for ref in chunk
+                ]
+                del answers
             infos = srcs.infos()
             if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
                 notes.append(srcs.cache.warning)
-            notes += _source_warnings(answers, settings.offline)
-            citations = [
-                _citation(ref, _evidence(ref, answers, settings.offline), policy, notes, actions)
-                for ref in references
-            ]
+            notes += [f"{head}: " + "; ".join(sorted(why)) for head, why in errors.items()]
+            notes += said
     finally:
         if own:
             srcs.close()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 
 def _mode_for(path: Path) -> int:
@@ -20,13 +22,20 @@ def _mode_for(path: Path) -> int:
 
 def write_atomic(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    write_atomic_with(path, lambda fh: fh.write(raw))
+
+
+def write_atomic_with(path: Path, writer: Callable[[BinaryIO], object]) -> None:
+    """Let ``writer`` write ``path``'s new content in pieces, atomically: into a temporary file in
+    the same folder, then a rename (a large report is never held whole in memory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            writer(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

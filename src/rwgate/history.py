@@ -79,27 +79,29 @@ def _added(c: Citation, commit: str, date: dt.date | None) -> Added:
 
 def add_history(result: CheckResult) -> CheckResult:
     """``result`` with ``added`` on each flagged citation whose entry is in a file under git."""
-    wanted: dict[Path, list[int]] = defaultdict(list)
+    by_name: dict[str, list[int]] = defaultdict(list)
     for c in result.citations:
         if c.status in FLAGGED and c.location and c.location.line:
-            path = Path(c.location.file)
-            if path.is_file():
-                wanted[path].append(c.location.line)
-    if not wanted:
-        return result
-    blamed: dict[Path, dict[int, tuple[str, dt.date | None]]] = {}
+            by_name[c.location.file].append(c.location.line)
+    # One Path and one stat per file, not per citation (a DOI list names one file 100,000 times).
+    blamed: dict[str, dict[int, tuple[str, dt.date | None]]] = {}
     outside: list[str] = []
-    for path, lines in wanted.items():
+    for name, lines in by_name.items():
+        path = Path(name)
+        if not path.is_file():
+            continue
         found = _blame(path, lines)
         if found is None:
             outside.append(str(path))
         else:
-            blamed[path] = found
+            blamed[name] = found
+    if not blamed and not outside:
+        return result
     citations = []
     for c in result.citations:
         line = None
         if c.location is not None and c.location.line is not None:
-            line = blamed.get(Path(c.location.file), {}).get(c.location.line)
+            line = blamed.get(c.location.file, {}).get(c.location.line)
         citations.append(c if line is None else c.model_copy(update={"added": _added(c, *line)}))
     warnings = list(result.warnings)
     if outside:

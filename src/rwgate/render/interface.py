@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from rwgate.core import CheckResult
 
@@ -40,3 +41,11 @@ class ReportFormat(ABC):
     @abstractmethod
     def render(self, result: CheckResult, view: View) -> str:
         """The whole report as text (without a trailing newline)."""
+
+    def write(self, result: CheckResult, view: View, out: BinaryIO) -> None:
+        """The report and a final newline, as UTF-8 bytes into ``out`` (a file or stdout).
+
+        A format whose report can be large (JSON: 100,000 works) overrides this to write it in
+        pieces; the bytes must be :meth:`render`'s plus the newline.
+        """
+        out.write((self.render(result, view) + "\n").encode("utf-8"))

@@ -30,12 +30,17 @@ Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
 
 @dataclass
 class OpenSources:
-    """The sources one check uses, the cache they share, and everything they answered."""
+    """The sources one check uses, the cache they share, and what their answers imply for how long
+    a verdict holds (kept as two figures, not as the answers: a check of 100,000 works asks in
+    chunks and lets each chunk's answers go)."""
 
     sources: list[IntegritySource]
     cache: Cache
     warnings: list[str] = field(default_factory=list)
-    said: list[tuple[IntegritySource, Lookup]] = field(default_factory=list)
+    any_error: bool = False
+    """Whether any look-up so far failed."""
+    first_end: float = float("inf")
+    """When the first answer so far stops being true (its ``as_of`` plus its source's TTL)."""
 
     def ask(
         self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
@@ -52,8 +57,14 @@ class OpenSources:
                         doi=ident, outcome="error", source=source.name, error="no answer"
                     )
                     answers.setdefault((kind, ident), []).append((source, lookup))
-                    self.said.append((source, lookup))
+                    self._note(source, lookup)
         return answers
+
+    def _note(self, source: IntegritySource, lookup: Lookup) -> None:
+        if lookup.outcome == "error":
+            self.any_error = True
+        if source.ttl is not None and lookup.as_of is not None:
+            self.first_end = min(self.first_end, lookup.as_of.timestamp() + source.ttl)
 
     def infos(self) -> list[SourceInfo]:
         return [s.info() for s in self.sources]
@@ -61,16 +72,11 @@ class OpenSources:
     @property
     def failed(self) -> bool:
         """Whether any look-up failed or the cache could not be used."""
-        return self.cache.warning is not None or any(lk.outcome == "error" for _, lk in self.said)
+        return self.cache.warning is not None or self.any_error
 
     def expires(self, cap: float) -> float:
         """When the first answer would stop being true (its source's TTL), at most ``cap``."""
-        ends = [
-            lk.as_of.timestamp() + src.ttl
-            for src, lk in self.said
-            if src.ttl is not None and lk.as_of is not None
-        ]
-        return min([cap, *ends])
+        return min(cap, self.first_end)
 
     def close(self) -> None:
         for source in self.sources:
