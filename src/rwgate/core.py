@@ -12,6 +12,7 @@ identifiers that source answers, and merges what they said by what each declares
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -62,15 +63,18 @@ class CheckResult:
         return 1 if any(c.action == "fail" for c in self.citations) else 0
 
     def summary(self) -> Summary:
-        cs = self.citations
+        statuses = Counter(c.status for c in self.citations)  # one pass each: 100,000 works
+        actions = Counter(c.action for c in self.citations)
         return Summary(
-            cited=len(cs),
-            checked=sum(c.status in JUDGED for c in cs),
-            flagged=sum(c.status in FLAGGED for c in cs),
-            failed=sum(c.action == "fail" for c in cs),
-            warned=sum(c.action == "warn" for c in cs),
-            unverified=sum(c.status == "unverified" for c in cs),
-            changed=None if self.since is None else sum(c.change is not None for c in cs),
+            cited=len(self.citations),
+            checked=sum(n for s, n in statuses.items() if s in JUDGED),
+            flagged=sum(n for s, n in statuses.items() if s in FLAGGED),
+            failed=actions["fail"],
+            warned=actions["warn"],
+            unverified=statuses["unverified"],
+            changed=None
+            if self.since is None
+            else sum(c.change is not None for c in self.citations),
         )
 
     def report(self) -> Report:
@@ -208,10 +212,17 @@ def _citation(
     actions: dict[Status, Action],
 ) -> Citation:
     doi = ev.doi or ref.doi
-    action, allowed, warning = policy.decide(ref.key, doi, ev.status, actions=actions)
-    if warning:
-        warnings.append(warning)
-    meta = next((lk for lk in ev.lookups if lk.outcome == "found" and lk.title), None)
+    if policy.allow:
+        action, allowed, warning = policy.decide(ref.key, doi, ev.status, actions=actions)
+        if warning:
+            warnings.append(warning)
+    else:  # what decide() says without an allow list, without its call (100,000 works)
+        action, allowed = actions[ev.status], None
+    meta = None
+    for lk in ev.lookups:
+        if lk.outcome == "found" and lk.title:
+            meta = lk
+            break
     reason = ev.reason
     if ref.doi_origin == "title" and ref.doi_confidence is not None:
         said = f"{RECOVERED_FROM_TITLE} (verified match, confidence {ref.doi_confidence:.2f})"
@@ -234,6 +245,8 @@ def _citation(
             "journal": (meta.journal if meta else None) or ref.journal,
             "year": (meta.year if meta else None) or ref.year,
             "location": ref.location,
+            "change": None,
+            "added": None,
         },
     )
 

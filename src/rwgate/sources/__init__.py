@@ -52,19 +52,17 @@ class OpenSources:
                 if not idents or kind not in source.answers:
                     continue
                 found = source.query_all(idents, progress, kind=kind)
+                ttl = source.ttl
                 for ident in dict.fromkeys(idents):
                     lookup = found.get(ident) or Lookup(
                         doi=ident, outcome="error", source=source.name, error="no answer"
                     )
                     answers.setdefault((kind, ident), []).append((source, lookup))
-                    self._note(source, lookup)
+                    if lookup.outcome == "error":
+                        self.any_error = True
+                    if ttl is not None and lookup.as_of is not None:
+                        self.first_end = min(self.first_end, lookup.as_of.timestamp() + ttl)
         return answers
-
-    def _note(self, source: IntegritySource, lookup: Lookup) -> None:
-        if lookup.outcome == "error":
-            self.any_error = True
-        if source.ttl is not None and lookup.as_of is not None:
-            self.first_end = min(self.first_end, lookup.as_of.timestamp() + source.ttl)
 
     def infos(self) -> list[SourceInfo]:
         return [s.info() for s in self.sources]

@@ -128,26 +128,27 @@ _WORDS: dict[str, str] = {}
 _DATES: dict[str, dt.date] = {}
 
 
-def _word(text: str) -> str:
-    return _WORDS.setdefault(text, text) if len(_WORDS) < 10_000 else text
-
-
 def _notice(row: Sequence[Any]) -> Notice:
     """A notice from its row. Repeated words and dates are shared: SQLite returns a new string
     per row, and 70,000 notices held a copy of "Retraction" each."""
+    if len(_WORDS) > 10_000 or len(_DATES) > 100_000:  # a vocabulary, not a copy of the data
+        _WORDS.clear()
+        _DATES.clear()
+    word = _WORDS.setdefault
     when = row[2]
-    if when and when not in _DATES and len(_DATES) < 100_000:
-        _DATES[when] = dt.date.fromisoformat(when)
+    date = (
+        (_DATES.get(when) or _DATES.setdefault(when, dt.date.fromisoformat(when))) if when else None
+    )
     return trusted(
         Notice,
         {
-            "type": _word(row[0]),
+            "type": word(row[0], row[0]),
             "doi": row[1],
-            "date": (_DATES.get(when) or _date(when)) if when else None,
-            "source": [_word(s) for s in row[3].split(";")],
-            "label": _word(row[4]) if row[4] else row[4],
+            "date": date,
+            "source": [word(s, s) for s in row[3].split(";")],
+            "label": word(row[4], row[4]) if row[4] else row[4],
             "record_id": row[5],
-            "reasons": [_word(r) for r in row[6].split(";")] if row[6] else [],
+            "reasons": [word(r, r) for r in row[6].split(";")] if row[6] else [],
         },
     )
 
