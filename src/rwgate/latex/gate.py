@@ -9,6 +9,7 @@ compares its fingerprint with the one the hook stored next to the ``.bbl``.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from rwgate.models import Citation, CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
 from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
+from rwgate.sources import open_sources
 
+from .memo import MAX_AGE as MEMO_AGE
 from .reuse import state_path
 from .verdict import (
     fingerprint,
@@ -106,6 +109,12 @@ class Verdict:
     of the notes it must carry."""
     regenerable: bool = True
     """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
+    doc: CitedDocument | None = None
+    """What was judged: the files the verdict depends on (the rebuild memo watches them)."""
+    expires: float = 0.0
+    """When the first answer behind the verdict stops being true (capped at an hour)."""
+    failed: bool = False
+    """A source could not answer, or the cache could not be used."""
 
     def stale(self) -> list[Path]:
         """The .bbl files annotated for another verdict (or never annotated)."""
@@ -117,16 +126,24 @@ class Verdict:
 
 
 def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
-    """The verdict on every bibliography of the build, and what each .bbl must carry."""
+    """The verdict on every bibliography of the build, and what each .bbl must carry (the sources
+    opened once for all of them)."""
     doc = cited_document(build, cwd)
-    result = judge(doc, settings)
-    own = doc.bibliographies == [str(build.bbl)]
-    main = judge(doc.model_copy(update={"parts": []}), settings) if doc.parts else result
-    prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
-    for part in filter(regenerable, doc.parts):  # a .bbl without its sources is the user's
-        notes = latex_notes(judge(part, settings), settings.template)
-        prints[Path(part.path).with_suffix(".bbl")] = fingerprint(notes)
-    return Verdict(result, prints, not own)
+    sources = open_sources(settings)
+    try:
+        result = judge(doc, settings, sources)
+        own = doc.bibliographies == [str(build.bbl)]
+        main = (
+            judge(doc.model_copy(update={"parts": []}), settings, sources) if doc.parts else result
+        )
+        prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
+        for part in filter(regenerable, doc.parts):  # a .bbl without its sources is the user's
+            notes = latex_notes(judge(part, settings, sources), settings.template)
+            prints[Path(part.path).with_suffix(".bbl")] = fingerprint(notes)
+        expires, failed = sources.expires(time.time() + MEMO_AGE), sources.failed
+    finally:
+        sources.close()
+    return Verdict(result, prints, not own, doc, expires, failed)
 
 
 def invalidate(bbls: list[Path]) -> None:

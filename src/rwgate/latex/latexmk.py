@@ -19,25 +19,24 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rwgate.config import ConfigError, load_settings
-from rwgate.kit import flag_overrides, record_lock
-from rwgate.references.latexaux import LatexError
-from rwgate.render.annotate import TemplateProblem
-from rwgate.render.report import render_text
+from rwgate.errors import ConfigError, InputError, UsageError
+from rwgate.kit import flag_overrides
 
+from . import memo
 from .env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_GATE, EXIT_USAGE, HookError
-from .gate import (
-    build_from_latexmk,
-    clear_rejected,
-    invalidate,
-    offending_line,
-    reject_outputs,
-    verdict,
-)
 from .hooks import own_options, split_hook_args
 from .reuse import ENV_BUILD
-from .verdict import latex_notes, write_report
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.core import CheckResult
+
+    from .gate import Build, Verdict
+
+# The integrity core (Pydantic, the readers, the cache) is imported only when the gate runs: a
+# rebuild the memo answers (rwgate.latex.memo) never loads it.
 
 PROG = "rw-latexmk"
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
@@ -208,10 +207,20 @@ def _release_success(cmd: list[str], env: dict[str, str]) -> int:
         return _run_latexmk(cmd, {**env, ENV_SUCCESS: "1", ENV_DIRS: str(Path(tmp) / "dirs")})
 
 
+def _settings(tex: Path, overrides: dict[str, object]) -> Settings:
+    from rwgate.config import load_settings
+
+    return load_settings(tex, overrides=overrides)
+
+
 def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
-    """Build one document under the gate; its exit code."""
-    settings = load_settings(tex, overrides=overrides)
-    cwd = Path.cwd()
+    """Build one document under the gate; its exit code. A rebuild whose inputs are those of the
+    last passing gate replays it (:mod:`rwgate.latex.memo`)."""
+    remembered = memo.memo_file(tex, inv.own, inv.latexmk, os.environ)
+    entry = memo.load(remembered) if remembered is not None else None
+    # The configuration is read before building (a bad one stops here), unless the entry vouches
+    # for it: its key covers the configuration files' bytes.
+    settings = None if entry is not None else _settings(tex, overrides)
     with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
         dirs = Path(tmp) / "dirs"
         env = _environment(tex, overrides, dirs)
@@ -219,32 +228,62 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         code = _run_latexmk(cmd, env)
         if not dirs.is_file():
             return code or EXIT_USAGE  # latexmk stopped before reading its options
-        build = build_from_latexmk(tex, cwd, dirs.read_text(encoding="utf-8"))
+        reported = dirs.read_text(encoding="utf-8")
+        if entry is not None and code == 0 and memo.still_true(entry, reported):
+            return entry.replay(_colour())
+        settings = settings or _settings(tex, overrides)
+        return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
+
+
+def _colour() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _gate(
+    tex: Path,
+    inv: Invocation,
+    settings: Settings,
+    run: tuple[list[str], dict[str, str], int],
+    reported: str,
+    remembered: Path | None,
+) -> int:
+    """The gate after latexmk: the verdict, a rerun of the bibliography when it moved, the
+    report, and the PDF kept or rejected."""
+    from rwgate.kit import record_lock
+    from rwgate.render.report import render_text
+
+    from .gate import build_from_latexmk, clear_rejected, invalidate, verdict
+
+    cmd, env, code = run
+    cwd = Path.cwd()
+    build = build_from_latexmk(tex, cwd, reported)
+    current = verdict(build, settings, cwd)
+    keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
+    stale = current.stale()
+    if keeps_bbl and stale and _has_notes(current, settings):
+        print(
+            f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
+            " source, or -bibtex-): it is left as it is and its flagged entries carry no"
+            " note in the PDF",
+            file=sys.stderr,
+        )
+    elif code == 0 and stale:
+        print(
+            f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
+            " was written; rerunning the bibliography",
+            file=sys.stderr,
+        )
+        invalidate(stale)
+        code = _run_latexmk(cmd, env)
         current = verdict(build, settings, cwd)
-        keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
-        stale = current.stale()
-        if keeps_bbl and stale and latex_notes(current.result, settings.template):
-            print(
-                f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
-                " source, or -bibtex-): it is left as it is and its flagged entries carry no"
-                " note in the PDF",
-                file=sys.stderr,
-            )
-        elif code == 0 and stale:
-            print(
-                f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
-                " was written; rerunning the bibliography",
-                file=sys.stderr,
-            )
-            invalidate(stale)
-            code = _run_latexmk(cmd, env)
-            current = verdict(build, settings, cwd)
     result = current.result
-    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    sys.stderr.write(render_text(result, colour, False, settings.template))
+    sys.stderr.write(render_text(result, _colour(), False, settings.template))
     if settings.report is not None:
+        from .verdict import write_report
+
         write_report(result, Path(settings.report))
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
+    _remember(remembered, build, current, settings, code, reported)
     if result.exit_code == 0:
         clear_rejected(build)
         if code == 0 and build.success_cmd:
@@ -254,6 +293,73 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
                 f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
             )
         return code
+    return _reject(tex, build, result, settings)
+
+
+def _has_notes(current: Verdict, settings: Settings) -> bool:
+    from .verdict import latex_notes
+
+    return bool(latex_notes(current.result, settings.template))
+
+
+def _remember(
+    path: Path | None,
+    build: Build,
+    current: Verdict,
+    settings: Settings,
+    code: int,
+    reported: str,
+) -> None:
+    """Remember a gate that passed cleanly, so that an unchanged rebuild replays it; forget the
+    entry otherwise (see :mod:`rwgate.latex.memo` for when a gate is not remembered)."""
+    if path is None:
+        return
+    from rwgate.paths import default_snapshot_path
+    from rwgate.render.report import render_text
+
+    from .gate import REJECTED
+
+    result, doc = current.result, current.doc
+    quiet = (
+        code == 0
+        and result.exit_code == 0
+        and doc is not None
+        and not current.failed
+        and not settings.offline
+        and not settings.recover_dois
+        and settings.report is None
+        and settings.lock is None
+        and settings.since is None
+        and not build.success_cmd
+        and not any(c.status == "unverified" for c in result.citations)
+        and not doc.problems
+        and not any(part.problems for part in doc.parts)
+    )
+    if not quiet or doc is None:
+        memo.forget(path)
+        return
+    files = [Path(f) for f in doc.bibliographies] + list(current.fingerprints)
+    for part in doc.parts:
+        files += [Path(part.path), *(Path(f) for f in part.bibliographies)]
+    memo.remember(
+        path,
+        memo.Texts(
+            render_text(result, False, False, settings.template),
+            render_text(result, True, False, settings.template),
+        ),
+        current.expires,
+        reported,
+        build.aux_dir / f"{build.job}.aux",
+        files,
+        str(settings.snapshot or default_snapshot_path()),
+        [out.with_name(out.name + REJECTED) for out in build.outputs()],
+    )
+
+
+def _reject(tex: Path, build: Build, result: CheckResult, settings: Settings) -> int:
+    """The gate failed: each offending citation listed, the outputs renamed; exit 1."""
+    from .gate import offending_line, reject_outputs
+
     if build.success_cmd:
         print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
     failing = [c for c in result.citations if c.action == "fail"]
@@ -314,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return _gate_all(files, inv, overrides)
-    except (ConfigError, LatexError, TemplateProblem, HookError) as exc:
+    except (ConfigError, InputError, UsageError) as exc:  # a template, a .aux, a hook option
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

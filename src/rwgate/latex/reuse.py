@@ -19,8 +19,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .bbl import annotate_bbl
-
 ENV_BUILD = "RWGATE_LATEX_BUILD"  # set by rw-latexmk: one id per build
 STATE_SUFFIX = ".rwgate.json"
 # The .aux lines that decide what BibTeX is asked for; \bibcite and the rest change between passes.
@@ -76,6 +74,8 @@ def reuse(tool: str, source: Path, bbl: Path) -> list[str] | None:
     try:
         if state.get("inputs") != inputs_key(tool, source):
             return None
+        from .bbl import annotate_bbl  # here: rw-latexmk imports this module for inputs_key
+
         return annotate_bbl(bbl, {str(k): str(v) for k, v in notes.items()})
     except OSError:
         return None

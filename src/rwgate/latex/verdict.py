@@ -22,6 +22,7 @@ from rwgate.fsutil import write_atomic
 from rwgate.kit import annotations_for, judge_document
 from rwgate.models import CitedDocument
 from rwgate.render.latex import annotation_latex
+from rwgate.sources import OpenSources
 
 from .env import HookError
 from .reuse import ENV_BUILD, read_state, state_path
@@ -86,6 +87,8 @@ def read_fingerprint(bbl: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def judge(doc: CitedDocument, settings: Settings) -> CheckResult:
+def judge(
+    doc: CitedDocument, settings: Settings, sources: OpenSources | None = None
+) -> CheckResult:
     """The core's verdict on the references ``doc`` cites."""
-    return judge_document(doc, settings)[0]
+    return judge_document(doc, settings, sources)[0]
