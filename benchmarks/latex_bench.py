@@ -26,7 +26,28 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fakes.crossref import FakeCrossref  # noqa: E402
 
 BIN = Path(sys.executable).parent
-DOCS = ("natbib.tex", "biblatex-numeric.tex")
+DOCS = ("natbib.tex", "biblatex-numeric.tex", "big.tex")
+BIG_ENTRIES = 1_300
+
+
+def _write_big(folder: Path) -> None:
+    """``big.tex``: IEEEtran-like, citing all of a 1,300-entry ``big.bib`` (issue 18's large
+    bibliography: real papers of that size were not found in the public material searched)."""
+    entries = []
+    for i in range(BIG_ENTRIES):
+        doi = "10.1016/S0140-6736(97)11096-0" if i == 7 else f"10.5555/bench.big.{i}"
+        entries.append(
+            f"@article{{ref{i},\n  author = {{Author, A. and Writer, B. {i} and Third, C.}},\n"
+            f"  title = {{A study of topic {i}: {{M}}ethods and \\emph{{results}}}},\n"
+            f"  journal = {{IEEE Trans. Synth.}}, volume = {i % 40 + 1}, number = {i % 12 + 1},\n"
+            f"  pages = {{{i}--{i + 9}}}, year = {2000 + i % 25},\n  doi = {{{doi}}}\n}}\n"
+        )
+    (folder / "big.bib").write_text("\n".join(entries), encoding="utf-8")
+    (folder / "big.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\nocite{*}Text.\n"
+        "\\bibliographystyle{plain}\\bibliography{big}\\end{document}\n",
+        encoding="utf-8",
+    )
 
 
 def _run(cmd: list[str], cwd: Path) -> float:
@@ -52,16 +73,21 @@ def _median(repeat: int, prepare: Callable[[], None], cmd: list[str], cwd: Path)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", help="one of " + ", ".join(DOCS))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, FakeCrossref() as fake:
         folder = Path(tmp) / "doc"
         shutil.copytree(ROOT / "tests" / "fixtures" / "latex", folder)
+        _write_big(folder)
+        for i in range(BIG_ENTRIES):  # works Crossref holds (unknown ones are never cached)
+            if i != 7:
+                fake.add_synthetic(f"10.5555/bench.big.{i}", title=f"A study of topic {i}")
         os.environ.update(RWGATE_CROSSREF_URL=fake.url, RWGATE_CACHE_DIR=str(Path(tmp) / "cache"))
         os.environ["NO_PROXY"] = "127.0.0.1"
         plain = ["latexmk", "-pdf", "-interaction=nonstopmode"]
         gated = [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode"]
         print(f"{'document':24} {'latexmk':>9} {'rw-latexmk':>11} {'added':>7}   no-change rebuild")
-        for doc in DOCS:
+        for doc in [args.only] if args.only else DOCS:
             _run([*gated, doc], folder)  # warm the cache
             full_plain = _median(args.repeat, lambda: _clean(folder), [*plain, doc], folder)
             full_gated = _median(args.repeat, lambda: _clean(folder), [*gated, doc], folder)

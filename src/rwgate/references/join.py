@@ -12,19 +12,21 @@ from pathlib import Path
 from rwgate.doi import try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
-from rwgate.references import ReaderError, load_bibliography
+from rwgate.references import ReaderError
 from rwgate.references.csl import references_from_csl_items
 from rwgate.references.keys import identifier_key, is_cross_reference, resolve_key
+from rwgate.references.parsed import load_remembered
 
 
-def _entries(doc: CitedDocument) -> BibResult:
-    """Every entry of every bibliography of ``doc``; the first of a key wins, like pandoc."""
+def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
+    """Every entry of every bibliography of ``doc``; the first of a key wins, like pandoc.
+    With ``cache_dir``, a file read before is taken from the parsed-entry cache (:mod:`.parsed`)."""
     out = BibResult(problems=list(doc.problems))
     seen: dict[str, Reference] = {}
     results: list[BibResult] = []
     for path in doc.bibliographies:
         try:
-            results.append(load_bibliography(Path(path)))
+            results.append(load_remembered(Path(path), cache_dir))
         except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged
             out.problems.append(Problem(message=str(exc), severity="error", unreadable=True))
     if doc.inline_references:
@@ -84,9 +86,10 @@ def _by_identifier(key: str, doc: CitedDocument) -> Reference | None:
     )
 
 
-def cited_references(doc: CitedDocument) -> BibResult:
-    """The references ``doc`` cites, in first-citation order (all entries with ``@*``)."""
-    entries = _entries(doc)
+def cited_references(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
+    """The references ``doc`` cites, in first-citation order (all entries with ``@*``);
+    ``cache_dir``: the user's cache folder, where parsed bibliographies are remembered."""
+    entries = _entries(doc, cache_dir)
     by_key = {ref.key: ref for ref in entries.references}
     chosen: list[Reference] = []
     taken: set[str] = set()
@@ -107,7 +110,7 @@ def cited_references(doc: CitedDocument) -> BibResult:
         chosen.extend(ref for ref in entries.references if ref.key not in taken)
     result = BibResult(references=chosen, problems=entries.problems)
     for part in doc.parts:
-        _add_part(result, cited_references(part))
+        _add_part(result, cited_references(part, cache_dir))
     return result
 
 

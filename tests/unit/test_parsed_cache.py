@@ -1,0 +1,66 @@
+"""Parsed bibliographies remembered by content (issue 18): read once, re-read whenever the bytes,
+the path or the entry itself say the remembered reading may not hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rwgate.references import load_bibliography
+from rwgate.references import parsed as parsed_module
+from rwgate.references.parsed import load_remembered
+
+BIB = (
+    "@string{j = {The Lancet}}\n"
+    "@article{wakefield1998, title = {Ileal-lymphoid-nodular hyperplasia in {C}hildren \\emph{x}},"
+    " journal = j, doi = {10.1016/S0140-6736(97)11096-0}}\n"
+    "@article{broken, title = {no closing brace}\n"
+)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files the reader itself read (not the cache)."""
+    seen: list[Path] = []
+
+    def counting(path: Path):  # type: ignore[no-untyped-def]
+        seen.append(path)
+        return load_bibliography(path)
+
+    monkeypatch.setattr(parsed_module, "load_bibliography", counting)
+    return seen
+
+
+def test_a_bib_read_before_comes_from_the_cache_as_the_reader_read_it(
+    tmp_path: Path, reads: list[Path]
+) -> None:
+    bib, cache = tmp_path / "refs.bib", tmp_path / "cache"
+    bib.write_text(BIB, encoding="utf-8")
+    first = load_remembered(bib, cache)
+    second = load_remembered(bib, cache)
+    assert reads == [bib]
+    assert second == first == load_bibliography(bib)
+    assert second.problems and second.references[0].title  # problems and decoded text kept
+
+    bib.write_text(BIB.replace("1998", "1999"), encoding="utf-8")
+    edited = load_remembered(bib, cache)
+    assert reads == [bib, bib] and edited.references[0].key == "wakefield1999"
+
+    moved = tmp_path / "other.bib"  # the same bytes elsewhere: locations name the other file
+    moved.write_text(BIB.replace("1998", "1999"), encoding="utf-8")
+    assert load_remembered(moved, cache).references[0].location.file == str(moved)  # type: ignore[union-attr]
+    assert len(reads) == 3
+
+
+def test_a_damaged_entry_or_no_cache_folder_reads_the_file(
+    tmp_path: Path, reads: list[Path]
+) -> None:
+    bib, cache = tmp_path / "refs.bib", tmp_path / "cache"
+    bib.write_text(BIB, encoding="utf-8")
+    good = load_remembered(bib, cache)
+    for entry in (cache / "parsed").glob("*.json"):
+        entry.write_text('{"references": [{"key": 5}]}', encoding="utf-8")
+    assert load_remembered(bib, cache) == good
+    assert load_remembered(bib, None) == good
+    assert len(reads) == 3
