@@ -322,7 +322,7 @@ def test_concurrency_follows_the_advertised_limit(
     fake_crossref: FakeCrossref, advertised: int
 ) -> None:
     fake_crossref.limits["public"] = PoolLimits(rate=100, interval="1s", concurrency=advertised)
-    fake_crossref.latency = 0.1
+    fake_crossref.latency = 0.25  # long enough that two workers overlap on a busy machine
     dois = [f"10.5555/conc.{i}" for i in range(8)]
     for doi in dois:
         fake_crossref.add_synthetic(doi)
