@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -42,3 +44,13 @@ def write_atomic_with(path: Path, writer: Callable[[BinaryIO], object]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def prune_older(folder: Path, seconds: float, pattern: str = "*.json") -> None:
+    """Remove the entries of a cache folder (memo entries, parsed bibliographies) not written or
+    used for ``seconds``; an entry that cannot be removed is left (it only takes room)."""
+    old = time.time() - seconds
+    for entry in folder.glob(pattern):
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < old:
+                entry.unlink()

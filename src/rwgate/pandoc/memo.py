@@ -225,9 +225,7 @@ def store_for_lua(path: Path, verdict: Verdict) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Drop entries past any possible expiry (each edit of the citations leaves one behind)."""
-    old = time.time() - MAX_AGE
-    for entry in folder.glob("*.json"):
-        with contextlib.suppress(OSError):
-            if entry.stat().st_mtime < old:
-                entry.unlink()
+    """Drop entries past any possible expiry (each change of the inputs leaves one behind)."""
+    from rwgate.fsutil import prune_older
+
+    prune_older(folder, MAX_AGE)

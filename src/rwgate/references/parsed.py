@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import time
 from pathlib import Path
 
 from rwgate import __version__
@@ -57,8 +56,7 @@ def load_remembered(path: Path, cache_dir: Path | None) -> BibResult:
 
 
 def _prune(folder: Path) -> None:
-    old = time.time() - MAX_IDLE
-    for entry in folder.glob("*.json"):
-        with contextlib.suppress(OSError):
-            if entry.stat().st_mtime < old:
-                entry.unlink()
+    """Drop entries past any possible expiry (each change of the inputs leaves one behind)."""
+    from rwgate.fsutil import prune_older
+
+    prune_older(folder, MAX_IDLE)
