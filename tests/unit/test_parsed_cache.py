@@ -32,11 +32,17 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return seen
 
 
+@pytest.fixture
+def bib(tmp_path: Path) -> Path:
+    path = tmp_path / "refs.bib"
+    path.write_text(BIB, encoding="utf-8")
+    return path
+
+
 def test_a_bib_read_before_comes_from_the_cache_as_the_reader_read_it(
-    tmp_path: Path, reads: list[Path]
+    tmp_path: Path, bib: Path, reads: list[Path]
 ) -> None:
-    bib, cache = tmp_path / "refs.bib", tmp_path / "cache"
-    bib.write_text(BIB, encoding="utf-8")
+    cache = tmp_path / "cache"
     first = load_remembered(bib, cache)
     second = load_remembered(bib, cache)
     assert reads == [bib]
@@ -54,10 +60,9 @@ def test_a_bib_read_before_comes_from_the_cache_as_the_reader_read_it(
 
 
 def test_a_damaged_entry_or_no_cache_folder_reads_the_file(
-    tmp_path: Path, reads: list[Path]
+    tmp_path: Path, bib: Path, reads: list[Path]
 ) -> None:
-    bib, cache = tmp_path / "refs.bib", tmp_path / "cache"
-    bib.write_text(BIB, encoding="utf-8")
+    cache = tmp_path / "cache"
     good = load_remembered(bib, cache)
     for entry in (cache / "parsed").glob("*.json"):
         entry.write_text('{"references": [{"key": 5}]}', encoding="utf-8")
