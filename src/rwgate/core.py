@@ -137,7 +137,9 @@ def _judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> _Eviden
                 unknown = (source, lk)
             elif absence == "clean" and clean is None:
                 clean = (source, lk)
-    skipped = "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed)
+    skipped = (
+        "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed) if failed else ""
+    )
     if found:
         notices = merge_notices(n for _, lk in found for n in lk.notices)
         reason = f"{skipped}; {' and '.join(s.title for s, _ in found)} only" if skipped else None

@@ -97,16 +97,18 @@ def add_history(result: CheckResult) -> CheckResult:
             blamed[name] = found
     if not blamed and not outside:
         return result
-    citations = []
-    for c in result.citations:
-        line = None
-        if c.location is not None and c.location.line is not None:
-            line = blamed.get(c.location.file, {}).get(c.location.line)
-        citations.append(c if line is None else c.model_copy(update={"added": _added(c, *line)}))
     warnings = list(result.warnings)
     if outside:
         warnings.append(
             f"{', '.join(outside)}: not in a git repository: when flagged entries were added "
             "(before or after their notice) is not known"
         )
+    if not blamed:
+        return replace(result, warnings=warnings)
+    citations = []
+    for c in result.citations:
+        line = None
+        if c.location is not None and c.location.line is not None:
+            line = blamed.get(c.location.file, {}).get(c.location.line)
+        citations.append(c if line is None else c.model_copy(update={"added": _added(c, *line)}))
     return replace(result, citations=citations, warnings=warnings)
