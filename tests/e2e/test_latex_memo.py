@@ -131,3 +131,26 @@ def test_a_failing_or_offline_gate_is_not_remembered(
     assert _memo_entries() == []
     again = _rebuild(monkeypatch, "--policy", "strict")
     assert again.returncode == 1 and "rwgate.core" in _imported(again)
+
+
+def test_the_default_snapshot_moving_with_xdg_data_home_is_judged_again(
+    doc: Path,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RWGATE_SNAPSHOT")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "empty"))
+    assert rw_latexmk("natbib.tex").returncode == 0
+    assert len(_memo_entries()) == 1
+    # Another data folder, whose default snapshot lists a cited work: no RWGATE_* variable moved.
+    other = tmp_path / "data"
+    imported = import_files(
+        other / "rwgate" / "snapshot.sqlite3", [_snapshot_listing(tmp_path, KUCSKO)]
+    )
+    assert imported.failed == []
+    monkeypatch.setenv("XDG_DATA_HOME", str(other))
+    again = _rebuild(monkeypatch)
+    assert again.returncode == 0, again.stderr
+    assert "rwgate.core" in _imported(again) and "verdict changed" in again.stderr
+    kucsko = entry_text(pdf_text(doc / "natbib.pdf"), "Nanometre-scale", "[2]")
+    assert contains(kucsko, "Retracted")

@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 from rwgate import __version__
 from rwgate.config_files import ConfigError, locate_config, user_config_path
+from rwgate.paths import default_cache_dir, default_snapshot_path
 
 from .reuse import inputs_key
 
@@ -128,14 +129,11 @@ def memo_file(
         "env": {k: v for k, v in env.items() if k.startswith("RWGATE_") or k == "CROSSREF_MAILTO"},
         "config": config,
         "user_config": user_config,
+        "snapshot": str(default_snapshot_path()),  # where it is by default moves with XDG_DATA_HOME
     }
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    base = env.get("RWGATE_CACHE_DIR", "").strip()
-    if not base:
-        from rwgate.paths import default_cache_dir
-
-        base = str(default_cache_dir())
+    base = env.get("RWGATE_CACHE_DIR", "").strip() or str(default_cache_dir())
     return Path(base) / MEMO_DIR / f"{key}.json"
 
 
