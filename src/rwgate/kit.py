@@ -171,6 +171,12 @@ def record_lock(result: CheckResult, settings: Settings) -> None:
         write_output(settings.lock, render_lock(result))
 
 
+def verdict_expires(result: CheckResult, sources: OpenSources, cap: float) -> float:
+    """Until when a remembered verdict holds (the pandoc and rw-latexmk memos): the first
+    look-up behind it expires, or an allow-list entry runs out, and at most ``cap``."""
+    return min(cap, sources.expires(cap), result.policy.allow_ends() or cap)
+
+
 def parsed_cache_dir(settings: Settings) -> Path | None:
     """Where parsed bibliographies are remembered: the user's cache folder (none with
     ``no_cache``). Only the invoking user's settings name it, never a document."""

@@ -131,6 +131,18 @@ class Policy(BaseModel):
     def action(self, status: Status) -> Action:
         return self.actions()[status]
 
+    def allow_ends(self) -> float | None:
+        """When the first allow-list entry still in force runs out (the local midnight after its
+        ``until`` date, as :meth:`allowance` counts days); None when none will. A remembered
+        verdict must not outlive it: the work it allowed fails from then on."""
+        today = dt.date.today()
+        ends = [
+            dt.datetime.combine(entry.until + dt.timedelta(days=1), dt.time()).timestamp()
+            for entry in self.allow
+            if entry.until is not None and entry.until >= today
+        ]
+        return min(ends, default=None)
+
     def allowance(
         self, key: str, doi: str | None, today: dt.date | None = None
     ) -> tuple[AllowEntry | None, str | None]:

@@ -73,3 +73,20 @@ def test_expired_allow_entry_does_not_hide_one_in_force() -> None:
     assert action == "annotate"
     assert entry is not None and entry.reason == "discussed in section 3"
     assert warning is not None and "expired on 2020-01-01" in warning
+
+
+def test_a_remembered_verdict_ends_with_the_first_allowance_in_force() -> None:
+    import datetime as dt
+
+    from rwgate.policy import AllowEntry, Policy
+
+    today = dt.date.today()
+    entries = [
+        AllowEntry(key="a", reason="discussed", until=today + dt.timedelta(days=3)),
+        AllowEntry(key="b", reason="discussed", until=today),  # still in force today
+        AllowEntry(key="c", reason="discussed", until=today - dt.timedelta(days=1)),  # over
+        AllowEntry(key="d", reason="discussed"),  # no end
+    ]
+    tomorrow = dt.datetime.combine(today + dt.timedelta(days=1), dt.time()).timestamp()
+    assert Policy(allow=entries).allow_ends() == tomorrow
+    assert Policy(allow=entries[2:]).allow_ends() is None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.core import CheckResult
-from rwgate.kit import describe
+from rwgate.kit import describe, verdict_expires
 from rwgate.models import Citation, CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
@@ -140,7 +140,7 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
         for part in filter(regenerable, doc.parts):  # a .bbl without its sources is the user's
             notes = latex_notes(judge(part, settings, sources), settings.template)
             prints[Path(part.path).with_suffix(".bbl")] = fingerprint(notes)
-        expires, failed = sources.expires(time.time() + MEMO_AGE), sources.failed
+        expires, failed = verdict_expires(result, sources, time.time() + MEMO_AGE), sources.failed
     finally:
         sources.close()
     return Verdict(result, prints, not own, doc, expires, failed)

@@ -178,7 +178,9 @@ def check_document(
 
         record_lock(result, settings)
     lines = lines_since(bookmark)
-    expires = sources.expires(cap=time.time() + MAX_AGE)
+    from rwgate.kit import verdict_expires
+
+    expires = verdict_expires(result, sources, cap=time.time() + MAX_AGE)
     good = not sources.failed and all(c.status != "unverified" for c in result.citations)
     # A lockfile changes outside the memo's key: with one, every build is a full check.
     good = good and settings.since is None and settings.lock is None
