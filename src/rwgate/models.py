@@ -187,6 +187,10 @@ class ToolInfo(BaseModel):
     version: str
 
 
+REPORT_JSON: dict[str, Any] = {"by_alias": True, "indent": 2, "exclude_none": True}
+"""How the JSON report is serialised, whole (:meth:`Report.to_json`) or in pieces."""
+
+
 class Report(BaseModel):
     """The JSON report ``rwgate.report/1``."""
 
@@ -204,7 +208,7 @@ class Report(BaseModel):
     exit_code: int
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2, exclude_none=True)
+        return self.model_dump_json(**REPORT_JSON)
 
 
 class Problem(BaseModel):

@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 
 from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.evidence import deciding_notice
-from rwgate.models import Citation, Report, SourceInfo
+from rwgate.models import REPORT_JSON, Citation, Report, SourceInfo
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import term_safe
@@ -241,9 +241,7 @@ class JsonFormat(ReportFormat):
         else:
             out.write(_CITATIONS[:-1].encode("utf-8"))
             for start in range(0, len(citations), _PIECE):
-                piece = _citation_list().dump_json(
-                    citations[start : start + _PIECE], indent=2, exclude_none=True, by_alias=True
-                )
+                piece = _citation_list().dump_json(citations[start : start + _PIECE], **REPORT_JSON)
                 # b'[\n  {...},\n  {...}\n]' -> its items, one level deeper (a newline inside a
                 # JSON string is written as an escape, so every raw newline is the layout's).
                 items = piece[1:-2].replace(b"\n", b"\n  ")
