@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -20,9 +21,21 @@ import pytest
 from fakes.crossref import FakeCrossref, closed_port_url
 
 
+@pytest.fixture(scope="session")
+def resident_folder() -> Iterator[str]:
+    """The runtime folder of this test session's resident workers (``rwgate.resident``).
+
+    Short (a Unix socket path holds at most 107 bytes) and removed at the end of the session,
+    which makes every worker started in it exit within seconds: a test run leaves none behind.
+    """
+    folder = tempfile.mkdtemp(prefix="rwrun-", dir="/tmp")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, resident_folder: str
 ) -> None:
     """No test may see the developer's rwgate settings, cache or snapshot, or leave its own."""
     for name in list(os.environ):
@@ -35,6 +48,10 @@ def _isolated_environment(
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(home / "no-such-snapshot.sqlite"))
     monkeypatch.setenv("RWGATE_RETRY_BACKOFF", "0")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))  # no user config file
+    # Console scripts hand their runs to a resident worker, as on a user's machine (on by
+    # default); this session's own, which exit soon after it.
+    monkeypatch.setenv("XDG_RUNTIME_DIR", resident_folder)
+    monkeypatch.setenv("RWGATE_RESIDENT_IDLE", "120")
     # The DOI resolver's /ra/ endpoint: nothing listens (refused at once: DOIs left out of a batch
     # are then confirmed one by one, as without it); tests of the endpoint point it at a fake.
     monkeypatch.setenv("RWGATE_DOI_URL", closed_port_url())

@@ -163,7 +163,8 @@ def _tex_path(name: str) -> Path:
 
 
 def _hook_command() -> str:
-    return "\n".join([sys.executable, "-m", "rwgate"])
+    # -P: the hook runs in the document's folder, which must not put modules on sys.path
+    return "\n".join([sys.executable, "-P", "-m", "rwgate"])
 
 
 def _latexmk_cmd(latexmk_args: list[str], files: list[str]) -> list[str]:

@@ -1,0 +1,229 @@
+"""Hand a run of ``rw-filter`` or a LaTeX hook to a warm rwgate process (the resident worker).
+
+Why: pandoc starts a filter, and latexmk a BibTeX hook, as a fresh Python process on every build,
+and most of such a run (~0.3 s) is importing Pydantic, panflute and the integrity core before any
+work. The resident worker (:mod:`rwgate.worker`) has them imported. Each run handed to it is a
+``fork`` of it that takes this process's standard streams (the file descriptors themselves),
+working directory, environment, umask and arguments, runs the same entry point, and reports its
+exit status here. A run there is the run here, in a process that started faster.
+
+The contract (README, "The resident worker"):
+
+* Linux only (``fork``, ``SCM_RIGHTS``, ``SO_PEERCRED``). ``RWGATE_RESIDENT=0`` turns it off; it is
+  the invoking user's environment, which a document cannot set.
+* The worker is found by a socket named for what would run: rwgate's own files (names, sizes,
+  mtimes), the interpreter, the site-packages folders, and the environment Python reads at start-up
+  (the locale, every ``PYTHON*`` variable but import timings and .pyc writing). Changed code never
+  runs in an old worker.
+* The socket lives in ``$XDG_RUNTIME_DIR/rwgate``, else ``/tmp/rwgate-UID``: a folder the user owns
+  with mode 0700, or there is no worker. The worker serves its own user only.
+* No worker answers: one is started in the background for the next run, and this run runs here
+  (:func:`delegate` returns None). The same when the worker does not take the run within seconds.
+* Fail closed: once the worker has taken the run, its exit status is the run's. A worker that
+  stops mid-run gives exit status 3 and one line, never a pass.
+
+Standard library only, and cheap: this module is what a delegated run imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import stat
+import struct
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ENV_SWITCH = "RWGATE_RESIDENT"
+ENV_IDLE = "RWGATE_RESIDENT_IDLE"  # seconds a worker waits for work before it exits
+# What the worker may run: the pandoc filter, and ``rwgate`` for the LaTeX hooks only.
+ENTRIES = {"rw-filter": (), "rwgate": ("bibtex", "biber")}
+EXIT_LOST = 3  # the worker took the run and stopped before it ended
+PROTOCOL = 1
+# Read at start-up: a process started under other values would not be the same process. Every
+# PYTHON* variable counts (PYTHONPATH, PYTHONWARNINGS, ...) but two that change no behaviour:
+# import timings are the client's own (the worker is started without them), and .pyc writing.
+_LOCALE_ENV = ("LANG", "LC_ALL", "LC_CTYPE")
+_NOT_IDENTITY = frozenset({"PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"})
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    """Whether runs may be handed over on this system, under this environment."""
+    off = env.get(ENV_SWITCH, "").strip().lower() in ("0", "off", "no", "false")
+    return not off and sys.platform == "linux" and hasattr(socket, "send_fds")
+
+
+def socket_folder(env: Mapping[str, str]) -> Path | None:
+    """The user's private folder for worker sockets, created 0700; None when none is safe."""
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    uid = os.getuid()
+    folder = (
+        Path(runtime) / "rwgate"
+        if runtime and os.path.isabs(runtime)
+        else Path(f"/tmp/rwgate-{uid}")
+    )
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
+    return folder if private else None
+
+
+def identity(env: Mapping[str, str]) -> str:
+    """A name for the process a run would start: code, interpreter, installed packages, start-up
+    environment. Stats only (about a millisecond): it is computed on every handed-over run."""
+    import hashlib
+    import site
+
+    digest = hashlib.blake2s(digest_size=12)
+    digest.update(f"{PROTOCOL}\0{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
+    for name in sorted(env):
+        if name in _LOCALE_ENV or (name.startswith("PYTHON") and name not in _NOT_IDENTITY):
+            digest.update(f"{name}={env[name]}\0".encode("utf-8", "surrogateescape"))
+    for folder in site.getsitepackages():
+        digest.update(f"{folder}\0{_mtime(folder)}\0".encode())
+    for root, dirs, files in os.walk(_PACKAGE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def socket_path(env: Mapping[str, str]) -> Path | None:
+    """Where the worker for this process would listen (None: no safe folder)."""
+    folder = socket_folder(env)
+    return None if folder is None else folder / f"{identity(env)}.sock"
+
+
+def delegate(entry: str, argv: Sequence[str]) -> int | None:
+    """Run ``entry argv`` in the resident worker: its exit status, or None to run it here."""
+    env = os.environ
+    if entry not in ENTRIES or not enabled(env):
+        return None
+    path = socket_path(env)
+    if path is None:
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(5)
+        conn.connect(str(path))
+    except OSError:
+        conn.close()
+        start_worker(path)
+        return None
+    try:
+        return _hand_over(conn, entry, list(argv))
+    finally:
+        conn.close()
+
+
+def _hand_over(conn: socket.socket, entry: str, argv: list[str]) -> int | None:
+    try:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        request = json.dumps(
+            {
+                "protocol": PROTOCOL,
+                "entry": entry,
+                "argv": argv,
+                "cwd": os.getcwd(),
+                "env": dict(os.environ),
+                "umask": umask,
+            }
+        ).encode("utf-8", "surrogateescape")
+        head = struct.pack("!I", len(request))
+        sent = socket.send_fds(conn, [head + request], [0, 1, 2])
+        conn.sendall((head + request)[sent:])
+        pid_line = _line(conn)
+    except (OSError, ValueError):
+        return None  # nothing was taken (no cwd, a closed standard stream, no worker): run here
+    if not pid_line.startswith(b"P") or not pid_line[1:].isdigit():
+        return None
+    # From here the run is the worker's: it may have read standard input, written output.
+    pid = int(pid_line[1:])
+    forwarded = _forward_signals(pid)
+    try:
+        conn.settimeout(None)
+        conn.sendall(b"G")
+        end = _line(conn)
+    except OSError:
+        end = b""
+    finally:
+        for signum, handler in forwarded.items():
+            signal.signal(signum, handler)
+    if end.startswith(b"X") and end[1:].lstrip(b"-").isdigit():
+        return int(end[1:])
+    prog = "rw-filter" if entry == "rw-filter" else "rwgate"
+    sys.stderr.write(
+        f"{prog}: ERROR: the resident rwgate worker stopped before the run ended"
+        f" (set {ENV_SWITCH}=0 to run without it)\n"
+    )
+    return EXIT_LOST
+
+
+def _line(conn: socket.socket, limit: int = 64) -> bytes:
+    """One short protocol line (without its newline); b"" if the other side went away."""
+    data = b""
+    while not data.endswith(b"\n") and len(data) < limit:
+        chunk = conn.recv(1)
+        if not chunk:
+            return b""
+        data += chunk
+    return data.rstrip(b"\n")
+
+
+def _forward_signals(pid: int) -> dict[int, Any]:
+    """Ctrl-C, a hang-up or a kill aimed at this process reaches the run in the worker."""
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, forward)
+    return previous
+
+
+def start_worker(path: Path) -> None:
+    """Start the worker for ``path`` in the background (its own session, no terminal, no output);
+    it serves from the next run on. Never waited for, never an error."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPROFILEIMPORTTIME"}
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "rwgate.worker", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )

@@ -1,0 +1,290 @@
+"""The resident worker: ``python -P -m rwgate.worker SOCKET`` (started by :mod:`rwgate.resident`).
+
+It imports what ``rw-filter`` and the LaTeX hooks need once, then serves runs on a Unix socket:
+each connection is checked to come from this user, then ``fork``ed. The child takes the client's
+standard streams, working directory, environment, umask and arguments, runs the entry point the
+client named (only ``rw-filter``, or ``rwgate bibtex|biber``) exactly as a fresh process would, and
+reports the exit status. The parent never runs a request itself, so no state passes from one run to
+the next: each starts from the state of a fresh import.
+
+Lifetime: one worker per socket (a lock file beside it); it exits after ``RWGATE_RESIDENT_IDLE``
+seconds without a run (default 900), and within a few seconds when its socket is removed or taken
+over, or when rwgate's files change (the identity in the socket's name no longer holds).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import gc
+import importlib
+import io
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from rwgate import resident
+
+TICK = 2.0  # seconds between looks at the socket and the code
+DEFAULT_IDLE = 900.0
+# Imported before serving: everything a filter or hook run loads on its common paths.
+WARM = (
+    "rwgate.cli",
+    "rwgate.pandoc.filter",
+    "rwgate.pandoc.render",
+    "rwgate.pandoc.placement",
+    "rwgate.pandoc.shadowbib",
+    "rwgate.references.manuscript",
+    "rwgate.references.readers",
+    "rwgate.references.bibtex",
+    "rwgate.references.csl",
+    "rwgate.references.parsed",
+    "rwgate.kit",
+    "rwgate.core",
+    "rwgate.config",
+    "rwgate.sources",
+    "rwgate.sources.cache",
+    "rwgate.sources.crossref",
+    "rwgate.sources.snapshot",
+    "rwgate.render.annotate",
+    "rwgate.render.report",
+    "rwgate.latex.hooks",
+    "rwgate.latex.verdict",
+    "rwgate.latex.annotatebbl",
+    "rwgate.references.join",
+    "panflute",
+    "httpx",
+    "diskcache",
+    "platformdirs",
+)
+
+
+def _idle_limit() -> float:
+    try:
+        return max(1.0, float(os.environ.get(resident.ENV_IDLE, DEFAULT_IDLE)))
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+def serve(path: Path) -> int:
+    """Serve runs on ``path`` until idle; 0 also when another worker already serves it."""
+    lock = open(path.with_suffix(".lock"), "a")  # noqa: SIM115 (held for the process's life)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0
+    key = path.stem
+    if resident.identity(os.environ) != key or resident.socket_folder(os.environ) != path.parent:
+        return 0  # started for other code or another place: never serve under a wrong name
+    for name in WARM:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    # What the imports made is never collected: a run's collector then leaves those pages alone,
+    # so a fork does not copy them (copy-on-write) the first time it collects.
+    gc.collect()
+    gc.freeze()
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(path, 0o600)
+    listener.listen(32)
+    listener.settimeout(TICK)
+    inode = os.stat(path).st_ino
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
+    idle, last = _idle_limit(), time.monotonic()
+    try:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                if time.monotonic() - last > idle or not _still_ours(path, inode, key):
+                    return 0
+                continue
+            last = time.monotonic()
+            if not _same_user(conn):  # a socket in a 0700 folder: a second guard
+                conn.close()
+                continue
+            if os.fork() == 0:
+                listener.close()
+                lock.close()
+                _child(conn)  # never returns
+            conn.close()
+    finally:
+        if _still_ours(path, inode, None):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _still_ours(path: Path, inode: int, key: str | None) -> bool:
+    try:
+        if os.stat(path).st_ino != inode:
+            return False
+    except OSError:
+        return False
+    return key is None or resident.identity(os.environ) == key
+
+
+def _same_user(conn: socket.socket) -> bool:
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return False
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _child(conn: socket.socket) -> None:
+    """One run, in a fork of the worker: take the client's process state, run, report, exit."""
+    code = 0
+    try:
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        conn.settimeout(10)
+        request, fds = _request(conn)
+        if request is None or len(fds) != 3:
+            os._exit(0)
+        conn.sendall(b"P%d\n" % os.getpid())
+        if conn.recv(1) != b"G":
+            os._exit(0)  # the client gave up and runs the entry itself: touch nothing
+        conn.settimeout(None)
+        _become(request, fds)
+        _watch(conn)
+        code = _run(request["entry"], request["argv"])
+        _flush()
+        conn.sendall(b"X%d\n" % code)
+    except BaseException:  # nothing may escape into the worker's own loop
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+            _flush()
+    os._exit(0)
+
+
+def _request(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+    while len(data) >= 4 and len(data) < 4 + struct.unpack("!I", data[:4])[0]:
+        more = conn.recv(1 << 16)
+        if not more:
+            return None, fds
+        data += more
+    if len(data) < 4:
+        return None, fds
+    size = struct.unpack("!I", data[:4])[0]
+    try:
+        request = json.loads(data[4 : 4 + size])
+    except ValueError:
+        return None, fds
+    return (request if _valid(request) else None), fds
+
+
+def _valid(request: Any) -> bool:
+    if not isinstance(request, dict) or request.get("protocol") != resident.PROTOCOL:
+        return False
+    entry, argv, env = request.get("entry"), request.get("argv"), request.get("env")
+    if entry not in resident.ENTRIES or not isinstance(argv, list):
+        return False
+    if not all(isinstance(a, str) for a in argv) or not isinstance(env, dict):
+        return False
+    allowed = resident.ENTRIES[entry]
+    if allowed and (not argv or argv[0] not in allowed):
+        return False
+    strings = all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+    return strings and isinstance(request.get("cwd"), str) and isinstance(request.get("umask"), int)
+
+
+def _become(request: dict[str, Any], fds: list[int]) -> None:
+    """The client's streams, directory, umask and environment, as if this process were it."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])
+    env = {k: v for k, v in request["env"].items()}
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = [request["entry"], *request["argv"]]
+    # sys.__std*__ too: code that falls back to them must find the client's streams
+    sys.stdin = sys.__stdin__ = _stream(0, sys.__stdin__)  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = _stream(1, sys.__stdout__)  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = _stream(2, sys.__stderr__)  # type: ignore[misc]
+
+
+def _stream(fd: int, like: Any) -> io.TextIOWrapper:
+    """A standard stream on ``fd`` as Python makes it at start-up (same encoding and errors,
+    line-buffered on a terminal, and always for stderr)."""
+    encoding = getattr(like, "encoding", None) or "utf-8"
+    errors = getattr(like, "errors", None) or "strict"
+    if fd == 0:
+        return io.TextIOWrapper(open(0, "rb", closefd=False), encoding, errors)
+    line = fd == 2 or os.isatty(fd)
+    through = bool(getattr(like, "write_through", False))  # PYTHONUNBUFFERED, -u
+    raw = open(fd, "wb", closefd=False)  # noqa: SIM115 (the process's own stream)
+    return io.TextIOWrapper(raw, encoding, errors, line_buffering=line, write_through=through)
+
+
+def _watch(conn: socket.socket) -> None:
+    """The client gone (killed, interrupted hard): end the run as its own process would end."""
+
+    def wait() -> None:
+        with contextlib.suppress(OSError):
+            conn.recv(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait, daemon=True).start()
+
+
+def _run(entry: str, argv: list[str]) -> int:
+    """The entry point, with Python's own rules for SystemExit and uncaught exceptions."""
+    try:
+        if entry == "rw-filter":
+            from rwgate.pandoc.filter import main as filter_main
+
+            result: object = filter_main()
+        else:
+            from rwgate.cli import main as cli_main
+
+            result = cli_main(argv)
+    except SystemExit as exc:
+        result = exc.code
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        return 130
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    finally:
+        atexit._run_exitfuncs()
+    if result is None:
+        return 0
+    if isinstance(result, int):
+        return result & 0xFF  # as the process's exit status would be
+    print(result, file=sys.stderr)
+    return 1
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m rwgate.worker SOCKET (started by rwgate itself)", file=sys.stderr)
+        return 2
+    return serve(Path(args[0]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,289 @@
+"""The resident worker (rwgate.resident, rwgate.worker): a run handed to it is the run itself.
+
+Each test has its own runtime folder, so it starts its own worker and sees only its own socket.
+Whether a run was handed over is observed, not assumed: with ``PYTHONPROFILEIMPORTTIME`` the
+client lists what it imported itself, and a handed-over run never imports Pydantic there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pandoc_build import build, copy_fixtures, pandoc, rw_filter
+
+from fakes.crossref import FakeCrossref
+
+EMPTY_DOC = json.dumps({"pandoc-api-version": [1, 23, 1], "meta": {}, "blocks": []})
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """This test's own runtime folder (removed after it, which stops its worker)."""
+    folder = Path(tempfile.mkdtemp(prefix="rwt-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _filter(args: list[str], stdin: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [rw_filter(), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+        check=False,
+    )
+
+
+def _serving(folder: Path) -> list[Path]:
+    found = []
+    for sock in sorted((folder / "rwgate").glob("*.sock")):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(sock))
+            found.append(sock)
+        except OSError:
+            pass
+        finally:
+            probe.close()
+    return found
+
+
+def start_worker(folder: Path) -> Path:
+    """Let a first run start this environment's worker, and wait until it serves."""
+    first = _filter(["html"], EMPTY_DOC)
+    assert first.returncode == 0, first.stderr
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        serving = _serving(folder)
+        if serving:
+            return serving[0]
+        time.sleep(0.1)
+    raise AssertionError(f"no worker serves in {folder}")
+
+
+def _own_imports(stderr: str) -> set[str]:
+    return set(re.findall(r"^import time:.*\|\s*(\S+)$", stderr, re.MULTILINE))
+
+
+def _without_import_log(stderr: str) -> str:
+    lines = stderr.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith("import time:"))
+
+
+def _worker_pid(sock: Path) -> int:
+    out = subprocess.run(
+        ["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True
+    )
+    for line in out.stdout.splitlines():
+        pid, _, args = line.strip().partition(" ")
+        if "rwgate.worker" in args and str(sock) in args:
+            return int(pid)
+    raise AssertionError(f"no worker process for {sock}")
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+def test_a_handed_over_run_is_the_run_itself(
+    tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
+) -> None:
+    """Differential: the same builds with the worker and without it give the same bytes."""
+    copy_fixtures(tmp_path)
+    start_worker(runtime)
+    env = {"RWGATE_CROSSREF_URL": fake_crossref.url, "RWGATE_NO_CACHE": "1"}
+    cases = {
+        "default": ({}, "out.html"),
+        "strict": ({"RWGATE_POLICY": "strict"}, "strict.html"),
+        "docx": ({}, "out.docx"),
+    }
+    for name, (extra, output) in cases.items():
+        local = build(tmp_path, ["--citeproc"], output, {**env, **extra, "RWGATE_RESIDENT": "0"})
+        local_bytes = local.output.read_bytes() if local.output.exists() else None
+        if local.output.exists():
+            local.output.unlink()
+        handed = build(
+            tmp_path, ["--citeproc"], output, {**env, **extra, "PYTHONPROFILEIMPORTTIME": "1"}
+        )
+        assert handed.returncode == local.returncode, (name, handed.stderr)
+        assert _without_import_log(handed.stderr) == local.stderr, name
+        handed_bytes = handed.output.read_bytes() if handed.output.exists() else None
+        if name == "docx":  # a zip whose members carry the time they were written
+            assert (handed_bytes is None) == (local_bytes is None)
+        else:
+            assert handed_bytes == local_bytes, name
+    # The gate failed under strict in both, and nothing was written.
+    assert not (tmp_path / "strict.html").exists()
+    # Handed over: the filter process itself never loaded the integrity core.
+    direct = _filter(["html"], EMPTY_DOC, PYTHONPROFILEIMPORTTIME="1")
+    assert "rwgate.resident" in _own_imports(direct.stderr)
+    assert not {"pydantic", "panflute", "rwgate.core"} & _own_imports(direct.stderr)
+
+
+def test_bad_input_and_arguments_behave_as_without_the_worker(runtime: Path) -> None:
+    start_worker(runtime)
+    for args, stdin in ((["html"], "not json"), (["html"], '{"blocks": []}')):
+        local = _filter(args, stdin, RWGATE_RESIDENT="0")
+        handed = _filter(args, stdin)
+        assert (handed.returncode, handed.stdout, handed.stderr) == (
+            local.returncode,
+            local.stdout,
+            local.stderr,
+        )
+        assert handed.returncode == 2 and handed.stderr.startswith("rw-filter: ERROR:")
+
+
+def test_without_a_worker_the_run_runs_here_and_starts_one(runtime: Path) -> None:
+    assert not _serving(runtime)
+    first = _filter(["html"], EMPTY_DOC, PYTHONPROFILEIMPORTTIME="1")
+    assert first.returncode == 0 and json.loads(first.stdout)["blocks"] == []
+    assert "rwgate.pandoc.filter" in _own_imports(first.stderr)  # ran here
+    deadline = time.monotonic() + 60
+    while not _serving(runtime) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_serving(runtime)) == 1
+
+
+def test_a_folder_others_can_enter_is_never_used(runtime: Path) -> None:
+    (runtime / "rwgate").mkdir(mode=0o755)
+    os.chmod(runtime / "rwgate", 0o755)
+    run = _filter(["html"], EMPTY_DOC)
+    assert run.returncode == 0
+    time.sleep(1.0)
+    assert list((runtime / "rwgate").iterdir()) == []  # no socket, no lock, no worker
+
+
+def test_switched_off_by_the_user(runtime: Path) -> None:
+    run = _filter(["html"], EMPTY_DOC, RWGATE_RESIDENT="0")
+    assert run.returncode == 0
+    time.sleep(0.5)
+    assert not (runtime / "rwgate").exists() or not list((runtime / "rwgate").glob("*.sock"))
+
+
+def _slow_run(tmp_path: Path, fake: FakeCrossref) -> subprocess.Popen[str]:
+    """rw-filter judging a document while the fake Crossref takes 20 s to answer."""
+    copy_fixtures(tmp_path)
+    ast = subprocess.run(
+        [pandoc(), "paper.md", "--citeproc", "-t", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    fake.latency = 20.0
+    proc = subprocess.Popen(
+        [rw_filter(), "html"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "RWGATE_CROSSREF_URL": fake.url, "RWGATE_TIMEOUT": "30"},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(ast)
+    proc.stdin.close()
+    proc.stdin = None  # written and closed: communicate() has nothing to send
+    return proc
+
+
+def _wait_for_run(worker: int) -> int:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        runs = _children(worker)
+        if runs:
+            return runs[0]
+        time.sleep(0.05)
+    raise AssertionError("the run never reached the worker")
+
+
+def test_a_run_that_dies_in_the_worker_fails_closed(
+    tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
+) -> None:
+    worker = _worker_pid(start_worker(runtime))
+    proc = _slow_run(tmp_path, fake_crossref)
+    run = _wait_for_run(worker)
+    os.kill(run, signal.SIGKILL)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 3
+    assert out == ""  # no document: pandoc would write nothing
+    assert "rw-filter: ERROR: the resident rwgate worker stopped before the run ended" in err
+    assert len(_serving(runtime)) == 1  # the worker itself goes on serving
+
+
+def test_ctrl_c_and_kill_reach_the_run(
+    tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
+) -> None:
+    worker = _worker_pid(start_worker(runtime))
+    proc = _slow_run(tmp_path, fake_crossref)
+    run = _wait_for_run(worker)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert "KeyboardInterrupt" in err
+    assert run not in _children(worker)
+    # A client killed outright: its run in the worker ends too (it sees the client go).
+    again = tmp_path / "again"
+    again.mkdir()
+    proc = _slow_run(again, fake_crossref)
+    run = _wait_for_run(worker)
+    proc.kill()
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while run in _children(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run not in _children(worker)
+
+
+def test_the_worker_leaves_when_its_folder_goes(runtime: Path) -> None:
+    worker = _worker_pid(start_worker(runtime))
+    shutil.rmtree(runtime / "rwgate")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if subprocess.run(["kill", "-0", str(worker)], capture_output=True).returncode != 0:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the worker outlived its socket")
+
+
+def test_modules_in_the_document_folder_never_run(tmp_path: Path, runtime: Path) -> None:
+    """The hooks run in the document's folder: nothing there may stand in for a module."""
+    marker = tmp_path / "ran"
+    for name in ("json.py", "socket.py", "pydantic.py"):
+        (tmp_path / name).write_text(f"open({str(marker)!r}, 'a').write({name!r})\n", "utf-8")
+    (tmp_path / "rwgate").mkdir()
+    (tmp_path / "rwgate" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'a').write('rwgate')\n", "utf-8"
+    )
+    from rwgate.latex.latexmk import _hook_command
+
+    hook = _hook_command().split("\n")
+    for resident in ("0", "1"):
+        run = subprocess.run(
+            [*hook, "bibtex", "--ran", "0", "missing"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "RWGATE_RESIDENT": resident},
+            timeout=60,
+            check=False,
+        )
+        assert "Traceback" not in run.stderr, run.stderr
+    assert not marker.exists(), marker.read_text()
+    assert sys.executable  # the hook is this interpreter, run with -P
