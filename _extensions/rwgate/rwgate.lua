@@ -5,8 +5,10 @@ plain pandoc (`pandoc paper.md --lua-filter filters/rwgate.lua -o paper.pdf`).
 Why a Lua filter: Quarto runs every user filter before citeproc, and pandoc runs citeproc where
 `--citeproc` stands; a filter that judges the rendered bibliography must see it. This one renders it
 itself, with pandoc's own citeproc (`pandoc.utils.citeproc`, as Quarto's docusaurus format does),
-hands the document to `rw-filter` (the integrity core; one Python process) and returns what that
-gives back: flagged entries annotated, or the build stopped. It then makes a later citeproc run
+hands the document to `rw-filter --verdicts` (the integrity core; one Python process, or a run in
+rwgate's resident worker) and places the notices it answers with in the flagged entries itself, or
+returns the document rw-filter placed them in where it cannot (shadow .bib files, citation markers,
+JATS); or the build is stopped. It then makes a later citeproc run
 (Quarto's, or a `--citeproc` after this filter) a no-op: the rendered citations become
 `span.citation[data-cites]` (what citeproc's HTML looks like; Quarto's hover popups read it) and the
 bibliography metadata is dropped, so nothing is rendered twice.
@@ -67,10 +69,25 @@ local function settle(doc)
   return doc
 end
 
-local function judge(doc, memo)
-  local args = memo and { FORMAT, "--lua-memo", memo } or { FORMAT }
+local place_answer -- below, with the placement
+
+-- rw-filter judges the document. With --verdicts it answers with the notices alone where this
+-- filter can place them exactly as rw-filter would (rwgate.pandoc.lua_entries), and with the
+-- document where it cannot (shadow .bib files, citation markers, JATS, unusual entries).
+local function judge(doc, memo, whole)
+  local args = { FORMAT }
+  if pandoc.json ~= nil and not whole then
+    args[#args + 1] = "--verdicts"
+  end
+  if memo then
+    args[#args + 1] = "--lua-memo"
+    args[#args + 1] = memo
+  end
   local ok, result = pcall(pandoc.pipe, FILTER, args, pandoc.write(doc, "json"))
   if ok then
+    if result:sub(1, 10) == '{"layout":' then
+      return place_answer(doc, pandoc.json.decode(result, false)) or judge(doc, nil, true)
+    end
     return pandoc.read(result, "json")
   end
   if type(result) == "table" and result.error_code ~= nil then
@@ -228,6 +245,9 @@ local function remembered(path)
     if annotation.notice_doi == null then
       annotation.notice_doi = nil
     end
+    if annotation.url == null then
+      annotation.url = nil
+    end
   end
   if memo.snapshot ~= nil and memo.snapshot ~= null and memo.snapshot ~= "" then
     local handle = io.open(memo.snapshot, "rb")
@@ -249,7 +269,7 @@ local function notice(annotation)
   local at = doi and text:find(doi, 1, true)
   if at then
     inlines:extend(pandoc.Inlines(text:sub(1, at - 1)))
-    inlines:insert(pandoc.Link(doi, "https://doi.org/" .. doi))
+    inlines:insert(pandoc.Link(doi, annotation.url or ("https://doi.org/" .. doi)))
     inlines:extend(pandoc.Inlines(text:sub(at + #doi)))
   else
     inlines:extend(pandoc.Inlines(text))
@@ -319,6 +339,33 @@ local function place(doc, annotations)
   for key in pairs(annotations) do
     if not placed[key] then
       return nil -- an entry is missing: rw-filter warns and marks the citations instead
+    end
+  end
+  return doc
+end
+
+-- rw-filter's --verdicts answer: each entry Div (by identifier) with the key whose notice it
+-- gets; nil if an entry is not met (rw-filter then places, as it always could).
+place_answer = function(doc, answer)
+  local annotations, entries = answer.annotations or {}, answer.entries or {}
+  for _, annotation in pairs(annotations) do
+    for _, name in ipairs({ "notice_doi", "url" }) do
+      if annotation[name] == pandoc.json.null then
+        annotation[name] = nil
+      end
+    end
+  end
+  local placed = {}
+  each_entry(doc.blocks, function(div)
+    local key = entries[div.identifier]
+    if key ~= nil and annotations[key] ~= nil then
+      annotate_entry(div, annotations[key])
+      placed[key] = true
+    end
+  end)
+  for key in pairs(annotations) do
+    if not placed[key] then
+      return nil
     end
   end
   return doc

@@ -151,9 +151,13 @@ def _placement(
 
 
 def check_document(
-    ast: dict[str, Any], source: bytes, fmt: str, env: Mapping[str, str]
+    ast: dict[str, Any], source: bytes, fmt: str, env: Mapping[str, str], verdicts: bool = False
 ) -> tuple[int, bytes | None, Verdict | None]:
-    """The full run: (exit status, output AST or None, the verdict to remember or None)."""
+    """The full run: (exit status, output AST or None, the verdict to remember or None).
+
+    ``verdicts`` (the Lua filter's ``--verdicts``): where the Lua filter can place the notices
+    itself (:mod:`rwgate.pandoc.lua_entries`), the output is its answer instead of the document.
+    """
     from rwgate.references.manuscript import document_from_ast
 
     bookmark = mark()
@@ -161,7 +165,8 @@ def check_document(
     resource = resource_path(env)
     cited = document_from_ast(ast, DOCUMENT, resource)
     if not cited.keys and not cited.cite_all and settings.report is None:
-        return 0, source, _verdict(settings, 0, [], time.time() + MAX_AGE)
+        verdict = _verdict(settings, 0, [], time.time() + MAX_AGE)
+        return 0, lua_answer({}, {}) if verdicts else source, verdict
     result, refs, sources = judge(cited, settings)
     report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
     if result.exit_code != 0:
@@ -191,13 +196,31 @@ def check_document(
 
     annotations = annotations_for(result.citations, settings.template)
     if not annotations:
-        return 0, source, verdict
+        return 0, lua_answer({}, {}) if verdicts else source, verdict
+    if verdicts:
+        from rwgate.pandoc.lua_entries import lua_entries
+
+        entries = lua_entries(ast, fmt, annotations, settings.inline)
+        if entries is not None:
+            if verdict is not None:
+                verdict.annotations, verdict.mode, verdict.inline = annotations, "entries", False
+            return 0, lua_answer(annotations, entries), verdict
     files = bibliography_files(ast, resource)
     output, mode, shadowing, complete = _placement(source, fmt, annotations, settings, refs, files)
     if verdict is not None and complete:
         verdict.annotations, verdict.mode, verdict.shadowing = annotations, mode, shadowing
         verdict.inline = settings.inline
     return 0, output, verdict if complete else None
+
+
+def lua_answer(annotations: Mapping[str, Annotation], entries: Mapping[str, str]) -> bytes:
+    """What ``--verdicts`` answers instead of the document: the notices and, for each entry
+    ``Div`` identifier, the key whose notice it gets. It starts with ``{"layout":`` (a document
+    starts with ``{"pandoc-api-version":``), which is how the Lua filter tells them apart."""
+    from rwgate.pandoc.memo import LUA_LAYOUT, lua_annotations
+
+    data = {"layout": LUA_LAYOUT, "annotations": lua_annotations(annotations), "entries": entries}
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
 def _verdict(
@@ -241,12 +264,17 @@ def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None
 
 
 def process(
-    source: bytes, fmt: str, env: Mapping[str, str], lua_memo: Path | None = None
+    source: bytes,
+    fmt: str,
+    env: Mapping[str, str],
+    lua_memo: Path | None = None,
+    verdicts: bool = False,
 ) -> tuple[int, bytes | None]:
     """Filter one document: (exit status, output AST or None when the gate stops the build).
 
     ``lua_memo``: where the Lua filter (``filters/rwgate.lua``) wants a verdict it can replay on
-    its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`)."""
+    its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`); ``verdicts``: answer it
+    with the verdicts where it can place them itself (see :func:`check_document`)."""
     ast = _parse(source)
     memo = memo_file(ast, fmt, env)
     if memo is not None:
@@ -256,7 +284,7 @@ def process(
             if lua_memo is not None and remembered is not None:
                 store_for_lua(lua_memo, remembered)
             return replayed
-    status, output, verdict = check_document(ast, source, fmt, env)
+    status, output, verdict = check_document(ast, source, fmt, env, verdicts)
     if memo is not None and verdict is not None:
         store_memo(memo, verdict)
         if lua_memo is not None:
@@ -268,9 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rw-filter`` console script (and of ``filters/rw-filter.py``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     fmt = args[0] if args else "html"
-    lua_memo = Path(args[2]) if len(args) == 3 and args[1] == "--lua-memo" else None
+    # The Lua filter's own options (pandoc itself passes the format alone).
+    verdicts = "--verdicts" in args[1:]
+    rest = [a for a in args[1:] if a != "--verdicts"]
+    lua_memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
     try:
-        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, lua_memo)
+        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, lua_memo, verdicts)
     except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))
         return 2

@@ -187,6 +187,22 @@ def store(path: Path, verdict: Verdict) -> None:
 LUA_LAYOUT = 1
 
 
+def lua_annotations(annotations: Mapping[str, Annotation]) -> dict[str, dict[str, str | None]]:
+    """The notices as the Lua filter places them: text, status, and the notice DOI with the link
+    rw-filter would give it (escaped as :func:`rwgate.doi.url` escapes it)."""
+    from rwgate.doi import url
+
+    return {
+        key: {
+            "status": a.status,
+            "text": a.text,
+            "notice_doi": a.notice_doi,
+            "url": url(a.notice_doi) if a.notice_doi else None,
+        }
+        for key, a in annotations.items()
+    }
+
+
 def store_for_lua(path: Path, verdict: Verdict) -> None:
     """The verdict in the shape ``filters/rwgate.lua`` replays without starting Python.
 
@@ -210,10 +226,7 @@ def store_for_lua(path: Path, verdict: Verdict) -> None:
         "expires": verdict.expires,
         "exit_code": verdict.exit_code,
         "lines": verdict.lines,
-        "annotations": {
-            key: {"status": a.status, "text": a.text, "notice_doi": a.notice_doi}
-            for key, a in verdict.annotations.items()
-        },
+        "annotations": lua_annotations(verdict.annotations),
         "snapshot": verdict.snapshot,
         "snapshot_size": size,
     }

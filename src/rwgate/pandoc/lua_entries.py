@@ -1,0 +1,135 @@
+"""Which rendered entries the Lua filter may annotate itself, read from the raw JSON AST.
+
+On a memo miss the Lua filter (``filters/rwgate.lua``) asks ``rw-filter --verdicts`` for the
+verdicts only and places the notices in its own copy of the document: rw-filter then neither loads
+the document into panflute nor places and writes it back, and pandoc does not read it again. That is
+done only where the Lua placement gives the very document :func:`rwgate.pandoc.render.place` would
+give; anywhere else rw-filter places as always and answers with the document:
+
+* citeproc has rendered the list (``Div.csl-bib-body``), every annotated work has an entry, and the
+  Lua walk (through ``Div``s, stopping at an entry) meets exactly the entries this one does (which
+  also descends through block quotes and lists);
+* each entry has the shape both fill alike: at most one ``csl-right-inline`` span, at the top of a
+  paragraph, else a last block that is a paragraph (or no paragraph at all);
+* no notice follows citations: not ``inline``, not JATS.
+
+The answer names each entry ``Div`` by its identifier, with the key whose notice it gets, so the Lua
+side needs no key-resolution rules of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from rwgate.references.keys import resolve_key
+
+_PARAGRAPHS = frozenset({"Para", "Plain"})
+
+
+def _attr(div: dict[str, Any]) -> tuple[str, list[str]]:
+    try:
+        ident, classes, _attrs = div["c"][0]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return "", []
+    return (ident if isinstance(ident, str) else ""), (classes if isinstance(classes, list) else [])
+
+
+def _is_entry(div: dict[str, Any]) -> bool:
+    ident, classes = _attr(div)
+    return ident.startswith("ref-") and "csl-entry" in classes
+
+
+def _content(element: dict[str, Any]) -> list[Any]:
+    tag, content = element.get("t"), element.get("c")
+    if tag == "Div" and isinstance(content, list) and len(content) == 2:
+        return content[1] if isinstance(content[1], list) else []
+    if tag == "BlockQuote":
+        return content if isinstance(content, list) else []
+    items = content if tag == "BulletList" else None
+    if tag == "OrderedList" and isinstance(content, list) and len(content) == 2:
+        items = content[1]
+    if isinstance(items, list):
+        return [block for item in items if isinstance(item, list) for block in item]
+    return []
+
+
+def _divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
+    """``Div``s in document order. ``wide``: as rw-filter's placement walks (through Divs, block
+    quotes and lists); otherwise as the Lua filter's (through Divs only, not into an entry)."""
+    stack = list(reversed(blocks))
+    while stack:
+        block = stack.pop()
+        if not isinstance(block, dict):
+            continue
+        tag = block.get("t")
+        if tag == "Div":
+            yield block
+            if not wide and _is_entry(block):
+                continue
+        if tag == "Div" or (wide and tag in ("BlockQuote", "BulletList", "OrderedList")):
+            stack.extend(reversed(_content(block)))
+
+
+def _elements(node: Any) -> Iterator[dict[str, Any]]:
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "t" in item:
+                yield item
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+
+
+def _right_inline(element: dict[str, Any]) -> bool:
+    return element.get("t") == "Span" and "csl-right-inline" in _attr(element)[1]
+
+
+def _inlines(block: dict[str, Any]) -> list[Any]:
+    content = block.get("c")
+    return content if isinstance(content, list) else []
+
+
+def _same_target(entry: dict[str, Any]) -> bool:
+    """Whether the Lua filter appends to the inlines rw-filter appends to, in this entry."""
+    blocks = _content(entry)
+    deep = [id(e) for e in _elements(blocks) if _right_inline(e)]
+    top = [
+        id(inline)
+        for block in blocks
+        if isinstance(block, dict) and block.get("t") in _PARAGRAPHS
+        for inline in _inlines(block)
+        if isinstance(inline, dict) and _right_inline(inline)
+    ]
+    if deep or top:
+        return deep == top and len(top) == 1
+    paragraphs = [b for b in blocks if isinstance(b, dict) and b.get("t") in _PARAGRAPHS]
+    return not paragraphs or (isinstance(blocks[-1], dict) and blocks[-1].get("t") in _PARAGRAPHS)
+
+
+def lua_entries(
+    ast: dict[str, Any], fmt: str, keys: Mapping[str, object], inline: bool
+) -> dict[str, str] | None:
+    """Entry ``Div`` identifier -> annotated key, for the Lua filter to place; None when
+    rw-filter must place the notices itself (see the module docstring)."""
+    blocks = ast.get("blocks")
+    if inline or fmt.split("+")[0].startswith("jats") or not isinstance(blocks, list):
+        return None
+    wide = list(_divs(blocks, wide=True))
+    if not any("csl-bib-body" in _attr(div)[1] for div in wide):
+        return None
+    entries = [div for div in wide if _is_entry(div)]
+    if [id(d) for d in entries] != [id(d) for d in _divs(blocks, False) if _is_entry(d)]:
+        return None
+    found: dict[str, str] = {}
+    for div in entries:
+        ident = _attr(div)[0]
+        key = resolve_key(ident[4:], keys)
+        if key is None:
+            continue
+        if not _same_target(div) or found.get(ident, key) != key:
+            return None
+        found[ident] = key
+    return found if set(found.values()) == set(keys) else None
