@@ -12,7 +12,10 @@ $(BIN)/rwgate: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev,mcp]'
 	touch $(BIN)/rwgate
 
+# Byte-compiled as pip compiles a regular install (an editable one is not, and a machine with
+# PYTHONDONTWRITEBYTECODE would recompile rwgate in every filter and hook run).
 install: $(BIN)/rwgate
+	$(BIN)/python -m compileall -q src >/dev/null
 
 demo: install
 	$(BIN)/python examples/demo.py

@@ -22,52 +22,48 @@ The contract (README, "The resident worker"):
 * Fail closed: once the worker has taken the run, its exit status is the run's. A worker that
   stops mid-run gives exit status 3 and one line, never a pass.
 
-Standard library only, and cheap: this module is what a delegated run imports.
+Cheap to import: a delegated run imports this module and builtins only (no ``socket``, ``signal``,
+``json`` or ``pathlib``, whose imports would cost more than the rest of the client).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import _signal
+import _socket
 import os
-import signal
-import socket
-import stat
-import struct
 import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself costs more to import than all the rest of this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 ENV_SWITCH = "RWGATE_RESIDENT"
 ENV_IDLE = "RWGATE_RESIDENT_IDLE"  # seconds a worker waits for work before it exits
 # What the worker may run: the pandoc filter, and ``rwgate`` for the LaTeX hooks only.
 ENTRIES = {"rw-filter": (), "rwgate": ("bibtex", "biber")}
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
-PROTOCOL = 1
+MAGIC = b"rwgate-resident/1"
 # Read at start-up: a process started under other values would not be the same process. Every
 # PYTHON* variable counts (PYTHONPATH, PYTHONWARNINGS, ...) but two that change no behaviour:
 # import timings are the client's own (the worker is started without them), and .pyc writing.
 _LOCALE_ENV = ("LANG", "LC_ALL", "LC_CTYPE")
 _NOT_IDENTITY = frozenset({"PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"})
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
 
 def enabled(env: Mapping[str, str]) -> bool:
     """Whether runs may be handed over on this system, under this environment."""
     off = env.get(ENV_SWITCH, "").strip().lower() in ("0", "off", "no", "false")
-    return not off and sys.platform == "linux" and hasattr(socket, "send_fds")
+    return not off and sys.platform == "linux" and hasattr(_socket.socket, "sendmsg")
 
 
-def socket_folder(env: Mapping[str, str]) -> Path | None:
+def socket_folder(env: Mapping[str, str]) -> str | None:
     """The user's private folder for worker sockets, created 0700; None when none is safe."""
     runtime = env.get("XDG_RUNTIME_DIR", "")
     uid = os.getuid()
-    folder = (
-        Path(runtime) / "rwgate"
-        if runtime and os.path.isabs(runtime)
-        else Path(f"/tmp/rwgate-{uid}")
-    )
+    folder = os.path.join(runtime, "rwgate") if os.path.isabs(runtime) else f"/tmp/rwgate-{uid}"
     try:
         os.mkdir(folder, 0o700)
     except FileExistsError:
@@ -78,21 +74,29 @@ def socket_folder(env: Mapping[str, str]) -> Path | None:
         info = os.lstat(folder)
     except OSError:
         return None
-    private = stat.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
-    return folder if private else None
+    directory = info.st_mode & 0o170000 == 0o040000  # not a link, not a file
+    return folder if directory and info.st_uid == uid and not info.st_mode & 0o077 else None
+
+
+def _digest() -> Any:
+    try:
+        from _blake2 import blake2s  # builtin: hashlib would load OpenSSL first
+    except ImportError:  # pragma: no cover (a Python built without it)
+        from hashlib import blake2s
+    return blake2s(digest_size=12)
 
 
 def identity(env: Mapping[str, str]) -> str:
     """A name for the process a run would start: code, interpreter, installed packages, start-up
     environment. Stats only (about a millisecond): it is computed on every handed-over run."""
-    import hashlib
     import site
 
-    digest = hashlib.blake2s(digest_size=12)
-    digest.update(f"{PROTOCOL}\0{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
+    digest = _digest()
+    digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
+    digest.update(MAGIC)
     for name in sorted(env):
         if name in _LOCALE_ENV or (name.startswith("PYTHON") and name not in _NOT_IDENTITY):
-            digest.update(f"{name}={env[name]}\0".encode("utf-8", "surrogateescape"))
+            digest.update(os.fsencode(f"{name}={env[name]}\0"))
     for folder in site.getsitepackages():
         digest.update(f"{folder}\0{_mtime(folder)}\0".encode())
     for root, dirs, files in os.walk(_PACKAGE):
@@ -103,8 +107,8 @@ def identity(env: Mapping[str, str]) -> str:
                 info = os.stat(path)
             except OSError:
                 continue
-            digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
-    return digest.hexdigest()
+            digest.update(os.fsencode(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0"))
+    return str(digest.hexdigest())
 
 
 def _mtime(path: str) -> int:
@@ -114,10 +118,44 @@ def _mtime(path: str) -> int:
         return 0
 
 
-def socket_path(env: Mapping[str, str]) -> Path | None:
+def socket_path(env: Mapping[str, str]) -> str | None:
     """Where the worker for this process would listen (None: no safe folder)."""
     folder = socket_folder(env)
-    return None if folder is None else folder / f"{identity(env)}.sock"
+    return None if folder is None else os.path.join(folder, f"{identity(env)}.sock")
+
+
+def encode_request(
+    entry: str, argv: Sequence[str], cwd: str, umask: int, env: Mapping[str, str]
+) -> bytes:
+    """A run as the worker reads it: NUL-separated fields (no argument, variable or path can hold
+    a NUL), behind a 4-byte length."""
+    fields = [MAGIC, *(os.fsencode(x) for x in (entry, cwd, oct(umask), str(len(argv))))]
+    fields += [os.fsencode(a) for a in argv]
+    fields += [os.fsencode(f"{k}={v}") for k, v in env.items()]
+    payload = b"\0".join(fields)
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def decode_request(payload: bytes) -> dict[str, Any] | None:
+    """The run in ``payload`` (without its length), or None if it is not one this version sent."""
+    fields = [os.fsdecode(f) for f in payload.split(b"\0")]
+    if len(fields) < 5 or fields[0] != MAGIC.decode():
+        return None
+    entry, cwd, umask, count = fields[1:5]
+    if not count.isdigit() or not umask.startswith("0o") or len(fields) < 5 + int(count):
+        return None
+    argv = fields[5 : 5 + int(count)]
+    env = {}
+    for item in fields[5 + int(count) :]:
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            return None
+        env[name] = value
+    try:
+        mask = int(umask, 8)
+    except ValueError:
+        return None
+    return {"entry": entry, "argv": argv, "cwd": cwd, "umask": mask, "env": env}
 
 
 def delegate(entry: str, argv: Sequence[str]) -> int | None:
@@ -128,10 +166,10 @@ def delegate(entry: str, argv: Sequence[str]) -> int | None:
     path = socket_path(env)
     if path is None:
         return None
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(5)
-        conn.connect(str(path))
+        conn.connect(path)
     except OSError:
         conn.close()
         start_worker(path)
@@ -142,23 +180,14 @@ def delegate(entry: str, argv: Sequence[str]) -> int | None:
         conn.close()
 
 
-def _hand_over(conn: socket.socket, entry: str, argv: list[str]) -> int | None:
+def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
     try:
         umask = os.umask(0o022)
         os.umask(umask)
-        request = json.dumps(
-            {
-                "protocol": PROTOCOL,
-                "entry": entry,
-                "argv": argv,
-                "cwd": os.getcwd(),
-                "env": dict(os.environ),
-                "umask": umask,
-            }
-        ).encode("utf-8", "surrogateescape")
-        head = struct.pack("!I", len(request))
-        sent = socket.send_fds(conn, [head + request], [0, 1, 2])
-        conn.sendall((head + request)[sent:])
+        request = encode_request(entry, argv, os.getcwd(), umask, os.environ)
+        fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
+        sent = conn.sendmsg([request], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        conn.sendall(request[sent:])
         pid_line = _line(conn)
     except (OSError, ValueError):
         return None  # nothing was taken (no cwd, a closed standard stream, no worker): run here
@@ -175,8 +204,8 @@ def _hand_over(conn: socket.socket, entry: str, argv: list[str]) -> int | None:
         end = b""
     finally:
         for signum, handler in forwarded.items():
-            signal.signal(signum, handler)
-    if end.startswith(b"X") and end[1:].lstrip(b"-").isdigit():
+            _signal.signal(signum, handler)
+    if end.startswith(b"X") and end[1:].isdigit():
         return int(end[1:])
     prog = "rw-filter" if entry == "rw-filter" else "rwgate"
     sys.stderr.write(
@@ -186,7 +215,7 @@ def _hand_over(conn: socket.socket, entry: str, argv: list[str]) -> int | None:
     return EXIT_LOST
 
 
-def _line(conn: socket.socket, limit: int = 64) -> bytes:
+def _line(conn: Any, limit: int = 64) -> bytes:
     """One short protocol line (without its newline); b"" if the other side went away."""
     data = b""
     while not data.endswith(b"\n") and len(data) < limit:
@@ -201,24 +230,23 @@ def _forward_signals(pid: int) -> dict[int, Any]:
     """Ctrl-C, a hang-up or a kill aimed at this process reaches the run in the worker."""
 
     def forward(signum: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib is an import this module does without)
             os.kill(pid, signum)
+        except OSError:
+            pass
 
-    previous: dict[int, Any] = {}
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        previous[signum] = signal.signal(signum, forward)
-    return previous
+    return {signum: _signal.signal(signum, forward) for signum in _FORWARDED}
 
 
-def start_worker(path: Path) -> None:
+def start_worker(path: str) -> None:
     """Start the worker for ``path`` in the background (its own session, no terminal, no output);
     it serves from the next run on. Never waited for, never an error."""
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPROFILEIMPORTTIME"}
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 (as above)
         subprocess.Popen(
-            [sys.executable, "-P", "-m", "rwgate.worker", str(path)],
+            [sys.executable, "-P", "-m", "rwgate.worker", path],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -227,3 +255,5 @@ def start_worker(path: Path) -> None:
             start_new_session=True,
             close_fds=True,
         )
+    except OSError:
+        pass

@@ -20,7 +20,6 @@ import fcntl
 import gc
 import importlib
 import io
-import json
 import os
 import signal
 import socket
@@ -83,7 +82,8 @@ def serve(path: Path) -> int:
     except OSError:
         return 0
     key = path.stem
-    if resident.identity(os.environ) != key or resident.socket_folder(os.environ) != path.parent:
+    folder = resident.socket_folder(os.environ)
+    if resident.identity(os.environ) != key or folder is None or Path(folder) != path.parent:
         return 0  # started for other code or another place: never serve under a wrong name
     for name in WARM:
         with contextlib.suppress(ImportError):
@@ -172,34 +172,24 @@ def _child(conn: socket.socket) -> None:
 
 def _request(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
-    while len(data) >= 4 and len(data) < 4 + struct.unpack("!I", data[:4])[0]:
+    while 4 <= len(data) < 4 + int.from_bytes(data[:4], "big"):
         more = conn.recv(1 << 16)
         if not more:
             return None, fds
         data += more
     if len(data) < 4:
         return None, fds
-    size = struct.unpack("!I", data[:4])[0]
-    try:
-        request = json.loads(data[4 : 4 + size])
-    except ValueError:
-        return None, fds
-    return (request if _valid(request) else None), fds
+    request = resident.decode_request(data[4 : 4 + int.from_bytes(data[:4], "big")])
+    return (request if request is not None and _valid(request) else None), fds
 
 
-def _valid(request: Any) -> bool:
-    if not isinstance(request, dict) or request.get("protocol") != resident.PROTOCOL:
-        return False
-    entry, argv, env = request.get("entry"), request.get("argv"), request.get("env")
+def _valid(request: dict[str, Any]) -> bool:
+    """Only the entries the worker is for: rw-filter, and rwgate's LaTeX hooks."""
+    entry, argv = request.get("entry"), request.get("argv")
     if entry not in resident.ENTRIES or not isinstance(argv, list):
         return False
-    if not all(isinstance(a, str) for a in argv) or not isinstance(env, dict):
-        return False
     allowed = resident.ENTRIES[entry]
-    if allowed and (not argv or argv[0] not in allowed):
-        return False
-    strings = all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
-    return strings and isinstance(request.get("cwd"), str) and isinstance(request.get("umask"), int)
+    return not allowed or (bool(argv) and argv[0] in allowed)
 
 
 def _become(request: dict[str, Any], fds: list[int]) -> None:
@@ -209,9 +199,8 @@ def _become(request: dict[str, Any], fds: list[int]) -> None:
         os.close(fd)
     os.chdir(request["cwd"])
     os.umask(request["umask"])
-    env = {k: v for k, v in request["env"].items()}
     os.environ.clear()
-    os.environ.update(env)
+    os.environ.update(request["env"])
     sys.argv = [request["entry"], *request["argv"]]
     # sys.__std*__ too: code that falls back to them must find the client's streams
     sys.stdin = sys.__stdin__ = _stream(0, sys.__stdin__)  # type: ignore[misc]

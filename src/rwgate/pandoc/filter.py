@@ -151,7 +151,12 @@ def _placement(
 
 
 def check_document(
-    ast: dict[str, Any], source: bytes, fmt: str, env: Mapping[str, str], verdicts: bool = False
+    ast: dict[str, Any],
+    source: bytes,
+    fmt: str,
+    env: Mapping[str, str],
+    verdicts: bool = False,
+    keys: list[str] | None = None,
 ) -> tuple[int, bytes | None, Verdict | None]:
     """The full run: (exit status, output AST or None, the verdict to remember or None).
 
@@ -163,7 +168,7 @@ def check_document(
     bookmark = mark()
     settings = load_filter_settings(ast, env)
     resource = resource_path(env)
-    cited = document_from_ast(ast, DOCUMENT, resource)
+    cited = document_from_ast(ast, DOCUMENT, resource, keys=keys)
     if not cited.keys and not cited.cite_all and settings.report is None:
         verdict = _verdict(settings, 0, [], time.time() + MAX_AGE)
         return 0, lua_answer({}, {}) if verdicts else source, verdict
@@ -275,8 +280,11 @@ def process(
     ``lua_memo``: where the Lua filter (``filters/rwgate.lua``) wants a verdict it can replay on
     its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`); ``verdicts``: answer it
     with the verdicts where it can place them itself (see :func:`check_document`)."""
+    from rwgate.references.pandoc_ast import cited_keys
+
     ast = _parse(source)
-    memo = memo_file(ast, fmt, env)
+    keys = cited_keys(ast)  # one walk of the document for the memo's key and the check
+    memo = memo_file(ast, fmt, env, keys)
     if memo is not None:
         remembered = load_memo(memo)
         replayed = replay(remembered, source, fmt) if remembered is not None else None
@@ -284,7 +292,7 @@ def process(
             if lua_memo is not None and remembered is not None:
                 store_for_lua(lua_memo, remembered)
             return replayed
-    status, output, verdict = check_document(ast, source, fmt, env, verdicts)
+    status, output, verdict = check_document(ast, source, fmt, env, verdicts, keys)
     if memo is not None and verdict is not None:
         store_memo(memo, verdict)
         if lua_memo is not None:

@@ -78,7 +78,9 @@ def _mentions_cache(section: Any) -> bool:
     )
 
 
-def _key_material(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> dict[str, Any] | None:
+def _key_material(
+    ast: dict[str, Any], fmt: str, env: Mapping[str, str], keys: list[str]
+) -> dict[str, Any] | None:
     """Everything the verdict depends on, or None when the memo must not be used."""
     if "RWGATE_NO_CACHE" in env or pandoc_ast.rwgate_block_malformed(ast):
         return None
@@ -115,7 +117,7 @@ def _key_material(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> dict
         "version": __version__,
         "format": fmt,
         "cwd": str(Path.cwd()),
-        "keys": pandoc_ast.cited_keys(ast),
+        "keys": keys,
         "all": pandoc_ast.cites_all(ast),
         "bibliography": bibliographies,
         "references": meta.get("references"),
@@ -127,10 +129,14 @@ def _key_material(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> dict
     }
 
 
-def memo_file(ast: dict[str, Any], fmt: str, env: Mapping[str, str]) -> Path | None:
-    """Where this document's verdict is remembered, or None when the memo is not to be used."""
+def memo_file(
+    ast: dict[str, Any], fmt: str, env: Mapping[str, str], keys: list[str] | None = None
+) -> Path | None:
+    """Where this document's verdict is remembered, or None when the memo is not to be used.
+    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` when the caller has them already."""
     try:
-        material = _key_material(ast, fmt, env)
+        cited = pandoc_ast.cited_keys(ast) if keys is None else keys
+        material = _key_material(ast, fmt, env, cited)
     except OSError:
         return None  # an unreadable bibliography or folder: the full run says which
     if material is None:

@@ -45,8 +45,10 @@ def document_from_ast(
     document: Path,
     resource_path: list[Path] | None = None,
     allowed: Allowed | None = None,
+    keys: list[str] | None = None,
 ) -> CitedDocument:
-    """Reduce a pandoc AST to a CitedDocument; shared by ``rwgate check`` and the pandoc filter."""
+    """Reduce a pandoc AST to a CitedDocument; shared by ``rwgate check`` and the pandoc filter.
+    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` when the caller has them already."""
     problems: list[Problem] = []
     bibliographies: list[str] = []
     for name in pandoc_ast.bibliography_paths(ast):
@@ -80,7 +82,7 @@ def document_from_ast(
         )
     return CitedDocument(
         path=str(document),
-        keys=pandoc_ast.cited_keys(ast),
+        keys=pandoc_ast.cited_keys(ast) if keys is None else keys,
         cite_all=pandoc_ast.cites_all(ast),
         bibliographies=bibliographies,
         inline_references=pandoc_ast.inline_references(ast),

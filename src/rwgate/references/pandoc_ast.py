@@ -34,14 +34,32 @@ def _walk(node: Any) -> Iterator[dict[str, Any]]:
             stack.extend(reversed(item))
 
 
+# Elements that hold text only, never a citation: most of a document's nodes, skipped whole.
+_TEXT_ONLY = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math", "RawInline"})
+
+
 def _cite_ids(node: Any) -> Iterator[str]:
-    for element in _walk(node):
-        if element.get("t") == "Cite":
-            content = element.get("c")
-            if isinstance(content, list) and content and isinstance(content[0], list):
-                for citation in content[0]:
-                    if isinstance(citation, dict) and isinstance(citation.get("citationId"), str):
-                        yield citation["citationId"]
+    """Citation ids in document order: :func:`_walk`'s order, without visiting text leaves (the
+    walk runs on every build of a long document; this is its hot loop)."""
+    stack: list[Any] = [node]
+    while stack:
+        item = stack.pop()
+        if type(item) is list:
+            stack.extend(reversed(item))
+        elif type(item) is dict:
+            tag = item.get("t")
+            if type(tag) is str and tag in _TEXT_ONLY:  # a metadata map may have a key "t"
+                continue
+            if tag == "Cite":
+                content = item.get("c")
+                if isinstance(content, list) and content and isinstance(content[0], list):
+                    for citation in content[0]:
+                        cid = citation.get("citationId") if isinstance(citation, dict) else None
+                        if isinstance(cid, str):
+                            yield cid
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, dict)):  # subclasses: as _walk sees them
+            stack.extend(reversed(item if isinstance(item, list) else list(item.values())))
 
 
 def _meta(ast: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of rwgate's files standing in for the installed package."""
     copy = tmp_path / "rwgate"
     shutil.copytree(Path(resident.__file__).parent, copy)
-    monkeypatch.setattr(resident, "_PACKAGE", copy)
+    monkeypatch.setattr(resident, "_PACKAGE", str(copy))
     return copy
 
 
@@ -54,8 +54,9 @@ def test_start_up_environment_is_another_worker(package: Path) -> None:
 
 def test_the_socket_folder_is_private_or_none(tmp_path: Path) -> None:
     env = {"XDG_RUNTIME_DIR": str(tmp_path)}
-    folder = resident.socket_folder(env)
-    assert folder == tmp_path / "rwgate"
+    found = resident.socket_folder(env)
+    folder = tmp_path / "rwgate"
+    assert found == str(folder)
     assert folder.stat().st_mode & 0o777 == 0o700
     os.chmod(folder, 0o755)
     assert resident.socket_folder(env) is None
@@ -66,9 +67,7 @@ def test_the_socket_folder_is_private_or_none(tmp_path: Path) -> None:
     folder.symlink_to(target)
     assert resident.socket_folder(env) is None  # a link is never followed
     # A relative runtime folder is not one: the /tmp fallback is used.
-    assert resident.socket_folder({"XDG_RUNTIME_DIR": "relative"}) == Path(
-        f"/tmp/rwgate-{os.getuid()}"
-    )
+    assert resident.socket_folder({"XDG_RUNTIME_DIR": "relative"}) == f"/tmp/rwgate-{os.getuid()}"
 
 
 def test_switch() -> None:
@@ -77,35 +76,41 @@ def test_switch() -> None:
     assert resident.enabled({}) == resident.enabled({"RWGATE_RESIDENT": "1"})
 
 
-def _request(**changes: object) -> dict[str, object]:
-    base: dict[str, object] = {
-        "protocol": resident.PROTOCOL,
+def test_a_run_crosses_the_socket_unchanged() -> None:
+    env = {"HOME": "/root", "ODD": "a=b\udcff", "EMPTY": "", "PATH": "/bin:/usr/bin"}
+    argv = ["html", "--lua-memo", "/tmp/x y/\u00e9.json", ""]
+    wire = resident.encode_request("rw-filter", argv, "/tmp/d\udcfe", 0o027, env)
+    assert int.from_bytes(wire[:4], "big") == len(wire) - 4
+    assert resident.decode_request(wire[4:]) == {
         "entry": "rw-filter",
-        "argv": ["html"],
-        "cwd": "/tmp",
-        "env": {"HOME": "/root"},
-        "umask": 0o022,
+        "argv": argv,
+        "cwd": "/tmp/d\udcfe",
+        "umask": 0o027,
+        "env": env,
     }
-    return {**base, **changes}
+    wrong_mask = wire[4:].replace(b"0o27", b"27")
+    too_few = resident.encode_request("rw-filter", ["a", "b"], "/", 0, {})[4:].replace(
+        b"\x002\x00", b"\x009\x00"
+    )
+    for broken in (b"", b"other/1\0rw-filter", wrong_mask, too_few, wire[4:] + b"\0no-equals"):
+        assert resident.decode_request(broken) is None, broken
+
+
+def _request(entry: str, argv: list[str]) -> dict[str, object]:
+    wire = resident.encode_request(entry, argv, "/tmp", 0o022, {"HOME": "/root"})
+    decoded = resident.decode_request(wire[4:])
+    assert decoded is not None
+    return decoded
 
 
 def test_the_worker_runs_the_filter_and_the_hooks_only() -> None:
-    assert worker._valid(_request())
-    assert worker._valid(_request(entry="rwgate", argv=["bibtex", "paper"]))
-    assert worker._valid(_request(entry="rwgate", argv=["biber", "paper"]))
-    refused = [
-        _request(entry="rwgate", argv=["check", "paper.md"]),
-        _request(entry="rwgate", argv=["mcp"]),
-        _request(entry="rwgate", argv=[]),
-        _request(entry="python", argv=["-c", "print(1)"]),
-        _request(protocol=0),
-        _request(argv="html"),
-        _request(argv=[1]),
-        _request(env={"A": 1}),
-        _request(env=["A=1"]),
-        _request(cwd=None),
-        _request(umask="022"),
-        ["rw-filter"],
-    ]
-    for request in refused:
-        assert not worker._valid(request), request
+    assert worker._valid(_request("rw-filter", ["html"]))
+    assert worker._valid(_request("rwgate", ["bibtex", "paper"]))
+    assert worker._valid(_request("rwgate", ["biber", "paper"]))
+    for entry, argv in (
+        ("rwgate", ["check", "paper.md"]),
+        ("rwgate", ["mcp"]),
+        ("rwgate", []),
+        ("python", ["-c", "print(1)"]),
+    ):
+        assert not worker._valid(_request(entry, argv)), (entry, argv)
