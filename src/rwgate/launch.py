@@ -1,9 +1,9 @@
 """The console scripts' first step: hand the run to the resident worker, or run it here.
 
-``rw-filter`` and ``rwgate bibtex|biber`` (the LaTeX hooks, also as ``python -P -m rwgate``) start
-on every build; :func:`rwgate.resident.delegate` lets a warm worker run them. Everything else, and
-every run the worker does not take, goes to the usual entry point in this process. This module
-imports nothing heavy before that choice.
+``rw-filter``, ``rw-latexmk`` and ``rwgate bibtex|biber`` (the LaTeX hooks, also as
+``python -P -m rwgate``) start on every build; :func:`rwgate.resident.delegate` lets a warm worker
+run them. Everything else, and every run the worker does not take, goes to the usual entry point
+in this process. This module imports nothing heavy before that choice.
 """
 
 from __future__ import annotations
@@ -19,6 +19,17 @@ def rw_filter() -> int:
     if code is not None:
         return code
     from rwgate.pandoc.filter import main
+
+    return main()
+
+
+def rw_latexmk() -> int:
+    """``rw-latexmk``: latexmk with the gate (:mod:`rwgate.latex.latexmk`); handed over only when
+    standard input is not a terminal (see :mod:`rwgate.resident`)."""
+    code = delegate("rw-latexmk", sys.argv[1:])
+    if code is not None:
+        return code
+    from rwgate.latex.latexmk import main
 
     return main()
 

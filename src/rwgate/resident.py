@@ -40,8 +40,15 @@ if TYPE_CHECKING:
 
 ENV_SWITCH = "RWGATE_RESIDENT"
 ENV_IDLE = "RWGATE_RESIDENT_IDLE"  # seconds a worker waits for work before it exits
-# What the worker may run: the pandoc filter, and ``rwgate`` for the LaTeX hooks only.
-ENTRIES = {"rw-filter": (), "rwgate": ("bibtex", "biber")}
+# What the worker may run: the pandoc filter, rw-latexmk, and ``rwgate`` for the LaTeX hooks only.
+ENTRIES = {"rw-filter": (), "rw-latexmk": (), "rwgate": ("bibtex", "biber")}
+# Not handed over: a run whose standard input is a terminal (TeX may prompt there, and a process
+# outside the terminal's foreground group that reads it is stopped), nor previews (-pv, -pvc),
+# which outlive the build.
+_TERMINAL_ENTRIES = frozenset({"rw-latexmk"})
+_PREVIEW = frozenset({"-pv", "-pvc", "--pv", "--pvc"})
+# Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
+RESIDENT_ENV = frozenset({ENV_SWITCH, ENV_IDLE})
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
 MAGIC = b"rwgate-resident/1"
 # Read at start-up: a process started under other values would not be the same process. Every
@@ -163,6 +170,8 @@ def delegate(entry: str, argv: Sequence[str]) -> int | None:
     env = os.environ
     if entry not in ENTRIES or not enabled(env):
         return None
+    if entry in _TERMINAL_ENTRIES and (os.isatty(0) or _PREVIEW.intersection(argv)):
+        return None
     path = socket_path(env)
     if path is None:
         return None
@@ -207,7 +216,7 @@ def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
             _signal.signal(signum, handler)
     if end.startswith(b"X") and end[1:].isdigit():
         return int(end[1:])
-    prog = "rw-filter" if entry == "rw-filter" else "rwgate"
+    prog = entry if entry != "rwgate" else "rwgate"
     sys.stderr.write(
         f"{prog}: ERROR: the resident rwgate worker stopped before the run ended"
         f" (set {ENV_SWITCH}=0 to run without it)\n"

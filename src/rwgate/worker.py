@@ -3,8 +3,8 @@
 It imports what ``rw-filter`` and the LaTeX hooks need once, then serves runs on a Unix socket:
 each connection is checked to come from this user, then ``fork``ed. The child takes the client's
 standard streams, working directory, environment, umask and arguments, runs the entry point the
-client named (only ``rw-filter``, or ``rwgate bibtex|biber``) exactly as a fresh process would, and
-reports the exit status. The parent never runs a request itself, so no state passes from one run to
+client named (only ``rw-filter``, ``rw-latexmk``, or ``rwgate bibtex|biber``) exactly as a fresh
+process would, and reports the exit status. The parent never runs a request itself, so no state passes from one run to
 the next: each starts from the state of a fresh import.
 
 Lifetime: one worker per socket (a lock file beside it); it exits after ``RWGATE_RESIDENT_IDLE``
@@ -59,6 +59,8 @@ WARM = (
     "rwgate.latex.hooks",
     "rwgate.latex.verdict",
     "rwgate.latex.annotatebbl",
+    "rwgate.latex.latexmk",
+    "rwgate.latex.gate",
     "rwgate.references.join",
     "panflute",
     "httpx",
@@ -239,6 +241,10 @@ def _run(entry: str, argv: list[str]) -> int:
             from rwgate.pandoc.filter import main as filter_main
 
             result: object = filter_main()
+        elif entry == "rw-latexmk":
+            from rwgate.latex.latexmk import main as latexmk_main
+
+            result = latexmk_main()
         else:
             from rwgate.cli import main as cli_main
 

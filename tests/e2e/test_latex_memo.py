@@ -2,7 +2,8 @@
 starting the integrity core, and anything the verdict depends on makes it judge again.
 
 Whether the core ran is observed, not assumed: the rebuild runs with ``PYTHONPROFILEIMPORTTIME``,
-so Python itself lists every module rw-latexmk imported.
+so Python itself lists every module rw-latexmk imported; and in its own process
+(``RWGATE_RESIDENT=0``, as on a terminal, where rw-latexmk is never handed to the resident worker).
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ def _gate_text(stderr: str) -> str:
 
 def _rebuild(monkeypatch: pytest.MonkeyPatch, *args: str) -> subprocess.CompletedProcess[str]:
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    monkeypatch.setenv("RWGATE_RESIDENT", "0")  # the memo key leaves it out: still a rebuild
     try:
         return rw_latexmk(*args, "natbib.tex")
     finally:
         monkeypatch.delenv("PYTHONPROFILEIMPORTTIME")
+        monkeypatch.delenv("RWGATE_RESIDENT")
 
 
 def test_an_unchanged_rebuild_replays_the_gate_without_the_core(

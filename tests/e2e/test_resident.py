@@ -287,3 +287,71 @@ def test_modules_in_the_document_folder_never_run(tmp_path: Path, runtime: Path)
         assert "Traceback" not in run.stderr, run.stderr
     assert not marker.exists(), marker.read_text()
     assert sys.executable  # the hook is this interpreter, run with -P
+
+
+def _rw_latexmk(
+    folder: Path, *args: str, stdin: int | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "rw-latexmk"), *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
+        env={**os.environ, **env},
+        timeout=180,
+        check=False,
+    )
+
+
+def test_rw_latexmk_handed_over_builds_what_it_builds_alone(
+    tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
+) -> None:
+    """The same LaTeX build, default and strict, with the worker and in its own process."""
+    from test_latex_build import FIXTURES, contains, pdf_text
+
+    start_worker(runtime)
+    gate = re.compile(r"^rwgate: .*$", re.MULTILINE)
+    for policy in ("default", "strict"):
+        runs = {}
+        for resident in ("0", "1"):
+            folder = tmp_path / f"{policy}-{resident}"
+            shutil.copytree(FIXTURES, folder)
+            env = {
+                "RWGATE_CROSSREF_URL": fake_crossref.url,
+                "RWGATE_RESIDENT": resident,
+                "RWGATE_POLICY": policy,
+                "PYTHONPROFILEIMPORTTIME": "1",
+            }
+            run = _rw_latexmk(folder, "-pdf", "-interaction=nonstopmode", "natbib.tex", **env)
+            runs[resident] = (run.returncode, gate.findall(run.stderr), folder)
+            handed = "rwgate.latex.latexmk" not in _own_imports(run.stderr)
+            assert handed == (resident == "1"), run.stderr[-2000:]
+        assert runs["0"][:2] == runs["1"][:2], policy
+        code, lines, folder = runs["1"]
+        if policy == "strict":
+            assert code == 1 and not (folder / "natbib.pdf").exists()
+            assert (folder / "natbib.pdf.rejected").exists()
+        else:
+            assert code == 0 and contains(pdf_text(folder / "natbib.pdf"), "Retracted 2010")
+        assert any("flagged" in line or "FAILED" in line or "failed" in line for line in lines)
+
+
+def test_rw_latexmk_on_a_terminal_or_previewing_runs_in_its_own_process(runtime: Path) -> None:
+    """TeX may prompt on the terminal, and -pv/-pvc outlive the build: never handed over."""
+    import pty
+
+    start_worker(runtime)
+    parent, child = pty.openpty()
+    try:
+        on_tty = _rw_latexmk(runtime, "-help", stdin=child, PYTHONPROFILEIMPORTTIME="1")
+    finally:
+        os.close(parent)
+        os.close(child)
+    assert on_tty.returncode == 0 and "rwgate.latex.latexmk" in _own_imports(on_tty.stderr)
+    preview = _rw_latexmk(runtime, "-pvc", "-help", PYTHONPROFILEIMPORTTIME="1")
+    assert preview.returncode == 0 and "rwgate.latex.latexmk" in _own_imports(preview.stderr)
+    piped = _rw_latexmk(runtime, "-help", PYTHONPROFILEIMPORTTIME="1")
+    assert piped.returncode == 0 and "usage: rw-latexmk" in piped.stdout
+    assert "rwgate.latex.latexmk" not in _own_imports(piped.stderr)  # handed over

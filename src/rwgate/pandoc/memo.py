@@ -32,6 +32,7 @@ from rwgate.config_files import ConfigError, locate_config, user_config_path
 from rwgate.references import pandoc_ast
 from rwgate.references.locate import resolve_bibliography
 from rwgate.render.annotation import Annotation
+from rwgate.resident import RESIDENT_ENV
 
 if TYPE_CHECKING:
     from rwgate.pandoc.render import Mode, Shadowing
@@ -122,7 +123,11 @@ def _key_material(
         "bibliography": bibliographies,
         "references": meta.get("references"),
         "rwgate": meta.get("rwgate"),
-        "env": {k: v for k, v in env.items() if k.startswith("RWGATE_") or k == "CROSSREF_MAILTO"},
+        "env": {
+            k: v
+            for k, v in env.items()
+            if (k.startswith("RWGATE_") and k not in RESIDENT_ENV) or k == "CROSSREF_MAILTO"
+        },
         "config": config,
         "user_config": user_config,
         "snapshot": str(default_snapshot_path()),
