@@ -4,8 +4,8 @@ It imports what ``rw-filter`` and the LaTeX hooks need once, then serves runs on
 each connection is checked to come from this user, then ``fork``ed. The child takes the client's
 standard streams, working directory, environment, umask and arguments, runs the entry point the
 client named (only ``rw-filter``, ``rw-latexmk``, or ``rwgate bibtex|biber``) exactly as a fresh
-process would, and reports the exit status. The parent never runs a request itself, so no state passes from one run to
-the next: each starts from the state of a fresh import.
+process would, and reports the exit status. The parent never runs a request itself, so no state
+passes from one run to the next: each starts from the state of a fresh import.
 
 Lifetime: one worker per socket (a lock file beside it); it exits after ``RWGATE_RESIDENT_IDLE``
 seconds without a run (default 900), and within a few seconds when its socket is removed or taken
