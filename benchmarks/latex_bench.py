@@ -2,7 +2,8 @@
 
 Builds tests/fixtures/latex/natbib.tex (BibTeX) and biblatex-numeric.tex (biber) in a temporary
 folder against the loopback fake Crossref: a full build with plain latexmk, the same with
-rw-latexmk (cache warmed first), and a no-change rebuild of each. Prints the medians in seconds.
+rw-latexmk (cache warmed first), and a no-change rebuild of each, plain and gated run in
+alternation. Prints the medians in seconds ("added": the median of the paired differences).
 
     .venv/bin/python benchmarks/latex_bench.py [--repeat N]
 """
@@ -62,12 +63,19 @@ def _clean(folder: Path) -> None:
             path.unlink()
 
 
-def _median(repeat: int, prepare: Callable[[], None], cmd: list[str], cwd: Path) -> float:
-    times = []
+def _paired(
+    repeat: int, prepare: Callable[[], None], plain: list[str], gated: list[str], cwd: Path
+) -> tuple[float, float, float]:
+    """Medians of plain latexmk, rw-latexmk and their difference, the two run in alternation so
+    that a machine whose speed drifts slows both alike."""
+    times: list[tuple[float, float]] = []
     for _ in range(repeat):
         prepare()
-        times.append(_run(cmd, cwd))
-    return statistics.median(times)
+        alone = _run(plain, cwd)
+        prepare()
+        times.append((alone, _run(gated, cwd)))
+    med = statistics.median
+    return med(a for a, _ in times), med(g for _, g in times), med(g - a for a, g in times)
 
 
 def main() -> None:
@@ -89,15 +97,15 @@ def main() -> None:
         print(f"{'document':24} {'latexmk':>9} {'rw-latexmk':>11} {'added':>7}   no-change rebuild")
         for doc in [args.only] if args.only else DOCS:
             _run([*gated, doc], folder)  # warm the cache
-            full_plain = _median(args.repeat, lambda: _clean(folder), [*plain, doc], folder)
-            full_gated = _median(args.repeat, lambda: _clean(folder), [*gated, doc], folder)
+            full = _paired(
+                args.repeat, lambda: _clean(folder), [*plain, doc], [*gated, doc], folder
+            )
             _run([*plain, doc], folder)
-            again_plain = _median(args.repeat, lambda: None, [*plain, doc], folder)
             _run([*gated, doc], folder)
-            again_gated = _median(args.repeat, lambda: None, [*gated, doc], folder)
+            again = _paired(args.repeat, lambda: None, [*plain, doc], [*gated, doc], folder)
             print(
-                f"{doc:24} {full_plain:9.2f} {full_gated:11.2f} {full_gated - full_plain:+7.2f}"
-                f"   {again_plain:.2f} -> {again_gated:.2f} ({again_gated - again_plain:+.2f})"
+                f"{doc:24} {full[0]:9.2f} {full[1]:11.2f} {full[2]:+7.2f}"
+                f"   {again[0]:.2f} -> {again[1]:.2f} ({again[2]:+.2f})"
             )
 
 
