@@ -58,6 +58,8 @@ _LOCALE_ENV = ("LANG", "LC_ALL", "LC_CTYPE")
 _NOT_IDENTITY = frozenset({"PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"})
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+_SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with its NUL
+START_EVERY = 30.0
 
 
 def enabled(env: Mapping[str, str]) -> bool:
@@ -125,6 +127,17 @@ def _mtime(path: str) -> int:
         return 0
 
 
+def lock_path(path: str) -> str:
+    """The worker's lock file beside its socket: held while it serves, touched as it starts."""
+    return path[: -len(".sock")] + ".lock" if path.endswith(".sock") else path + ".lock"
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
 def socket_path(env: Mapping[str, str]) -> str | None:
     """Where the worker for this process would listen (None: no safe folder)."""
     folder = socket_folder(env)
@@ -172,8 +185,10 @@ def delegate(entry: str, argv: Sequence[str]) -> int | None:
         return None
     if entry in _TERMINAL_ENTRIES and (os.isatty(0) or _PREVIEW.intersection(argv)):
         return None
+    if _terminal_stops_writers():
+        return None
     path = socket_path(env)
-    if path is None:
+    if path is None or len(os.fsencode(path)) > _SOCKET_PATH_MAX:
         return None
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
@@ -187,6 +202,21 @@ def delegate(entry: str, argv: Sequence[str]) -> int | None:
         return _hand_over(conn, entry, list(argv))
     finally:
         conn.close()
+
+
+def _terminal_stops_writers() -> bool:
+    """Whether output goes to a terminal set to stop background writers (``stty tostop``): the
+    run in the worker is outside the terminal's foreground group and would be stopped there."""
+    for fd in (1, 2):
+        if os.isatty(fd):
+            import termios
+
+            try:
+                if termios.tcgetattr(fd)[3] & termios.TOSTOP:
+                    return True
+            except termios.error:
+                return True
+    return False
 
 
 def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
@@ -249,7 +279,14 @@ def _forward_signals(pid: int) -> dict[int, Any]:
 
 def start_worker(path: str) -> None:
     """Start the worker for ``path`` in the background (its own session, no terminal, no output);
-    it serves from the next run on. Never waited for, never an error."""
+    it serves from the next run on. Never waited for, never an error. Not again within
+    ``START_EVERY`` seconds of the last start (the worker touches its lock file as it starts), so
+    a worker that cannot start costs one attempt, not one per build."""
+    try:
+        if os.stat(lock_path(path)).st_mtime > _now() - START_EVERY:
+            return
+    except OSError:
+        pass
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPROFILEIMPORTTIME"}

@@ -78,7 +78,8 @@ def _idle_limit() -> float:
 
 def serve(path: Path) -> int:
     """Serve runs on ``path`` until idle; 0 also when another worker already serves it."""
-    lock = open(path.with_suffix(".lock"), "a")  # noqa: SIM115 (held for the process's life)
+    lock = open(resident.lock_path(str(path)), "a")  # noqa: SIM115 (held for the process's life)
+    os.utime(lock.fileno())  # a start: clients start no other for a while (resident.START_EVERY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -87,6 +88,8 @@ def serve(path: Path) -> int:
     folder = resident.socket_folder(os.environ)
     if resident.identity(os.environ) != key or folder is None or Path(folder) != path.parent:
         return 0  # started for other code or another place: never serve under a wrong name
+    _prune(path.parent, path.stem)
+    signal.signal(signal.SIGTERM, _leave)  # a kill removes the socket too (see finally)
     for name in WARM:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -117,14 +120,39 @@ def serve(path: Path) -> int:
                 conn.close()
                 continue
             if os.fork() == 0:
-                listener.close()
-                lock.close()
-                _child(conn)  # never returns
+                try:  # the child never leaves through serve's finally (the socket is the parent's)
+                    listener.close()
+                    lock.close()
+                    _child(conn)
+                finally:
+                    os._exit(0)
             conn.close()
     finally:
         if _still_ours(path, inode, None):
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def _leave(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _prune(folder: Path, own: str) -> None:
+    """Remove what workers of other code left (a socket, a lock) once nothing holds their lock:
+    each edit or upgrade of rwgate names a new worker."""
+    for lock_file in folder.glob("*.lock"):
+        if lock_file.stem == own:
+            continue
+        try:
+            with open(lock_file, "a") as held:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no worker holds it
+                if time.time() - os.fstat(held.fileno()).st_mtime < resident.START_EVERY:
+                    continue  # one is starting
+                with contextlib.suppress(OSError):
+                    lock_file.with_suffix(".sock").unlink()
+                lock_file.unlink()
+        except OSError:
+            continue
 
 
 def _still_ours(path: Path, inode: int, key: str | None) -> bool:

@@ -355,3 +355,69 @@ def test_rw_latexmk_on_a_terminal_or_previewing_runs_in_its_own_process(runtime:
     piped = _rw_latexmk(runtime, "-help", PYTHONPROFILEIMPORTTIME="1")
     assert piped.returncode == 0 and "usage: rw-latexmk" in piped.stdout
     assert "rwgate.latex.latexmk" not in _own_imports(piped.stderr)  # handed over
+
+
+def test_a_terminal_that_stops_background_writers_is_never_handed_over(runtime: Path) -> None:
+    """``stty tostop``: a run outside the terminal's foreground group would stop, not write."""
+    import pty
+    import termios
+
+    start_worker(runtime)
+    parent, child = pty.openpty()
+    try:
+        for tostop, handed in ((False, True), (True, False)):
+            attrs = termios.tcgetattr(child)
+            attrs[3] = attrs[3] | termios.TOSTOP if tostop else attrs[3] & ~termios.TOSTOP
+            termios.tcsetattr(child, termios.TCSANOW, attrs)
+            run = subprocess.run(
+                [rw_filter(), "html"],
+                input=EMPTY_DOC.encode(),
+                stdout=child,
+                stderr=subprocess.PIPE,
+                env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+                timeout=60,
+                check=False,
+            )
+            assert run.returncode == 0
+            imports = _own_imports(run.stderr.decode())
+            assert ("rwgate.pandoc.filter" not in imports) == handed, tostop
+            os.read(parent, 1 << 16)  # the document written to the terminal
+    finally:
+        os.close(parent)
+        os.close(child)
+
+
+def test_a_socket_path_too_long_for_the_system_means_no_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="rwt-" + "x" * 90, dir="/tmp"))
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+        for _ in range(2):
+            assert _filter(["html"], EMPTY_DOC).returncode == 0
+        time.sleep(0.5)
+        assert list((folder / "rwgate").iterdir()) == []  # never started, never tried
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_killed_worker_removes_its_socket_and_the_next_prunes_what_others_left(
+    runtime: Path,
+) -> None:
+    sock = start_worker(runtime)
+    os.kill(_worker_pid(sock), signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while sock.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not sock.exists()
+    # What a worker of other code left (killed outright): pruned when a worker starts.
+    left = runtime / "rwgate" / "0123456789abcdef01234567"
+    left.with_suffix(".sock").touch()
+    left.with_suffix(".lock").touch()
+    os.utime(left.with_suffix(".lock"), (0, 0))
+    sock.with_suffix(".lock").unlink()  # no waiting for the start throttle
+    start_worker(runtime)
+    deadline = time.monotonic() + 10
+    while left.with_suffix(".lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left.with_suffix(".lock").exists() and not left.with_suffix(".sock").exists()

@@ -114,3 +114,12 @@ def test_the_worker_runs_the_filter_and_the_hooks_only() -> None:
         ("python", ["-c", "print(1)"]),
     ):
         assert not worker._valid(_request(entry, argv)), (entry, argv)
+
+
+def test_a_recent_start_starts_no_other(tmp_path: Path) -> None:
+    """A worker that cannot start costs one attempt, not one per build (no program is started
+    here: the unit tier's guard would fail the test if one were)."""
+    sock = str(tmp_path / "abc.sock")
+    Path(resident.lock_path(sock)).touch()
+    resident.start_worker(sock)
+    assert resident.lock_path(sock) == str(tmp_path / "abc.lock")
