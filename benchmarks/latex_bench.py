@@ -51,9 +51,12 @@ def _write_big(folder: Path) -> None:
     )
 
 
+STDIN: int = subprocess.DEVNULL  # --terminal: a pseudo-terminal, as an author's shell gives
+
+
 def _run(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, stdin=STDIN)
     return time.perf_counter() - start
 
 
@@ -82,7 +85,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="one of " + ", ".join(DOCS))
+    parser.add_argument(
+        "--terminal",
+        action="store_true",
+        help="a terminal on standard input: rw-latexmk runs in its own process (its hooks do not)",
+    )
     args = parser.parse_args()
+    if args.terminal:
+        import pty
+
+        global STDIN
+        _parent, STDIN = pty.openpty()
     with tempfile.TemporaryDirectory() as tmp, FakeCrossref() as fake:
         folder = Path(tmp) / "doc"
         shutil.copytree(ROOT / "tests" / "fixtures" / "latex", folder)
