@@ -228,6 +228,18 @@ local function memo_path(doc, ids)
   return pandoc.path.join({ folder, "filter-memo", "lua-" .. key .. ".json" })
 end
 
+-- JSON nulls as Lua nils in the notices (a notice without a DOI has neither DOI nor link).
+local function without_nulls(annotations)
+  for _, annotation in pairs(annotations) do
+    for _, name in ipairs({ "notice_doi", "url" }) do
+      if annotation[name] == pandoc.json.null then
+        annotation[name] = nil
+      end
+    end
+  end
+  return annotations
+end
+
 local function remembered(path)
   local data = path and read(path)
   if data == nil then
@@ -237,18 +249,10 @@ local function remembered(path)
   if not ok or type(memo) ~= "table" or memo.layout ~= 1 or (memo.expires or 0) <= os.time() then
     return nil
   end
-  local null = pandoc.json.null
-  if memo.snapshot_size == null then
+  if memo.snapshot_size == pandoc.json.null then
     memo.snapshot_size = nil
   end
-  for _, annotation in pairs(memo.annotations or {}) do
-    if annotation.notice_doi == null then
-      annotation.notice_doi = nil
-    end
-    if annotation.url == null then
-      annotation.url = nil
-    end
-  end
+  without_nulls(memo.annotations or {})
   if memo.snapshot ~= nil and memo.snapshot ~= null and memo.snapshot ~= "" then
     local handle = io.open(memo.snapshot, "rb")
     local size = handle and handle:seek("end")
@@ -327,37 +331,12 @@ local function annotate_entry(div, annotation)
   end
 end
 
-local function place(doc, annotations)
+-- Each entry Div gets the notice of the key `key_of(div)` names; nil if some annotated key's entry
+-- is not met (rw-filter then places the notices, as it always could, and marks the citations).
+local function place_by(doc, annotations, key_of)
   local placed = {}
   each_entry(doc.blocks, function(div)
-    local key = entry_key(div.identifier:sub(5), annotations)
-    if key ~= nil then
-      annotate_entry(div, annotations[key])
-      placed[key] = true
-    end
-  end)
-  for key in pairs(annotations) do
-    if not placed[key] then
-      return nil -- an entry is missing: rw-filter warns and marks the citations instead
-    end
-  end
-  return doc
-end
-
--- rw-filter's --verdicts answer: each entry Div (by identifier) with the key whose notice it
--- gets; nil if an entry is not met (rw-filter then places, as it always could).
-place_answer = function(doc, answer)
-  local annotations, entries = answer.annotations or {}, answer.entries or {}
-  for _, annotation in pairs(annotations) do
-    for _, name in ipairs({ "notice_doi", "url" }) do
-      if annotation[name] == pandoc.json.null then
-        annotation[name] = nil
-      end
-    end
-  end
-  local placed = {}
-  each_entry(doc.blocks, function(div)
-    local key = entries[div.identifier]
+    local key = key_of(div)
     if key ~= nil and annotations[key] ~= nil then
       annotate_entry(div, annotations[key])
       placed[key] = true
@@ -369,6 +348,20 @@ place_answer = function(doc, answer)
     end
   end
   return doc
+end
+
+local function place(doc, annotations)
+  return place_by(doc, annotations, function(div)
+    return entry_key(div.identifier:sub(5), annotations)
+  end)
+end
+
+-- rw-filter's --verdicts answer: each entry Div, by identifier, with the key whose notice it gets.
+place_answer = function(doc, answer)
+  local annotations, entries = without_nulls(answer.annotations or {}), answer.entries or {}
+  return place_by(doc, annotations, function(div)
+    return entries[div.identifier]
+  end)
 end
 
 local function replay(doc, memo)

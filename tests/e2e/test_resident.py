@@ -17,14 +17,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from pandoc_build import build, copy_fixtures, pandoc, rw_filter
 
 from fakes.crossref import FakeCrossref
 
+T = TypeVar("T")
 EMPTY_DOC = json.dumps({"pandoc-api-version": [1, 23, 1], "meta": {}, "blocks": []})
 
 
@@ -63,17 +65,22 @@ def _serving(folder: Path) -> list[Path]:
     return found
 
 
+def _until(found: Callable[[], T], seconds: float, what: str) -> T:
+    """``found()`` once it is truthy, polled for up to ``seconds``; else the test fails."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = found()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
 def start_worker(folder: Path) -> Path:
     """Let a first run start this environment's worker, and wait until it serves."""
     first = _filter(["html"], EMPTY_DOC)
     assert first.returncode == 0, first.stderr
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        serving = _serving(folder)
-        if serving:
-            return serving[0]
-        time.sleep(0.1)
-    raise AssertionError(f"no worker serves in {folder}")
+    return _until(lambda: _serving(folder), 60, f"a worker serves in {folder}")[0]
 
 
 def _own_imports(stderr: str) -> set[str]:
@@ -94,6 +101,14 @@ def _worker_pid(sock: Path) -> int:
         if "rwgate.worker" in args and str(sock) in args:
             return int(pid)
     raise AssertionError(f"no worker process for {sock}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _children(pid: int) -> list[int]:
@@ -154,10 +169,7 @@ def test_without_a_worker_the_run_runs_here_and_starts_one(runtime: Path) -> Non
     first = _filter(["html"], EMPTY_DOC, PYTHONPROFILEIMPORTTIME="1")
     assert first.returncode == 0 and json.loads(first.stdout)["blocks"] == []
     assert "rwgate.pandoc.filter" in _own_imports(first.stderr)  # ran here
-    deadline = time.monotonic() + 60
-    while not _serving(runtime) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert len(_serving(runtime)) == 1
+    assert len(_until(lambda: _serving(runtime), 60, "a worker serves")) == 1
 
 
 def test_a_folder_others_can_enter_is_never_used(runtime: Path) -> None:
@@ -204,13 +216,7 @@ def _slow_run(tmp_path: Path, fake: FakeCrossref) -> subprocess.Popen[str]:
 
 
 def _wait_for_run(worker: int) -> int:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        runs = _children(worker)
-        if runs:
-            return runs[0]
-        time.sleep(0.05)
-    raise AssertionError("the run never reached the worker")
+    return _until(lambda: _children(worker), 30, "the run reaches the worker")[0]
 
 
 def test_a_run_that_dies_in_the_worker_fails_closed(
@@ -245,21 +251,13 @@ def test_ctrl_c_and_kill_reach_the_run(
     run = _wait_for_run(worker)
     proc.kill()
     proc.wait(timeout=10)
-    deadline = time.monotonic() + 10
-    while run in _children(worker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert run not in _children(worker)
+    _until(lambda: run not in _children(worker), 10, "the run ends with its client")
 
 
 def test_the_worker_leaves_when_its_folder_goes(runtime: Path) -> None:
     worker = _worker_pid(start_worker(runtime))
     shutil.rmtree(runtime / "rwgate")
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if subprocess.run(["kill", "-0", str(worker)], capture_output=True).returncode != 0:
-            return
-        time.sleep(0.1)
-    raise AssertionError("the worker outlived its socket")
+    _until(lambda: not _alive(worker), 15, "the worker leaves with its socket")
 
 
 def test_modules_in_the_document_folder_never_run(tmp_path: Path, runtime: Path) -> None:
@@ -406,10 +404,7 @@ def test_a_killed_worker_removes_its_socket_and_the_next_prunes_what_others_left
 ) -> None:
     sock = start_worker(runtime)
     os.kill(_worker_pid(sock), signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while sock.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not sock.exists()
+    _until(lambda: not sock.exists(), 10, "a killed worker removes its socket")
     # What a worker of other code left (killed outright): pruned when a worker starts.
     left = runtime / "rwgate" / "0123456789abcdef01234567"
     left.with_suffix(".sock").touch()
@@ -417,7 +412,5 @@ def test_a_killed_worker_removes_its_socket_and_the_next_prunes_what_others_left
     os.utime(left.with_suffix(".lock"), (0, 0))
     sock.with_suffix(".lock").unlink()  # no waiting for the start throttle
     start_worker(runtime)
-    deadline = time.monotonic() + 10
-    while left.with_suffix(".lock").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _until(lambda: not left.with_suffix(".lock").exists(), 10, "what others left is pruned")
     assert not left.with_suffix(".lock").exists() and not left.with_suffix(".sock").exists()

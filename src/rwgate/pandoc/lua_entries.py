@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from rwgate.references.keys import resolve_key
+from rwgate.references.pandoc_ast import elements
 
 _PARAGRAPHS = frozenset({"Para", "Plain"})
 
@@ -71,18 +72,6 @@ def _divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
             stack.extend(reversed(_content(block)))
 
 
-def _elements(node: Any) -> Iterator[dict[str, Any]]:
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if "t" in item:
-                yield item
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-
-
 def _right_inline(element: dict[str, Any]) -> bool:
     return element.get("t") == "Span" and "csl-right-inline" in _attr(element)[1]
 
@@ -95,7 +84,7 @@ def _inlines(block: dict[str, Any]) -> list[Any]:
 def _same_target(entry: dict[str, Any]) -> bool:
     """Whether the Lua filter appends to the inlines rw-filter appends to, in this entry."""
     blocks = _content(entry)
-    deep = [id(e) for e in _elements(blocks) if _right_inline(e)]
+    deep = [id(e) for e in elements(blocks) if _right_inline(e)]
     top = [
         id(inline)
         for block in blocks

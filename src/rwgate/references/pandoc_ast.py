@@ -21,7 +21,7 @@ _SPACES = frozenset({"Space", "SoftBreak", "LineBreak"})
 _QUOTES = {"DoubleQuote": ("\u201c", "\u201d"), "SingleQuote": ("\u2018", "\u2019")}
 
 
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
+def elements(node: Any) -> Iterator[dict[str, Any]]:
     """Every element dict under ``node`` in document order (iterative: ASTs can nest deeply)."""
     stack: list[Any] = [node]
     while stack:
@@ -39,7 +39,7 @@ _TEXT_ONLY = frozenset({"Str", "Space", "SoftBreak", "LineBreak", "Code", "Math"
 
 
 def _cite_ids(node: Any) -> Iterator[str]:
-    """Citation ids in document order: :func:`_walk`'s order, without visiting text leaves (the
+    """Citation ids in document order: :func:`elements`' order, without visiting text leaves (the
     walk runs on every build of a long document; this is its hot loop)."""
     stack: list[Any] = [node]
     while stack:
@@ -58,7 +58,7 @@ def _cite_ids(node: Any) -> Iterator[str]:
                         if isinstance(cid, str):
                             yield cid
             stack.extend(reversed(list(item.values())))
-        elif isinstance(item, (list, dict)):  # subclasses: as _walk sees them
+        elif isinstance(item, (list, dict)):  # subclasses: as elements() sees them
             stack.extend(reversed(item if isinstance(item, list) else list(item.values())))
 
 
