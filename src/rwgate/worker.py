@@ -245,6 +245,7 @@ def _become(request: dict[str, Any], fds: list[int]) -> None:
     os.umask(request["umask"])
     os.environ.clear()
     os.environ.update(request["env"])
+    time.tzset()  # the C library keeps the time zone it read: the client's TZ, as it would read it
     sys.argv = [request["entry"], *request["argv"]]
     # sys.__std*__ too: code that falls back to them must find the client's streams
     sys.stdin = sys.__stdin__ = _stream(0, sys.__stdin__)  # type: ignore[misc]

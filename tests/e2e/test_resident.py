@@ -414,3 +414,42 @@ def test_a_killed_worker_removes_its_socket_and_the_next_prunes_what_others_left
     start_worker(runtime)
     _until(lambda: not left.with_suffix(".lock").exists(), 10, "what others left is pruned")
     assert not left.with_suffix(".lock").exists() and not left.with_suffix(".sock").exists()
+
+
+def test_a_run_keeps_the_client_s_time_zone(
+    tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
+) -> None:
+    """An allow-list ``until`` counts in local days: a worker started in one time zone judges a
+    run from another by the run's own (``TZ`` 26 hours apart: the local dates always differ)."""
+    import datetime as dt
+
+    from pandoc_build import write_doc
+
+    copy_fixtures(tmp_path, "refs.bib")
+    west = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=12)).date()  # today at UTC-12
+    front = f"""
+bibliography: refs.bib
+rwgate:
+  policy: strict
+  allow:
+  - key: wakefield1998
+    reason: the essay is about it
+    until: {west.isoformat()}
+"""
+    write_doc(tmp_path / "doc.md", front, "The retracted study [@wakefield1998].")
+    env = {"RWGATE_CROSSREF_URL": fake_crossref.url, "RWGATE_NO_CACHE": "1"}
+    os.environ["TZ"] = "Etc/GMT-14"  # the worker starts 14 hours east of UTC
+    try:
+        start_worker(runtime)
+    finally:
+        del os.environ["TZ"]
+    for tz, passes in (("Etc/GMT+12", True), ("Etc/GMT-14", False), ("Etc/GMT+12", True)):
+        for resident in ("1", "0"):
+            out = build(
+                tmp_path,
+                ["--citeproc"],
+                "out.html",
+                {**env, "TZ": tz, "RWGATE_RESIDENT": resident},
+                document="doc.md",
+            )
+            assert (out.returncode == 0) == passes, (tz, resident, out.stderr)
