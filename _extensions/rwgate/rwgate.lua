@@ -249,7 +249,8 @@ local function remembered(path)
   if not ok or type(memo) ~= "table" or memo.layout ~= 1 or (memo.expires or 0) <= os.time() then
     return nil
   end
-  if memo.snapshot_size == pandoc.json.null then
+  local null = pandoc.json.null
+  if memo.snapshot_size == null then
     memo.snapshot_size = nil
   end
   without_nulls(memo.annotations or {})
