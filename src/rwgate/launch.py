@@ -10,37 +10,43 @@ from __future__ import annotations
 
 import sys
 
-from rwgate.resident import ENTRIES, delegate
+from rwgate.resident import delegate
+
+
+def run_here(entry: str, argv: list[str]) -> int:
+    """``entry argv`` in this process: the entry points the console scripts name, and the worker
+    runs (:mod:`rwgate.worker`)."""
+    if entry == "rw-filter":
+        from rwgate.pandoc.filter import main as filter_main
+
+        return filter_main(argv)
+    if entry == "rw-latexmk":
+        from rwgate.latex.latexmk import main as latexmk_main
+
+        return latexmk_main(argv)
+    from rwgate.cli import main as cli_main
+
+    return cli_main(argv)
+
+
+def _launch(entry: str) -> int:
+    argv = sys.argv[1:]
+    code = delegate(entry, argv)
+    return code if code is not None else run_here(entry, argv)
 
 
 def rw_filter() -> int:
     """``rw-filter FORMAT``: the pandoc JSON filter (:mod:`rwgate.pandoc.filter`)."""
-    code = delegate("rw-filter", sys.argv[1:])
-    if code is not None:
-        return code
-    from rwgate.pandoc.filter import main
-
-    return main()
+    return _launch("rw-filter")
 
 
 def rw_latexmk() -> int:
     """``rw-latexmk``: latexmk with the gate (:mod:`rwgate.latex.latexmk`); handed over only when
     standard input is not a terminal (see :mod:`rwgate.resident`)."""
-    code = delegate("rw-latexmk", sys.argv[1:])
-    if code is not None:
-        return code
-    from rwgate.latex.latexmk import main
-
-    return main()
+    return _launch("rw-latexmk")
 
 
 def rwgate() -> int:
-    """``rwgate ...``: the command line (:mod:`rwgate.cli`); its LaTeX hooks may be handed over."""
-    argv = sys.argv[1:]
-    if argv[:1] and argv[0] in ENTRIES["rwgate"]:
-        code = delegate("rwgate", argv)
-        if code is not None:
-            return code
-    from rwgate.cli import main
-
-    return main(argv)
+    """``rwgate ...``: the command line (:mod:`rwgate.cli`); only its LaTeX hooks are handed over
+    (:func:`rwgate.resident.accepts`)."""
+    return _launch("rwgate")

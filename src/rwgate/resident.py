@@ -32,6 +32,7 @@ import _signal
 import _socket
 import os
 import sys
+import time  # builtin, loaded at start-up
 
 TYPE_CHECKING = False  # typing itself costs more to import than all the rest of this module
 if TYPE_CHECKING:
@@ -60,6 +61,13 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 _SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with its NUL
 START_EVERY = 30.0
+
+
+def accepts(entry: str, argv: Sequence[str]) -> bool:
+    """Whether the worker runs ``entry argv`` at all (``ENTRIES``): the client asks, the worker
+    checks again."""
+    allowed = ENTRIES.get(entry)
+    return allowed is not None and (not allowed or (bool(argv) and argv[0] in allowed))
 
 
 def enabled(env: Mapping[str, str]) -> bool:
@@ -132,12 +140,6 @@ def lock_path(path: str) -> str:
     return path[: -len(".sock")] + ".lock" if path.endswith(".sock") else path + ".lock"
 
 
-def _now() -> float:
-    import time
-
-    return time.time()
-
-
 def socket_path(env: Mapping[str, str]) -> str | None:
     """Where the worker for this process would listen (None: no safe folder)."""
     folder = socket_folder(env)
@@ -181,7 +183,7 @@ def decode_request(payload: bytes) -> dict[str, Any] | None:
 def delegate(entry: str, argv: Sequence[str]) -> int | None:
     """Run ``entry argv`` in the resident worker: its exit status, or None to run it here."""
     env = os.environ
-    if entry not in ENTRIES or not enabled(env):
+    if not accepts(entry, argv) or not enabled(env):
         return None
     if entry in _TERMINAL_ENTRIES and (os.isatty(0) or _PREVIEW.intersection(argv)):
         return None
@@ -246,9 +248,8 @@ def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
             _signal.signal(signum, handler)
     if end.startswith(b"X") and end[1:].isdigit():
         return int(end[1:])
-    prog = entry if entry != "rwgate" else "rwgate"
     sys.stderr.write(
-        f"{prog}: ERROR: the resident rwgate worker stopped before the run ended"
+        f"{entry}: ERROR: the resident rwgate worker stopped before the run ended"
         f" (set {ENV_SWITCH}=0 to run without it)\n"
     )
     return EXIT_LOST
@@ -283,7 +284,7 @@ def start_worker(path: str) -> None:
     ``START_EVERY`` seconds of the last start (the worker touches its lock file as it starts), so
     a worker that cannot start costs one attempt, not one per build."""
     try:
-        if os.stat(lock_path(path)).st_mtime > _now() - START_EVERY:
+        if os.stat(lock_path(path)).st_mtime > time.time() - START_EVERY:
             return
     except OSError:
         pass

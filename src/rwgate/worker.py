@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate import resident
+from rwgate.launch import run_here
 
 TICK = 2.0  # seconds between looks at the socket and the code
 DEFAULT_IDLE = 900.0
@@ -189,7 +190,6 @@ def _same_user(conn: socket.socket) -> bool:
 
 def _child(conn: socket.socket) -> None:
     """One run, in a fork of the worker: take the client's process state, run, report, exit."""
-    code = 0
     try:
         for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_DFL)
@@ -224,16 +224,9 @@ def _request(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     if len(data) < 4:
         return None, fds
     request = resident.decode_request(data[4 : 4 + int.from_bytes(data[:4], "big")])
-    return (request if request is not None and _valid(request) else None), fds
-
-
-def _valid(request: dict[str, Any]) -> bool:
-    """Only the entries the worker is for: rw-filter, and rwgate's LaTeX hooks."""
-    entry, argv = request.get("entry"), request.get("argv")
-    if entry not in resident.ENTRIES or not isinstance(argv, list):
-        return False
-    allowed = resident.ENTRIES[entry]
-    return not allowed or (bool(argv) and argv[0] in allowed)
+    if request is None or not resident.accepts(request["entry"], request["argv"]):
+        return None, fds
+    return request, fds
 
 
 def _become(request: dict[str, Any], fds: list[int]) -> None:
@@ -280,18 +273,7 @@ def _watch(conn: socket.socket) -> None:
 def _run(entry: str, argv: list[str]) -> int:
     """The entry point, with Python's own rules for SystemExit and uncaught exceptions."""
     try:
-        if entry == "rw-filter":
-            from rwgate.pandoc.filter import main as filter_main
-
-            result: object = filter_main()
-        elif entry == "rw-latexmk":
-            from rwgate.latex.latexmk import main as latexmk_main
-
-            result = latexmk_main()
-        else:
-            from rwgate.cli import main as cli_main
-
-            result = cli_main(argv)
+        result: object = run_here(entry, argv)
     except SystemExit as exc:
         result = exc.code
     except KeyboardInterrupt:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate import resident, worker
+from rwgate import resident
 
 
 @pytest.fixture
@@ -103,17 +103,24 @@ def _request(entry: str, argv: list[str]) -> dict[str, object]:
     return decoded
 
 
+def _valid(request: dict[str, object]) -> bool:
+    entry, argv = request["entry"], request["argv"]
+    assert isinstance(entry, str) and isinstance(argv, list)
+    return resident.accepts(entry, argv)
+
+
 def test_the_worker_runs_the_filter_and_the_hooks_only() -> None:
-    assert worker._valid(_request("rw-filter", ["html"]))
-    assert worker._valid(_request("rwgate", ["bibtex", "paper"]))
-    assert worker._valid(_request("rwgate", ["biber", "paper"]))
+    assert _valid(_request("rw-filter", ["html"]))
+    assert _valid(_request("rw-latexmk", ["-pdf", "paper.tex"]))
+    assert _valid(_request("rwgate", ["bibtex", "paper"]))
+    assert _valid(_request("rwgate", ["biber", "paper"]))
     for entry, argv in (
         ("rwgate", ["check", "paper.md"]),
         ("rwgate", ["mcp"]),
         ("rwgate", []),
         ("python", ["-c", "print(1)"]),
     ):
-        assert not worker._valid(_request(entry, argv)), (entry, argv)
+        assert not _valid(_request(entry, argv)), (entry, argv)
 
 
 def test_a_recent_start_starts_no_other(tmp_path: Path) -> None:
