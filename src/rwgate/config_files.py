@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.errors import ConfigError
+from rwgate.resident import RESIDENT_ENV
 
 CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
 
@@ -72,3 +73,14 @@ def user_config_path(env: Mapping[str, str]) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("rwgate")) / "config.toml"
+
+
+def verdict_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables a verdict can depend on, for the memos' keys: ``RWGATE_*`` and
+    ``CROSSREF_MAILTO``, but not the resident worker's (they say where a run happens, not what
+    it decides)."""
+    return {
+        k: v
+        for k, v in env.items()
+        if (k.startswith("RWGATE_") and k not in RESIDENT_ENV) or k == "CROSSREF_MAILTO"
+    }

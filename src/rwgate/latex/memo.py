@@ -38,9 +38,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rwgate import __version__
-from rwgate.config_files import ConfigError, locate_config, user_config_path
+from rwgate.config_files import (
+    ConfigError,
+    locate_config,
+    user_config_path,
+    verdict_environment,
+)
 from rwgate.paths import default_cache_dir, default_snapshot_path
-from rwgate.resident import RESIDENT_ENV
 
 from .reuse import inputs_key
 
@@ -127,11 +131,7 @@ def memo_file(
         "cwd": str(Path.cwd()),
         "own": list(own),
         "latexmk": list(latexmk_args),
-        "env": {
-            k: v
-            for k, v in env.items()
-            if (k.startswith("RWGATE_") and k not in RESIDENT_ENV) or k == "CROSSREF_MAILTO"
-        },
+        "env": verdict_environment(env),
         "config": config,
         "user_config": user_config,
         "snapshot": str(default_snapshot_path()),  # where it is by default moves with XDG_DATA_HOME

@@ -28,11 +28,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate import __version__
-from rwgate.config_files import ConfigError, locate_config, user_config_path
+from rwgate.config_files import (
+    ConfigError,
+    locate_config,
+    user_config_path,
+    verdict_environment,
+)
 from rwgate.references import pandoc_ast
 from rwgate.references.locate import resolve_bibliography
 from rwgate.render.annotation import Annotation
-from rwgate.resident import RESIDENT_ENV
 
 if TYPE_CHECKING:
     from rwgate.pandoc.render import Mode, Shadowing
@@ -123,11 +127,7 @@ def _key_material(
         "bibliography": bibliographies,
         "references": meta.get("references"),
         "rwgate": meta.get("rwgate"),
-        "env": {
-            k: v
-            for k, v in env.items()
-            if (k.startswith("RWGATE_") and k not in RESIDENT_ENV) or k == "CROSSREF_MAILTO"
-        },
+        "env": verdict_environment(env),
         "config": config,
         "user_config": user_config,
         "snapshot": str(default_snapshot_path()),
