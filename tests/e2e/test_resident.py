@@ -219,12 +219,19 @@ def _wait_for_run(worker: int) -> int:
     return _until(lambda: _children(worker), 30, "the run reaches the worker")[0]
 
 
+def _slow_run_in_worker(
+    folder: Path, fake: FakeCrossref, runtime: Path
+) -> tuple[int, subprocess.Popen[str], int]:
+    """A worker and a slow rw-filter run handed to it: (worker, client, the run in the worker)."""
+    worker = _worker_pid(start_worker(runtime))
+    proc = _slow_run(folder, fake)
+    return worker, proc, _wait_for_run(worker)
+
+
 def test_a_run_that_dies_in_the_worker_fails_closed(
     tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
 ) -> None:
-    worker = _worker_pid(start_worker(runtime))
-    proc = _slow_run(tmp_path, fake_crossref)
-    run = _wait_for_run(worker)
+    _worker, proc, run = _slow_run_in_worker(tmp_path, fake_crossref, runtime)
     os.kill(run, signal.SIGKILL)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 3
@@ -236,9 +243,7 @@ def test_a_run_that_dies_in_the_worker_fails_closed(
 def test_ctrl_c_and_kill_reach_the_run(
     tmp_path: Path, fake_crossref: FakeCrossref, runtime: Path
 ) -> None:
-    worker = _worker_pid(start_worker(runtime))
-    proc = _slow_run(tmp_path, fake_crossref)
-    run = _wait_for_run(worker)
+    worker, proc, run = _slow_run_in_worker(tmp_path, fake_crossref, runtime)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode != 0

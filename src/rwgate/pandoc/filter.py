@@ -169,9 +169,9 @@ def check_document(
     settings = load_filter_settings(ast, env)
     resource = resource_path(env)
     cited = document_from_ast(ast, DOCUMENT, resource, keys=keys)
+    unchanged = lua_answer({}, {}) if verdicts else source  # nothing to annotate
     if not cited.keys and not cited.cite_all and settings.report is None:
-        verdict = _verdict(settings, 0, [], time.time() + MAX_AGE)
-        return 0, lua_answer({}, {}) if verdicts else source, verdict
+        return 0, unchanged, _verdict(settings, 0, [], time.time() + MAX_AGE)
     result, refs, sources = judge(cited, settings)
     report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
     if result.exit_code != 0:
@@ -201,7 +201,7 @@ def check_document(
 
     annotations = annotations_for(result.citations, settings.template)
     if not annotations:
-        return 0, lua_answer({}, {}) if verdicts else source, verdict
+        return 0, unchanged, verdict
     if verdicts:
         from rwgate.pandoc.lua_entries import lua_entries
 

@@ -118,7 +118,7 @@ def lua_entries(
         key = resolve_key(ident[4:], keys)
         if key is None:
             continue
-        if not _same_target(div) or found.get(ident, key) != key:
+        if not _same_target(div):
             return None
         found[ident] = key
     return found if set(found.values()) == set(keys) else None

@@ -135,13 +135,12 @@ def _key_material(
 
 
 def memo_file(
-    ast: dict[str, Any], fmt: str, env: Mapping[str, str], keys: list[str] | None = None
+    ast: dict[str, Any], fmt: str, env: Mapping[str, str], keys: list[str]
 ) -> Path | None:
     """Where this document's verdict is remembered, or None when the memo is not to be used.
-    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` when the caller has them already."""
+    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` (the filter walks the document once)."""
     try:
-        cited = pandoc_ast.cited_keys(ast) if keys is None else keys
-        material = _key_material(ast, fmt, env, cited)
+        material = _key_material(ast, fmt, env, keys)
     except OSError:
         return None  # an unreadable bibliography or folder: the full run says which
     if material is None:
