@@ -143,3 +143,38 @@ def test_a_verdict_answer_names_the_link_rw_filter_gives(
     )
     assert got == expected
     assert b'2-%23"' in got  # the href escaped as rw-filter escapes it (not a fragment)
+
+
+@pytest.mark.parametrize("order", ["first", "after"])
+@pytest.mark.parametrize("case", ["author-date", "numeric", "note", "docx", "latex"])
+def test_a_replayed_build_gives_what_rw_filter_gives(
+    tmp_path: Path, fake_crossref: FakeCrossref, case: str, order: str
+) -> None:
+    """A first build (memo miss: notices placed from rw-filter's answer) and a second (memo hit:
+    placed from the memo) both give the bytes of ``--citeproc --filter rw-filter``, and only the
+    first starts rw-filter. ``first``: the Lua filter before any ``--citeproc`` renders the
+    bibliography itself and turns the citations into spans for a later citeproc (in LaTeX a span
+    is a ``{...}`` group, so there the two builds are compared with each other)."""
+    args, output, _ = CASES[case]
+    work = tmp_path / "doc"
+    work.mkdir()
+    copy_fixtures(work)
+    copy_fixtures(work, "note.csl")
+    env = {"RWGATE_CROSSREF_URL": fake_crossref.url, "RWGATE_NO_CACHE": "1"}
+    expected = _build(work, [*args, "--citeproc", "--filter", rw_filter()], output, env)
+    lua_env = {
+        "RWGATE_CROSSREF_URL": fake_crossref.url,
+        "RWGATE_FILTER": str(_wrapper(tmp_path)),
+        "RWGATE_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    lua = (
+        [*args, "--lua-filter", LUA]
+        if order == "first"
+        else [*args, "--citeproc", "--lua-filter", LUA]
+    )
+    miss = _build(work, lua, output, lua_env)
+    hit = _build(work, lua, output, lua_env)
+    assert hit == miss and b"Retracted 2010" in hit
+    if case != "latex" or order == "after":
+        assert miss == expected
+    assert len((tmp_path / "asked").read_text().splitlines()) == 1
