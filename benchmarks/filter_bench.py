@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -74,6 +75,33 @@ def _write_document(folder: Path, fake: FakeCrossref, variants: int) -> None:
 LUA = str(ROOT / "filters" / "rwgate.lua")
 
 
+def _command(document: str, with_filter: bool, lua: bool, first: bool) -> list[str]:
+    cmd = [pandoc_path(), document, "-t", "html", "-o", "out.html"]
+    if not (with_filter and first):
+        cmd.insert(2, "--citeproc")
+    if with_filter and lua:
+        cmd += ["--lua-filter", LUA]  # after --citeproc, as rw-filter; or alone (first)
+    elif with_filter:
+        cmd += ["--filter", str(Path(sys.executable).parent / "rw-filter")]
+    return cmd
+
+
+def _counters(folder: Path, env: dict[str, str], first: bool) -> str:
+    """What the Lua filter's memo hit adds to pandoc's own allocation counters (``+RTS -s``):
+    unlike the times, these do not move between runs, so a change shows even on a noisy machine."""
+    figures = []
+    for with_filter in (False, True):
+        cmd = [*_command("bench.md", with_filter, True, first), "+RTS", "-s", "-RTS"]
+        proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True)
+        allocated = re.search(r"([\d,]+) bytes allocated", proc.stderr)
+        major = re.search(r"Gen  1\s+(\d+) colls", proc.stderr)
+        if allocated is None or major is None:
+            return "(this pandoc does not take +RTS -s)"
+        figures.append((int(allocated.group(1).replace(",", "")), int(major.group(1))))
+    (plain, plain_major), (gated, gated_major) = figures
+    return f"+{(gated - plain) / 1e6:.1f} MB allocated, {gated_major - plain_major:+d} major GCs"
+
+
 def _run(
     folder: Path,
     env: dict[str, str],
@@ -82,14 +110,7 @@ def _run(
     lua: bool = False,
     first: bool = False,
 ) -> float:
-    script = str(Path(sys.executable).parent / "rw-filter")
-    cmd = [pandoc_path(), document, "-t", "html", "-o", "out.html"]
-    if not (with_filter and first):
-        cmd.insert(2, "--citeproc")
-    if with_filter and lua:
-        cmd += ["--lua-filter", LUA]  # after --citeproc, as rw-filter; or alone (first)
-    elif with_filter:
-        cmd += ["--filter", script]
+    cmd = _command(document, with_filter, lua, first)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
@@ -144,6 +165,7 @@ def main() -> None:
         _run(folder, env, True, lua=True)  # the Lua filter's own memo entry
         lua_hit = _added(folder, args.runs, lambda i: ("bench.md", env), lua=True)
         first_hit = _added(folder, args.runs, lambda i: ("bench.md", env), lua=True, first=True)
+        counters = [_counters(folder, env, first) for first in (False, True)]
         runs = args.runs  # the Lua misses use variants no run has seen (no memo of either kind)
         lua_miss = _added(folder, runs, lambda i: (f"bench-{runs + i}.md", env), lua=True)
         fake.latency = 0.1
@@ -160,7 +182,9 @@ def main() -> None:
     print(f"filter adds, memo miss, warm look-up cache:  {miss:6.0f} ms")
     print(f"filter adds, cold cache, 100 ms RTT:         {cold:6.0f} ms  ({requests} requests)")
     print(f"Lua filter adds, memo hit:                   {lua_hit:6.0f} ms  (target: under 30 ms)")
+    print(f"  pandoc's counters: {counters[0]}")
     print(f"Lua filter first (own citeproc), memo hit:   {first_hit:6.0f} ms  (target: 30 ms)")
+    print(f"  pandoc's counters: {counters[1]}")
     print(
         f"Lua filter adds, memo miss, warm cache:      {lua_miss:6.0f} ms  (target: under 150 ms)"
     )
