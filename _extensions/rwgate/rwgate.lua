@@ -397,7 +397,7 @@ function Pandoc(doc)
   -- Looked at in a copy: what is read from `doc` itself is kept as Lua values that pandoc rebuilds
   -- it from when it reads it back, and that cost pandoc a major garbage collection (~6 MiB more
   -- heap, tens of ms) on the 200-citation benchmark.
-  local probe = doc:clone()
+  local probe = doc.clone and doc:clone() or doc -- (Pandoc:clone: pandoc 2.19 and later)
   local own = wants_citeproc(probe) and not rendered(probe.blocks)
   probe = nil
   if own then
