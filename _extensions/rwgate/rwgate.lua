@@ -399,7 +399,6 @@ function Pandoc(doc)
   -- heap, tens of ms) on the 200-citation benchmark.
   local probe = doc.clone and doc:clone() or doc -- (Pandoc:clone: pandoc 2.19 and later)
   local own = wants_citeproc(probe) and not rendered(probe.blocks)
-  probe = nil
   if own then
     doc = pandoc.utils.citeproc(doc)
   end
