@@ -253,16 +253,37 @@ def _citation(
     )
 
 
+def _readings(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
+    """An entry BibTeX and pandoc read differently: each reading is judged, and a flagged one
+    decides (the more severe), since either may be the work the output prints; else the entry
+    is ``unverified``, with the reason."""
+    own = _evidence(ref.model_copy(update={"conflict": None}), answers, offline)
+    other = ref.model_copy(
+        update={"conflict": None, "doi": ref.other_doi, "pmid": ref.other_pmid, "raw_doi": None}
+    )
+    theirs = _evidence(other, answers, offline)
+    worse = _more_severe(own, theirs)
+    if worse is theirs and worse.doi is None:
+        worse.doi = ref.other_doi  # the citation names the DOI of the reading that decided
+    why = f"{ref.location or ref.key}: {ref.conflict}"
+    if worse.status in _FLAG_RANK:
+        worse.reason = f"{why}; the more severe reading is judged" + (
+            f"; {worse.reason}" if worse.reason else ""
+        )
+        return worse
+    return _Evidence("unverified", reason=why)
+
+
 def _evidence(ref: Reference, answers: Answers, offline: bool) -> _Evidence:
     if ref.missing:
         return _Evidence("missing_entry", reason="cited key is in no bibliography")
+    if ref.conflict:  # BibTeX and pandoc print different works: both readings are judged
+        return _readings(ref, answers, offline)
     if ref.doi is None and ref.raw_doi and short_doi(ref.raw_doi):
         why = f"shortDOI {ref.raw_doi!r} could not be resolved to a DOI (offline, or the resolver)"
         return _Evidence("unverified", reason=why)
     if ref.doi is None and ref.raw_doi:
         return _Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
-    if ref.conflict:  # BibTeX and pandoc print different works: neither reading is judged
-        return _Evidence("unverified", reason=f"{ref.location or ref.key}: {ref.conflict}")
     by_pmid = _by_pmid(ref.pmid, answers.get(("pmid", ref.pmid), []), offline) if ref.pmid else None
     if ref.doi:
         ev = _judge(answers.get(("doi", ref.doi), []), offline)
@@ -294,8 +315,8 @@ def _wanted(references: Sequence[Reference]) -> dict[IdKind, list[str]]:
     """The distinct DOIs and PubMed ids the sources are asked for."""
     live = [r for r in references if not r.missing]
     return {
-        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
-        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
+        "doi": list(dict.fromkeys(d for r in live for d in (r.doi, r.other_doi) if d)),
+        "pmid": list(dict.fromkeys(p for r in live for p in (r.pmid, r.other_pmid) if p)),
     }
 
 

@@ -72,7 +72,13 @@ class Reference(BaseModel):
     arxiv_id: str | None = Field(default=None, description="as written (eprint, arXiv URL)")
     url: str | None = None
     conflict: str | None = Field(
-        default=None, description="why the tools that print it read it differently (unverified)"
+        default=None, description="why the tools that print it read it differently"
+    )
+    other_doi: str | None = Field(
+        default=None, description="the DOI of the other tool's reading, when they differ"
+    )
+    other_pmid: str | None = Field(
+        default=None, description="the PubMed id of the other tool's reading, when they differ"
     )
 
     @classmethod

@@ -39,6 +39,11 @@ def _bibtex_lookup(notes: Mapping[str, str]) -> Callable[[str], str | None]:
     works there and a note for one must never land on the other.
     """
     folded = {k.casefold(): v for k, v in notes.items()}
+    # An entry with no key (``\bibitem{}``; BibTeX prints one per stream) is judged as
+    # "(no key at refs.bib:N)" (references.bibtex.EMPTY_KEY): its note goes on that item.
+    keyless = [v for k, v in notes.items() if k.startswith("(no key at ")]
+    if keyless and "" not in folded:
+        folded[""] = keyless[0]
     return lambda key: notes.get(key, folded.get(key.casefold()))
 
 

@@ -57,12 +57,15 @@ def sniff_encoding(data: bytes) -> tuple[str | None, int]:
 
 
 def read_text(path: Path) -> tuple[str, list[Problem]]:
-    """The text of a user file: UTF-8, UTF-16 or UTF-32 (by BOM or by NUL interleaving), else
-    Latin-1 with a warning.
+    """The text of a user file: UTF-8, UTF-16 or UTF-32 (by BOM or by NUL interleaving); in an
+    8-bit file that is not all UTF-8, each byte that is not UTF-8 is read as Latin-1, with a
+    warning.
 
     Old .bib files exported by Windows tools are often Latin-1/CP1252; refusing them would stop a
-    build over an accent, and Latin-1 decodes every byte, so the DOIs (ASCII) always survive. A
-    UTF-16/32 file that does not decode is a one-line error naming the file and byte offset.
+    build over an accent. BibTeX reads bytes, so one stray byte in an abstract changes nothing
+    else it reads: decoding byte by byte keeps every other character (a UTF-8 key ``müller2010``,
+    a zero-width space in a DOI) as it is. A UTF-16/32 file that does not decode is a one-line
+    error naming the file and byte offset.
     """
     try:
         data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
@@ -82,18 +85,32 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
+        text, bad = decode_bytes(data[skip:])
         if "texmf-dist" in Path(path).parts:  # a TeX distribution's own file (IEEEabrv.bib is
-            return data.decode("latin-1"), []  # Latin-1): not the user's to fix, not a warning
+            return text, []  # Latin-1): not the user's to fix, not a warning
         from rwgate.models import Location, Problem
 
-        line = data.count(b"\n", 0, exc.start) + 1
+        more = f" and {bad - 1} more" if bad > 1 else ""
         problem = Problem(
-            message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start});"
-            " read as Latin-1",
-            location=Location(file=str(path), line=line),
+            message=f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}{more});"
+            " each such byte read as Latin-1, the rest as UTF-8",
+            location=Location(file=str(path), line=data.count(b"\n", 0, exc.start) + 1),
             severity="warning",
         )
-        return data.decode("latin-1"), [problem]
+        return text, [problem]
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+_UNESCAPE = {0xDC00 + b: b for b in range(0x80, 0x100)}
+
+
+def decode_bytes(data: bytes) -> tuple[str, int]:
+    """``data`` as UTF-8 wherever it is UTF-8, each byte that is not read as Latin-1 (every byte
+    decodes), and how many such bytes there were. BibTeX reads bytes: a stray byte changes only
+    itself, never the key or DOI beside it. Linear (the codec's own loop)."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    bad = len(_ESCAPED.findall(text))
+    return (text.translate(_UNESCAPE) if bad else text), bad
 
 
 def read_with(path: Path, parse: Callable[[str, str], BibResult]) -> BibResult:

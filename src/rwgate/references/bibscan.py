@@ -9,8 +9,13 @@ matters for which entries exist and which DOI each has:
   undefined macro is empty, with a warning naming it and its line; ``#`` concatenates;
 - values are ``{...}`` (every brace counts, as in BibTeX), ``"..."`` (at brace depth 0), a number,
   or a macro; white space in a value is collapsed;
-- field names, macro names and entry types are case-insensitive; a repeated field keeps its first
-  value; a repeated key (case-insensitive) keeps the first entry;
+- field names, macro names and entry types are case-insensitive (ASCII only, as BibTeX folds
+  bytes); a repeated field keeps its first value; a repeated key keeps the first entry, and BibTeX
+  does not read a repeat's body at all: it resumes at the next ``@`` after the key (so a repeat
+  with unbalanced braces swallows nothing);
+- the files of one ``\bibdata`` are one stream of ``@string``s: ``scan(text, macros)`` starts
+  from the macros the earlier files defined, and :attr:`BibScan.macros` is the table after it;
+- an entry with no key is an entry (``\nocite{*}`` prints it);
 - on a syntax error BibTeX keeps what it has read of the entry and resumes at the next ``@``: so
   does this reader (an unclosed entry followed by another keeps its fields);
 - ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance: a child lacks a field, its
@@ -22,6 +27,7 @@ entries, are one-line problems naming the line; nothing here is quadratic.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -81,7 +87,9 @@ class BibEntry:
     inherited: dict[str, str] = field(default_factory=dict)
     """field -> the key of the entry it came from (crossref, xdata)."""
     conflict: str | None = None
-    """Why BibTeX and pandoc read this entry differently (judged ``unverified``), if they do."""
+    """Why BibTeX and pandoc read this entry differently, if they do."""
+    other: dict[str, str] | None = None
+    """The other tool's reading of this entry's fields, when it differs (both are judged)."""
     variant_of: str | None = None
     """The key this one repeats up to case: BibTeX reads that entry, pandoc this one."""
 
@@ -91,6 +99,16 @@ class BibScan:
     entries: list[BibEntry] = field(default_factory=list)
     problems: list[tuple[int, str, str]] = field(default_factory=list)
     """(line, message, severity) — the reader turns them into Problems."""
+    macros: dict[str, str] = field(default_factory=dict)
+    """The ``@string`` table after the file: what the next file of the same stream starts from."""
+
+
+def fold(key: str) -> str:
+    """A key or name as BibTeX compares it: ASCII letters lower-cased, every other byte as is."""
+    return key.lower() if key.isascii() else key.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 class _Error(Exception):
@@ -98,18 +116,19 @@ class _Error(Exception):
 
 
 class _Scanner:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, macros: dict[str, str] | None = None) -> None:
         self.text = text
         self.n = len(text)
         self.i = 0
-        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
-        self.macros: dict[str, str] = dict(MONTHS)
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+        self.macros: dict[str, str] = dict(MONTHS) if macros is None else dict(macros)
         self.out = BibScan()
         self.seen: dict[str, tuple[str, int]] = {}
         self.variants: set[str] = set()
         self.by_key: dict[str, BibEntry] = {}
         self.current: BibEntry | None = None
         self.undefined: list[str] = []  # undefined macros met in the value being read
+        self.pandoc_value: str | None = None  # the last value as pandoc reads it, if it differs
 
     def line(self, at: int | None = None) -> int:
         return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
@@ -193,20 +212,25 @@ class _Scanner:
         return value
 
     def value(self) -> str:
-        """``token # token # ...``, white space collapsed as BibTeX does."""
+        """``token # token # ...``, white space collapsed as BibTeX does. Where an undefined
+        macro made it empty, pandoc's reading (the macro's name) is left in :attr:`pandoc_value`."""
+        met = len(self.undefined)
         parts = [self.token()]
+        pandoc = [self.undefined[-1] if len(self.undefined) > met else parts[0]]
         size = len(parts[0])
         while True:
             self.skip_white()
             if self.i < self.n and self.text[self.i] == "#":
                 self.i += 1
+                before = len(self.undefined)
                 parts.append(self.token())
+                pandoc.append(self.undefined[-1] if len(self.undefined) > before else parts[-1])
                 size += len(parts[-1])
                 if size > MAX_VALUE:
                     raise _Error(f"a value over {MAX_VALUE} characters (a macro bomb?)")
                 continue
-            joined = "".join(parts)
-            return " ".join(joined.split()) if any(c in joined for c in "\n\t\r ") else joined
+            self.pandoc_value = _collapse("".join(pandoc)) if len(self.undefined) > met else None
+            return _collapse("".join(parts))
 
     # --- commands ----------------------------------------------------------------------------
 
@@ -263,43 +287,61 @@ class _Scanner:
         if len(self.out.entries) >= MAX_ENTRIES:
             raise _Error(f"more than {MAX_ENTRIES} entries; the rest are not read")
         record = BibEntry(type=kind, key=key, line=self.line(at))
-        if key.lower() in self.seen:
-            first_key, first = self.seen[key.lower()]
-            message = f"repeated entry '{key}' (first at line {first}, again at line {record.line})"
-            self.problem(f"{message}; BibTeX uses the first", "warning", at)
-            if key != first_key and key not in self.variants:
-                # pandoc's keys are case-sensitive: to pandoc this is another entry. Both are
-                # judged; this one as unverified, since the two tools print different works.
-                self.variants.add(key)
-                record.variant_of = first_key
-                record.conflict = (
-                    f"key '{key}' repeats '{first_key}' (line {first}) up to case: BibTeX prints"
-                    " that entry for both, pandoc prints this one"
-                )
-                self.out.entries.append(record)
-            else:
-                record = BibEntry(type=kind, key=key, line=record.line)  # read, then compared
-                try:
-                    self.fields(record, key, closer)
-                finally:
-                    self.compare_repeat(self.by_key[key.lower()], record)
-                return
-        else:
-            self.seen[key.lower()] = (key, record.line)
-            self.by_key[key.lower()] = record
-            self.out.entries.append(record)
+        if fold(key) in self.seen:
+            self.repeat(record, closer, at)
+            return
+        self.seen[fold(key)] = (key, record.line)
+        self.by_key[fold(key)] = record
+        self.out.entries.append(record)
         self.current = record
         self.fields(record, key, closer)
 
+    def repeat(self, record: BibEntry, closer: str, at: int) -> None:
+        """A key met before (up to ASCII case). BibTeX says "Repeated entry" and resumes at the
+        next ``@`` after the key, never reading the body (so unbalanced braces in it swallow
+        nothing). pandoc reads it (its keys are case-sensitive; the last of a key wins), so the
+        body is read for comparison only, within the text up to the next line starting with
+        ``@`` (each character is read at most once more: linear)."""
+        key = record.key
+        first_key, first = self.seen[fold(key)]
+        message = f"repeated entry '{key}' (first at line {first}, again at line {record.line})"
+        self.problem(f"{message}; BibTeX uses the first", "warning", at)
+        resume, size, said = self.i, self.n, len(self.out.problems)
+        end = self.text.find("\n@", self.i)
+        self.n = size if end < 0 else end
+        try:
+            self.fields(record, key, closer)
+        except _Error:
+            pass  # pandoc's reading of a broken repeat: BibTeX never reads it
+        finally:
+            self.n, self.i = size, resume
+            del self.out.problems[said:]
+        kept = self.by_key[fold(key)]
+        if key != first_key and key not in self.variants:
+            # To pandoc this is another entry, to BibTeX the first one: both readings judged.
+            self.variants.add(key)
+            record.variant_of = first_key
+            record.other = kept.fields
+            record.conflict = (
+                f"key '{key}' repeats '{first_key}' (line {first}) up to case: BibTeX prints"
+                " that entry for both, pandoc prints this one"
+            )
+            self.out.entries.append(record)
+        else:
+            self.compare_repeat(kept, record)
+
     def compare_repeat(self, kept: BibEntry, repeat: BibEntry) -> None:
         """A repeated key: BibTeX prints the first entry, pandoc the last. If they name
-        different works, the kept entry is a conflict (judged ``unverified``)."""
-        differ = [f for f in _IDENTIFYING if kept.fields.get(f, "") != repeat.fields.get(f, "")]
-        if differ and kept.conflict is None:
-            kept.conflict = (
-                f"key '{kept.key}' is repeated at line {repeat.line} with another {differ[0]}:"
-                " BibTeX prints the first entry, pandoc the last"
-            )
+        different works, both readings are kept (the more severe verdict decides)."""
+        pandoc = repeat.other if repeat.other is not None else repeat.fields
+        differ = [f for f in _IDENTIFYING if kept.fields.get(f, "") != pandoc.get(f, "")]
+        if differ:
+            kept.other = dict(pandoc)
+            if kept.conflict is None:
+                kept.conflict = (
+                    f"key '{kept.key}' is repeated at line {repeat.line} with another {differ[0]}:"
+                    " BibTeX prints the first entry, pandoc the last"
+                )
 
     def fields(self, record: BibEntry, key: str, closer: str) -> None:
         while True:
@@ -316,26 +358,42 @@ class _Scanner:
                 raise _Error(f"expected a field name in entry '{key}', found {found}")
             self.expect("=", f"'=' after field '{name}'")
             self.undefined = []
-            value = self.value()
-            if self.undefined and record.conflict is None:
+            self.field(record, key, name, self.value(), self.pandoc_value)
+
+    def field(self, record: BibEntry, key: str, name: str, value: str, pandoc: str | None) -> None:
+        """Store one field as BibTeX reads it (the first of a name), and pandoc's reading (the
+        last of a name, an undefined macro as its name) where the two part."""
+        if pandoc is not None and record.conflict is None:
+            record.conflict = (
+                f"field '{name}' uses the undefined macro '{self.undefined[0]}': BibTeX"
+                " reads it as empty, pandoc as its name"
+            )
+        pandoc = value if pandoc is None else pandoc
+        if name in record.fields:
+            self.problem(f"entry '{key}' repeats field '{name}'; the first is used", "warning")
+            if pandoc != record.fields[name] and record.conflict is None:
                 record.conflict = (
-                    f"field '{name}' uses the undefined macro '{self.undefined[0]}': BibTeX"
-                    " reads it as empty, pandoc as its name"
+                    f"field '{name}' is given twice with different values: BibTeX prints"
+                    " the first, pandoc the last"
                 )
-            if name in record.fields:
-                self.problem(f"entry '{key}' repeats field '{name}'; the first is used", "warning")
-                if value != record.fields[name] and record.conflict is None:
-                    record.conflict = (
-                        f"field '{name}' is given twice with different values: BibTeX prints"
-                        " the first, pandoc the last"
-                    )
-            else:
-                record.fields[name] = value
+        else:
+            record.fields[name] = value
+        if record.other is None and pandoc != record.fields[name]:
+            record.other = dict(record.fields)
+        if record.other is not None:
+            record.other[name] = pandoc
 
 
-def scan(text: str) -> BibScan:
-    """Every entry and problem of a .bib text, as BibTeX reads it."""
-    result = _Scanner(text).run()
+def _collapse(joined: str) -> str:
+    return " ".join(joined.split()) if any(c in joined for c in "\n\t\r ") else joined
+
+
+def scan(text: str, macros: dict[str, str] | None = None) -> BibScan:
+    """Every entry and problem of a .bib text, as BibTeX reads it; ``macros``: the ``@string``s
+    the earlier files of the same ``\\bibdata`` defined (BibTeX reads them as one stream)."""
+    scanner = _Scanner(text, macros)
+    result = scanner.run()
+    result.macros = scanner.macros
     inherit(result.entries)
     return result
 
@@ -347,28 +405,28 @@ def inherit(entries: list[BibEntry]) -> None:
     field but its own control fields) and also from each ``xdata`` entry. Chains are followed
     (a parent's own inherited fields count) without looping.
     """
-    by_key = {e.key.lower(): e for e in entries}
-    done: set[str] = set()
+    by_key = {fold(e.key): e for e in entries if e.variant_of is None}
+    done: set[int] = set()
 
-    def resolve(entry: BibEntry, path: tuple[str, ...]) -> None:
-        if entry.key.lower() in done or entry.key.lower() in path:
+    def resolve(entry: BibEntry, path: tuple[int, ...]) -> None:
+        if id(entry) in done or id(entry) in path:
             return
         parents = [p.strip() for p in entry.fields.get("xdata", "").split(",") if p.strip()]
         if entry.fields.get("crossref", "").strip():
             parents.append(entry.fields["crossref"].strip())
         for name in parents:
-            parent = by_key.get(name.lower())
+            parent = by_key.get(fold(name))
             if parent is None or parent is entry:
                 continue
-            resolve(parent, (*path, entry.key.lower()))
+            resolve(parent, (*path, id(entry)))
             for fname, value in parent.fields.items():
                 if fname not in entry.fields and fname not in _NOT_INHERITED:
                     entry.fields[fname] = value
                     entry.inherited[fname] = parent.key
-        done.add(entry.key.lower())
+        done.add(id(entry))
 
     for entry in entries:
         resolve(entry, ())
 
 
-__all__ = ["MAX_ENTRIES", "MAX_VALUE", "MONTHS", "BibEntry", "BibScan", "inherit", "scan"]
+__all__ = ["MAX_ENTRIES", "MAX_VALUE", "MONTHS", "BibEntry", "BibScan", "fold", "inherit", "scan"]

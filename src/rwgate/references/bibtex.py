@@ -3,36 +3,29 @@
 The file is read as BibTeX reads it (:mod:`rwgate.references.bibscan`: entry syntax, ``@string``
 in order, undefined macros empty, ``#``, recovery at the next ``@``, ``crossref``/``xdata``
 inheritance), so the entries judged are the entries the PDF prints. A broken entry costs that
-entry (or the rest of it) with a problem naming its line, never the file. LaTeX decoding is done
-here, because the DOI fields must not go through a LaTeX decoder (``%`` starts a TeX comment,
-``\\_`` is an underscore) while titles must.
+entry (or the rest of it) with a problem naming its line, never the file. LaTeX decoding
+(:mod:`.texvalue`) differs by field: a DOI has its TeX escapes undone as the styles print it
+(``\\(`` is ``(``, ``%`` starts no comment), a title is decoded to Unicode.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-
-from pylatexenc.latex2text import LatexNodes2Text
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
 from rwgate.references import read_with
-from rwgate.references.bibscan import BibEntry, scan
+from rwgate.references.bibscan import BibEntry, BibScan, scan
+from rwgate.references.texvalue import doi_readings, identifier, text
 
 # biblatex's (and BibTeX's) non-work entries: they hold macros or shared fields, nobody cites them.
 _NOT_WORKS = frozenset({"xdata"})
-_DECODER = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
-_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
-_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
-_URL_MACRO = re.compile(r"\\(?:url|doi|nolinkurl|path|texttt)\s*\{([^{}]*)\}")
-_TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?")
-_TEX_ESCAPE = re.compile(r"\\([&%#$_{}])")
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,9})$", re.IGNORECASE)
-PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.IGNORECASE)
+# PubMed ids are 8 digits today; up to 10 with leading zeros (``0034938348``) are read.
+_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
+PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)
 _TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
 _NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _NAME_COMMA = re.compile(r",")
@@ -54,9 +47,28 @@ def read_bib(path: Path) -> BibResult:
     return read_with(path, parse_bib)
 
 
+def read_bib_stream(path: Path, macros: dict[str, str]) -> tuple[BibResult, dict[str, str]]:
+    """Read a .bib file as the next of one ``\\bibdata`` stream: it starts from the ``@string``
+    table the earlier files left (``macros``); the table after it is returned with the result."""
+    after: dict[str, str] = {}
+
+    def parse(text: str, file: str) -> BibResult:
+        scanned = scan(text, macros)
+        after.update(scanned.macros)
+        return _result(scanned, file)
+
+    return read_with(path, parse), after
+
+
 def parse_bib(text: str, file: str) -> BibResult:
     """References in BibTeX source ``text``; ``file`` names it in locations and problems."""
-    scanned = scan(text)
+    return _result(scan(text), file)
+
+
+EMPTY_KEY = "(no key at "
+
+
+def _result(scanned: BibScan, file: str) -> BibResult:
     result = BibResult(
         problems=[_problem(file, line, message, sev) for line, message, sev in scanned.problems]
     )
@@ -64,9 +76,11 @@ def parse_bib(text: str, file: str) -> BibResult:
         if entry.type in _NOT_WORKS:
             continue
         if not entry.key:
-            message = f"@{entry.type} entry has no key; skipped"
-            result.problems.append(_problem(file, entry.line, message, "error"))
-            continue
+            # BibTeX prints it under \nocite{*}: it is judged, under a key that says where it is.
+            name = f"{EMPTY_KEY}{Path(file).name}:{entry.line})"
+            message = f"@{entry.type} entry has no key; judged as {name!r}"
+            result.problems.append(_problem(file, entry.line, message, "warning"))
+            entry.key = name
         result.references.append(_reference(entry, file))
     return result
 
@@ -97,6 +111,10 @@ def _reference(entry: BibEntry, file: str) -> Reference:
     doi, raw_doi, origin = _find_doi(fields)
     if origin and origin in entry.inherited:
         origin = f"{origin} (from {entry.inherited[origin]})"
+    other_doi = other_pmid = None
+    if entry.other is not None:  # the other tool's reading: judged too, the more severe decides
+        other_doi = _find_doi(entry.other)[0]
+        other_pmid = _find_pmid(entry.other)
     return Reference(
         key=entry.key,
         doi=doi,
@@ -111,6 +129,8 @@ def _reference(entry: BibEntry, file: str) -> Reference:
         location=Location(file=file, line=entry.line),
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
         conflict=entry.conflict,
+        other_doi=other_doi if other_doi != doi else None,
+        other_pmid=other_pmid if other_pmid != _find_pmid(fields) else None,
     )
 
 
@@ -177,10 +197,13 @@ def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | Non
     A malformed ``doi`` field is final: falling through to ``url`` would hide the user's typo
     behind a guess, and the core reports it as ``invalid_doi`` instead.
     """
-    written = _identifier(fields.get("doi", ""))
-    if written:
-        found = doimod.try_normalize(written)
-        return (found, None, "doi") if found else (None, written, "doi")
+    readings = doi_readings(fields.get("doi", ""))
+    if readings[0]:  # as the styles print it: TeX escapes undone, ``~`` a space (or a tilde)
+        for written in readings:
+            found = doimod.try_normalize(written)
+            if found:
+                return found, None, "doi"
+        return None, readings[-1], "doi"
     found = doimod.find_in_text(_identifier(fields.get("url", "")))
     if found:
         return found, None, "url"
@@ -225,35 +248,5 @@ def _find_year(fields: dict[str, str]) -> int | None:
     return None
 
 
-def _identifier(value: str) -> str:
-    """An identifier (DOI, URL, PMID) with its TeX escapes and wrappers undone, not TeX-decoded."""
-    text = _HREF.sub(r"\1", value)
-    text = _URL_MACRO.sub(r"\1", text)
-    text = _TILDE.sub("~", text)
-    text = text.replace("\\textunderscore", "_")
-    text = _TEX_ESCAPE.sub(r"\1", text)
-    return text.replace("{", "").replace("}", "").strip()
-
-
-_PLAIN = re.compile(r"^[^\\{}$~%`'-]*$")
-
-
-def _text(value: str | None) -> str | None:
-    """Human text (title, journal) decoded from LaTeX to Unicode, on one line."""
-    if not value or not value.strip():
-        return None
-    if _PLAIN.match(value):
-        # Nothing for the LaTeX decoder to do; it costs ~0.6 ms a field, which a
-        # 1,000-entry bibliography in a pandoc build would feel.
-        return " ".join(value.split())
-    return _decoded(value)
-
-
-@lru_cache(maxsize=4096)
-def _decoded(value: str) -> str | None:
-    escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
-    try:
-        decoded = _DECODER.latex_to_text(escaped)
-    except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
-        decoded = value.replace("{", "").replace("}", "")
-    return " ".join(decoded.split()) or None
+_identifier = identifier
+_text = text

@@ -13,9 +13,20 @@ from rwgate.doi import try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError
+from rwgate.references.bibscan import fold
 from rwgate.references.csl import references_from_csl_items
 from rwgate.references.keys import identifier_key, is_cross_reference, resolve_key
-from rwgate.references.parsed import load_remembered
+from rwgate.references.parsed import load_remembered, load_stream
+
+_LATEX = frozenset({".tex", ".ltx", ".aux", ".bcf"})
+
+
+def _one_stream(doc: CitedDocument) -> bool:
+    """Whether ``doc``'s .bib files are read as one stream of ``@string``s: BibTeX reads the
+    files of ``\\bibliography{IEEEabrv,refs}`` in order, so a macro of the first is defined in
+    the second. pandoc reads each bibliography file on its own (pandoc 3.9: a macro defined in
+    another file is read as its name), so a pandoc document's files are read separately."""
+    return doc.bibtex_keys or Path(doc.path).suffix.lower() in _LATEX
 
 
 def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
@@ -24,9 +35,14 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
     out = BibResult(problems=list(doc.problems))
     seen: dict[str, Reference] = {}
     results: list[BibResult] = []
+    macros: dict[str, str] | None = {} if _one_stream(doc) else None
     for path in doc.bibliographies:
         try:
-            results.append(load_remembered(Path(path), cache_dir))
+            if macros is not None and Path(path).suffix.lower() == ".bib":
+                result, macros = load_stream(Path(path), cache_dir, macros)
+                results.append(result)
+            else:
+                results.append(load_remembered(Path(path), cache_dir))
         except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged
             out.problems.append(Problem(message=str(exc), severity="error", unreadable=True))
     if doc.inline_references:
@@ -51,9 +67,10 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
 def _bibtex_match(
     key: str, by_key: dict[str, Reference], doc: CitedDocument, problems: list[Problem]
 ) -> str | None:
-    """The entry BibTeX uses for ``key``: the one whose key differs only in case (BibTeX warns
-    and uses it, so the PDF prints that work); None when there is none, or several."""
-    folded = [k for k in by_key if k.casefold() == key.casefold()]
+    """The entry BibTeX uses for ``key``: the one whose key differs only in ASCII case (BibTeX
+    compares bytes, folding A-Z only; it warns and uses it, so the PDF prints that work); None
+    when there is none, or several."""
+    folded = [k for k in by_key if fold(k) == fold(key)]
     if len(folded) != 1:
         return None
     problems.append(

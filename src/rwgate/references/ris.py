@@ -25,8 +25,8 @@ from rwgate.references import ReaderError, read_with
 from rwgate.references.csl import references_from_csl_items
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
-_PMID_NOTE = re.compile(r"\bPMID\s*:?\s*(\d{1,9})\b", re.IGNORECASE)
-_DIGITS = re.compile(r"^\d{1,9}$")
+_PMID_NOTE = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)
+_DIGITS = re.compile(r"^\d{1,10}$")
 
 
 @dataclass
