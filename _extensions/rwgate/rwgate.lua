@@ -14,8 +14,11 @@ JATS); or the build is stopped. It then makes a later citeproc run
 bibliography metadata is dropped, so nothing is rendered twice.
 
 Not rendered here: natbib and biblatex output (`cite-method`, `--natbib`, `--biblatex`), where
-rw-filter points the bibliography at an annotated copy instead, and documents without a
-bibliography.
+rw-filter points the bibliography at an annotated copy and puts the notice after each citation
+(a .bst may never print the copy's `note`), and documents without a bibliography. With
+`suppress-bibliography` the rendered document has no entries: rw-filter puts the notice after each
+citation. A flagged work whose notice the output cannot show (cited only through `nocite` with no
+entry) stops the build, as in rw-filter (see rwgate.pandoc.filter: one rule for every pipeline).
 
 Contract:
 * The integrity core is `rw-filter` on PATH, or the program named by RWGATE_FILTER (the invoking

@@ -43,7 +43,7 @@ def test_html_annotates_exactly_the_flagged_entries(
     assert out.text.count("rw-notice") == 3
     assert (
         "rw-filter: WARNING: lacour2014: retracted, retraction 2015, "
-        "notice doi:10.1126/science.aac6638 (annotated)" in out.stderr
+        "notice doi:10.1126/science.aac6638 (notice in its bibliography entry)" in out.stderr
     )
     # One batched request for the whole bibliography (five DOIs).
     assert len(fake_crossref.requests_to("/works")) == 1
@@ -125,7 +125,9 @@ def test_filter_before_citeproc_marks_citations(
     copy_fixtures(tmp_path)
     out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref), filter_first=True)
     assert out.returncode == 0, out.stderr
-    assert out.stderr.count("references could not be annotated") == 1
+    reason = "no rendered bibliography (rw-filter ran before --citeproc, or without it) for "
+    assert out.stderr.count(reason) == 1 and "(annotated)" not in out.stderr
+    assert out.stderr.count("(notice after each citation)") == 3
     markers = re.findall(r'<span class="rw-marker rw-(\w+)"', out.text)
     assert sorted(markers) == ["retracted", "retracted", "withdrawn"]
     assert "rw-notice" not in out.text

@@ -83,7 +83,7 @@ def test_rebuild_is_byte_identical_and_asks_nothing(
     assert first.returncode == second.returncode == 0, first.stderr
     assert first.output.read_bytes() == second.output.read_bytes()
     assert first.text.count('class="rw-notice') == 3
-    assert second.stderr == first.stderr and "(annotated)" in first.stderr
+    assert second.stderr == first.stderr and "(notice in its bibliography entry)" in first.stderr
     assert len(fake_crossref.requests_to("/works")) == asked == 1
     assert len(_memos()) == 1
 
@@ -134,7 +134,10 @@ def test_filter_before_citeproc_replays_markers(
     env = _env(fake_crossref.url)
     full, hit = _filter(ast, tmp_path, env), _filter(ast, tmp_path, env)
     assert hit["heavy"] == [] and hit["stdout"] == full["stdout"]
-    assert hit["stderr"] == full["stderr"] and "references could not be annotated" in hit["stderr"]
+    assert (
+        hit["stderr"] == full["stderr"]
+        and "a notice follows each citation instead" in hit["stderr"]
+    )
 
 
 def test_latex_shadow_bibliography_is_replayed(tmp_path: Path, fake_crossref: FakeCrossref) -> None:

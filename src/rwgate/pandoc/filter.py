@@ -6,6 +6,17 @@ the gate works. The filter is only an adapter: it reads the cited keys and bibli
 AST exactly as ``rwgate check`` does (:func:`rwgate.references.manuscript.document_from_ast`), asks
 the core for every verdict in one batched call, and renders the result as AST elements.
 
+The rule, whatever the pipeline (:mod:`rwgate.pandoc.render`): a flagged work that the output shows
+carries its notice, or the build stops. The notice goes into its rendered bibliography entry
+(``--citeproc`` before the filter); where there is none (the filter before citeproc,
+``suppress-bibliography``, ``--natbib``/``--biblatex``, whose list BibTeX or biber formats later,
+with a style that may never print ``note``) it follows each citation of the work, in every format,
+LaTeX included (and, in LaTeX, also goes into a shadow .bib's ``note``). A work whose notice can go
+nowhere the output shows it (cited only through ``nocite`` with no rendered entry; ``-t csljson``)
+stops the build, exit 1, with an ``ERROR`` line saying which pipeline shows it; an allowed work gets
+a ``WARNING`` line instead and never fails. Each annotated work gets one line saying where its
+notice went (``(notice after each citation)``), said after the placement, never before it.
+
 pandoc tells a JSON filter neither the input file nor ``--resource-path``, so bibliography paths
 and the configuration file are looked up from the working directory (plus
 ``RWGATE_RESOURCE_PATH``). Startup time matters because the filter runs on every build: heavy
@@ -41,7 +52,7 @@ if TYPE_CHECKING:
     from rwgate.config import Settings
     from rwgate.core import CheckResult
     from rwgate.models import CitedDocument, Reference
-    from rwgate.pandoc.render import Mode, Shadowing
+    from rwgate.pandoc.render import Mode, Placed, Shadowing
     from rwgate.render.annotation import Annotation
     from rwgate.sources import OpenSources
 
@@ -105,7 +116,9 @@ def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[t
 
 def report_messages(result: CheckResult, verbose: bool = False) -> None:
     """Warnings for problems, source trouble and every citation the policy warns about; entries
-    without a DOI as one summary line unless ``verbose`` (``RWGATE_VERBOSE=1``)."""
+    without a DOI as one summary line unless ``verbose`` (``RWGATE_VERBOSE=1``). The works to
+    annotate are said once their notices are placed (:func:`rwgate.pandoc.notices.announce`),
+    so that each line says where the notice went, or only here when the build stops."""
     from rwgate.kit import describe
     from rwgate.render.report import no_doi_summary
 
@@ -119,10 +132,8 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
     for citation in result.citations:
         if summary is not None and citation.status == "no_doi" and citation.action == "warn":
             continue
-        if citation.action == "warn":
+        if citation.action == "warn" or (citation.action == "annotate" and result.exit_code):
             say("WARNING", describe(citation))
-        elif citation.action == "annotate":
-            say("WARNING", describe(citation) + " (annotated)")
 
 
 def write_report(text: str, path: Path) -> None:
@@ -138,8 +149,9 @@ def _placement(
     settings: Settings,
     refs: dict[str, Reference],
     files: list[tuple[str, str]],
-) -> tuple[bytes, Mode, Shadowing | None, bool]:
-    """Place the annotations (writing shadow .bib files if needed); (AST, mode, shadows, all ok)."""
+) -> tuple[bytes, Mode, Shadowing | None, Placed, bool]:
+    """Place the annotations (writing shadow .bib files if needed); (AST, mode, shadows, where
+    each notice went, all shadows written)."""
     from rwgate.pandoc.render import load, place, placement_mode, write_shadows
 
     doc = load(source, fmt)
@@ -147,7 +159,10 @@ def _placement(
     shadowing, complete = (
         write_shadows(annotations, refs, files) if mode == "shadow" else (None, True)
     )
-    return place(doc, mode, annotations, shadowing, settings.inline), mode, shadowing, complete
+    placement = place(doc, mode, annotations, shadowing, settings.inline)
+    for line in placement.messages:
+        write_line(line)
+    return placement.output, mode, shadowing, placement.placed, complete
 
 
 def check_document(
@@ -202,17 +217,26 @@ def check_document(
     annotations = annotations_for(result.citations, settings.template)
     if not annotations:
         return 0, unchanged, verdict
+    from rwgate.pandoc.notices import announce
+
     if verdicts:
         from rwgate.pandoc.lua_entries import lua_entries
 
         entries = lua_entries(ast, fmt, annotations, settings.inline)
         if entries is not None:
+            announce(result, {key: "in its bibliography entry" for key in annotations}, fmt, "")
             if verdict is not None:
+                verdict.lines = lines_since(bookmark)
                 verdict.annotations, verdict.mode, verdict.inline = annotations, "entries", False
             return 0, lua_answer(annotations, entries), verdict
     files = bibliography_files(ast, resource)
-    output, mode, shadowing, complete = _placement(source, fmt, annotations, settings, refs, files)
+    output, mode, shadowing, placed, complete = _placement(
+        source, fmt, annotations, settings, refs, files
+    )
+    if announce(result, placed, fmt, mode):
+        return 1, None, None  # a flagged work the output would show without its notice
     if verdict is not None and complete:
+        verdict.lines = lines_since(bookmark)
         verdict.annotations, verdict.mode, verdict.shadowing = annotations, mode, shadowing
         verdict.inline = settings.inline
     return 0, output, verdict if complete else None
@@ -250,22 +274,26 @@ def _verdict(
 
 def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None] | None:
     """A memo hit: the full run's lines, report, exit status and placements; None if it can't."""
-    doc = None
-    if verdict.exit_code == 0 and verdict.annotations:
+    output = source
+    if verdict.exit_code == 0 and verdict.annotations and verdict.mode is not None:
         from rwgate.pandoc.render import load, place, placement_mode, shadows_intact
 
         doc = load(source, fmt)
         if placement_mode(doc, fmt) != verdict.mode or not shadows_intact(verdict.shadowing):
             return None  # e.g. --citeproc moved, or .rwgate/ cleaned: check again
+        placement = place(doc, verdict.mode, verdict.annotations, verdict.shadowing, verdict.inline)
+        if placement.placed.keys() != verdict.annotations.keys() or not all(
+            line in verdict.lines for line in placement.messages
+        ):
+            return None  # a notice placed otherwise than the full run said: it says again
+        output = placement.output
     for line in verdict.lines:
         write_line(line)
     if verdict.report_path is not None and verdict.report_text is not None:
         write_report(verdict.report_text, Path(verdict.report_path))
     if verdict.exit_code != 0:
         return verdict.exit_code, None
-    if doc is None or verdict.mode is None:
-        return 0, source
-    return 0, place(doc, verdict.mode, verdict.annotations, verdict.shadowing, verdict.inline)
+    return 0, output
 
 
 def process(

@@ -16,15 +16,20 @@ PROG = "rw-filter"
 _written: list[str] = []
 
 
-def say(level: str, message: str) -> None:
-    """Write one diagnostic line to stderr."""
+def line(level: str, message: str) -> str:
+    """The finished line :func:`say` writes."""
     if not message.isprintable():
         # Only text with control or format characters needs cleaning, and the report module that
         # cleans it loads the core, which most runs (every memo hit) never need.
         from rwgate.render.safe import term_safe
 
         message = term_safe(message)
-    write_line(f"{PROG}: {level}: {' '.join(message.split())}\n")
+    return f"{PROG}: {level}: {' '.join(message.split())}\n"
+
+
+def say(level: str, message: str) -> None:
+    """Write one diagnostic line to stderr."""
+    write_line(line(level, message))
 
 
 def write_line(line: str) -> None:

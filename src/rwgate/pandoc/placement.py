@@ -150,12 +150,12 @@ def annotate_entries(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> set[
     return placed
 
 
-def mark_citations(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> int:
-    """Put a marker after every citation of an annotated work; returns how many were added."""
-    added = 0
+def mark_citations(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> set[str]:
+    """Put a marker after every citation of an annotated work; returns the keys that got one
+    (a work cited only through ``nocite`` has no citation to follow)."""
+    marked: set[str] = set()
 
     def mark(elem: pf.Element, _doc: pf.Doc) -> list[pf.Element] | None:
-        nonlocal added
         if not isinstance(elem, pf.Cite):
             return None
         resolved = (resolve_key(c.id, annotations) for c in elem.citations)
@@ -167,9 +167,9 @@ def mark_citations(doc: pf.Doc, annotations: Mapping[str, Annotation]) -> int:
         for key in keys:
             marker = marker_span(annotations[key], key if several else None, _styled(doc))
             out.extend([pf.Space(), marker])
-        added += len(keys)
+        marked.update(keys)
         return out
 
     for block in doc.content:
         block.walk(mark, doc)
-    return added
+    return marked

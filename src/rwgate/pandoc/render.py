@@ -1,10 +1,14 @@
 """Putting the annotations into the document, whichever stage of the build the filter runs at.
 
 * After ``--citeproc``: into each flagged ``Div#ref-KEY`` (see :mod:`rwgate.pandoc.placement`).
-* Before citeproc or without it, LaTeX output: BibTeX/biber will format the bibliography later, so
-  the ``bibliography`` metadata is pointed at shadow .bib files that carry the annotation.
-* Otherwise nothing will ever render the entry for the filter, so a marker follows each citation of
-  a flagged work and one warning says so.
+* No rendered bibliography (rw-filter before citeproc, ``suppress-bibliography``, ``--natbib``,
+  ``--biblatex``): a marker follows each citation of a flagged work, and one warning says why. In
+  LaTeX output the ``bibliography`` metadata is also pointed at shadow .bib files whose flagged
+  entries carry the notice in ``note`` (for BibTeX/biber, which format the list later): a style
+  may never print ``note``, so the marker is what makes the notice certain.
+* A work with no notice anywhere the output shows it (cited only through ``nocite`` and never
+  rendered here; a writer that prints references only, ``-t csljson``) is left out of the
+  :data:`Placed` answer: the filter then stops the build (see :mod:`rwgate.pandoc.filter`).
 * JATS: entries are annotated (``<mixed-citation>``) and, since ``+element_citations`` rebuilds the
   list from metadata (and a filter is not told the writer's extensions), every citation is marked.
 
@@ -26,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 import panflute as pf
 from panflute.elements import from_json
 
-from rwgate.pandoc.log import say
+from rwgate.pandoc.log import line, say
 from rwgate.pandoc.placement import annotate_entries, has_rendered_bibliography, mark_citations
 from rwgate.render.annotation import Annotation
 
@@ -124,43 +128,93 @@ def placement_mode(doc: pf.Doc, fmt: str) -> Mode:
     return "shadow" if fmt in LATEX_FORMATS else "markers"
 
 
+Placed = dict[str, str]
+"""Key -> where its notice went, in words for the report line (``after each citation``); a key
+that is not there has no visible notice."""
+
+
+@dataclass
+class Placement:
+    """What :func:`place` did: the document as pandoc JSON, where each notice went, and the
+    warnings about it (said by the caller: a memo hit has them among its remembered lines)."""
+
+    output: bytes
+    placed: Placed
+    messages: list[str] = field(default_factory=list)
+
+
+BIBLIOGRAPHY_FORMATS = frozenset({"csljson", "bibtex", "biblatex"})
+"""Writers that print the references themselves and none of the document: no notice can be put
+anywhere they show it."""
+
+
+def _no_list_reason(doc: pf.Doc, mode: Mode) -> str:
+    """Why the notice is not in a rendered entry, said as it is."""
+    if mode == "entries":
+        return "no rendered bibliography entry"
+    if doc.get_metadata("suppress-bibliography", False) is True:
+        return "no rendered bibliography (suppress-bibliography is set)"
+    return "no rendered bibliography (rw-filter ran before --citeproc, or without it)"
+
+
+def _where(in_entry: bool, marked: bool, shadowed: bool) -> str | None:
+    parts = ["in its bibliography entry"] if in_entry else []
+    if marked:
+        parts.append("after each citation")
+        if shadowed:
+            parts.append("in the shadow .bib's note")
+    return " and ".join(parts) or None
+
+
 def place(
     doc: pf.Doc,
     mode: Mode,
     annotations: Mapping[str, Annotation],
     shadowing: Shadowing | None = None,
     inline: bool = False,
-) -> bytes:
-    """Put the annotations into ``doc``; returns the annotated document as pandoc JSON."""
-    placed = annotate_entries(doc, annotations) if mode == "entries" else set()
-    rest = {key: a for key, a in annotations.items() if key not in placed}
+) -> Placement:
+    """Put the annotations into ``doc``.
+
+    A notice that is not in a rendered entry follows each citation of its work, even where a
+    shadow .bib carries it too: BibTeX styles that print no ``note`` (PLOS's plos2015.bst) and
+    citeproc's CSL styles drop it, and the filter cannot tell which will format the list.
+    """
+    if doc.format.split("+")[0] in BIBLIOGRAPHY_FORMATS:
+        return Placement(json.dumps(doc.to_json()).encode("utf-8"), {})
+    in_entries = annotate_entries(doc, annotations) if mode == "entries" else set()
+    shadowed = set(shadowing.keys) if shadowing is not None else set()
+    jats = doc.format.startswith("jats")
+    follow = inline or jats
+    to_mark = {key: a for key, a in annotations.items() if follow or key not in in_entries}
+    # A walk through every inline: only when a notice must follow citations (never on the
+    # common path, every notice in its rendered entry).
+    marked = mark_citations(doc, to_mark) if to_mark else set()
+    messages: list[str] = []
     if shadowing is not None and shadowing.files:
         doc.metadata["bibliography"] = pf.MetaList(*(pf.MetaString(n) for n in shadowing.names))
-        say(
-            "WARNING",
-            f"no rendered bibliography (filter ran before --citeproc or without it): "
-            f"bibliography now points at {', '.join(shadowing.files)}, whose flagged entries "
-            "carry the notice in 'note' (BibTeX/biblatex print it; citeproc's CSL styles do not: "
-            "with --citeproc, run it before the filter, or use --lua-filter filters/rwgate.lua, "
-            "which works on either side)",
+        messages.append(
+            f"{_no_list_reason(doc, mode)}: bibliography now points at "
+            f"{', '.join(shadowing.files)}, whose flagged entries carry the notice in 'note'; "
+            "a .bst that prints no note (PLOS's plos2015.bst) or a CSL style drops it, so the "
+            "notice also follows each citation (rw-latexmk checks the bibliography BibTeX or "
+            "biber writes)",
         )
-    if shadowing is not None:
-        rest = {key: a for key, a in rest.items() if key not in shadowing.keys}
+    rest = [k for k in annotations if k in marked and k not in in_entries and k not in shadowed]
     if rest:
-        mark_citations(doc, rest)
-        where = "no entry" if mode == "entries" else "filter ran before --citeproc or without it"
-        say(
-            "WARNING",
-            f"references could not be annotated ({where}): {', '.join(rest)}; "
+        messages.append(
+            f"{_no_list_reason(doc, mode)} for {', '.join(rest)}: "
             "a notice follows each citation instead",
         )
-    if doc.format.startswith("jats") and not inline and annotations:
+    if jats and not inline and annotations:
         # -t jats+element_citations builds <element-citation> from metadata, not from the
         # rendered entries, and a filter is not told the writer's extensions: so in JATS the
         # notice also follows every citation, whichever way the list is written.
-        inline = True
-        say("WARNING", "JATS output: a notice also follows each citation of a flagged work "
+        messages.append("JATS output: a notice also follows each citation of a flagged work "
             "(element citations are built from metadata and cannot carry it)")  # fmt: skip
-    if inline:
-        mark_citations(doc, {key: a for key, a in annotations.items() if key not in rest})
-    return json.dumps(doc.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    placed: Placed = {}
+    for key in annotations:
+        where = _where(key in in_entries, key in marked, key in shadowed)
+        if where is not None:
+            placed[key] = where
+    out = json.dumps(doc.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Placement(out, placed, [line("WARNING", m) for m in messages])

@@ -7,8 +7,10 @@ bibliography itself. The user's file is never touched: a copy is written atomica
 original except that each flagged entry gets the annotation in ``note``. ``note`` rather than
 ``addendum`` because every standard BibTeX style (plain, plainnat, unsrt) and every biblatex style
 prints ``note``, while only biblatex knows ``addendum``; pandoc's own BibTeX reader maps it too.
-A style that prints no ``note`` at all (PLOS's plos2015.bst) loses it: rw-latexmk, which annotates
-the ``.bbl`` itself, is the build that cannot lose it (and never prints it twice: an entry already
+A style that prints no ``note`` at all (PLOS's plos2015.bst, AAS's aasjournal.bst) loses it, so the
+filter also puts the notice after each citation of the work (:mod:`rwgate.pandoc.render`): the PDF
+shows it whatever the style. rw-latexmk, which annotates the ``.bbl`` itself, is the build that
+also checks the printed bibliography (and never prints a notice twice there: an entry already
 carrying the notice is left alone).
 """
 
