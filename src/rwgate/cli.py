@@ -137,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_optional_commands(sub: Any) -> None:
     """Sub-commands that live in their own modules (argparse only: each loads its machinery, the
     MCP SDK included, when it runs)."""
+    from rwgate.cachecmd import add_cache_command
     from rwgate.datacmd import add_data_commands
     from rwgate.latex.command import add_latex_commands
     from rwgate.mcp.command import add_mcp_command
@@ -146,6 +147,7 @@ def _add_optional_commands(sub: Any) -> None:
     add_latex_commands(sub)
     add_verify_command(sub)
     add_mcp_command(sub)
+    add_cache_command(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

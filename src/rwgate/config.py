@@ -8,13 +8,13 @@ invalid value is reported the same way wherever it came from: one line naming th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rwgate import recorded
 from rwgate.config_files import (
     ConfigError,
     find_config,
@@ -41,6 +41,9 @@ class Settings(BaseModel):
     allow: list[AllowEntry] = Field(default_factory=list)
     offline: bool = False
     no_cache: bool = False
+    no_memo: bool = Field(
+        default=False, description="remember no verdict (memos off; the look-up cache stays)"
+    )
     cache_dir: Path | None = None
     snapshot: Path | None = None
     report: Path | None = None
@@ -126,6 +129,7 @@ _ENV: dict[str, str] = {
     "RWGATE_POLICY": "policy",
     "RWGATE_OFFLINE": "offline",
     "RWGATE_NO_CACHE": "no_cache",
+    "RWGATE_NO_MEMO": "no_memo",
     "RWGATE_CACHE_DIR": "cache_dir",
     "RWGATE_SNAPSHOT": "snapshot",
     "RWGATE_REPORT": "report",
@@ -168,7 +172,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         value = env.get(var)
         if value is None:
             continue
-        if key in ("offline", "no_cache", "recover_dois"):
+        if key in ("offline", "no_cache", "no_memo", "recover_dois"):
             low = value.strip().lower()
             if low not in _TRUE | _FALSE:
                 raise ConfigError(f"environment: {var}={value!r}: expected 1 or 0")
@@ -191,6 +195,7 @@ def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
     """The user configuration file's table (``[tool.rwgate]`` or top level), if there is one."""
     path = user_config_path(env)
     if not path.is_file():
+        recorded.note_missing(path)
         return None
     section = rwgate_section(path, read_toml(path)[1])
     if not isinstance(section, Mapping):
@@ -233,7 +238,7 @@ def load_settings(
     user's flags (any key). **The document is judged; it does not choose the judge**: a key a
     document may not set is dropped, and ``Settings.warnings`` names it and the file.
     """
-    env = os.environ if env is None else env
+    env = recorded.environ(env)  # every variable consulted is in the run's record
     merged: dict[str, Any] = {}
     notes: list[str] = []
     user = _user_layer(env)

@@ -7,21 +7,28 @@ than the rest of a memo hit together, so the search lives here and both use it.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rwgate import recorded
 from rwgate.errors import ConfigError
 from rwgate.resident import RESIDENT_ENV
 
 CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
+NO_MEMO_ENV = "RWGATE_NO_MEMO"
+"""``RWGATE_NO_MEMO=1``: no memo is read or written (verdicts, parsed bibliographies); the
+look-up cache stays. One switch for a user who suspects a stale verdict."""
+_OFF = frozenset({"", "0", "false", "no", "off"})
 
 
 def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
-    """A TOML file's bytes and table; ConfigError (one line, naming the file) if unreadable."""
+    """A TOML file's bytes and table; ConfigError (one line, naming the file) if unreadable.
+    The read is recorded (:mod:`rwgate.recorded`): a memo re-checks the file's bytes."""
     try:
-        raw = path.read_bytes()
+        raw = recorded.read_bytes(path)
         # Universal newlines, as a text-mode read would.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return raw, tomllib.loads(text)
@@ -42,13 +49,15 @@ def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
     """The nearest configuration file above ``start``: its path, bytes and rwgate section.
 
     A ``pyproject.toml`` without ``[tool.rwgate]`` is not one (the search goes on upward); a
-    ``rwgate.toml`` always is, with or without the ``[tool.rwgate]`` header.
+    ``rwgate.toml`` always is, with or without the ``[tool.rwgate]`` header. Every candidate
+    looked at is recorded, found or not: a configuration file that appears later invalidates.
     """
     here = start if start.is_dir() else start.parent
     for folder in [here.resolve(), *here.resolve().parents]:
         for name in CONFIG_NAMES:
             candidate = folder / name
             if not candidate.is_file():
+                recorded.note_missing(candidate)
                 continue
             raw, data = read_toml(candidate)
             section = rwgate_section(candidate, data)
@@ -65,14 +74,31 @@ def find_config(start: Path) -> tuple[Path, Any] | None:
 
 def user_config_path(env: Mapping[str, str]) -> Path:
     """The invoking user's configuration file: ``RWGATE_CONFIG``, else
-    ``$XDG_CONFIG_HOME/rwgate/config.toml`` (platformdirs' user config folder)."""
-    if env.get("RWGATE_CONFIG"):
-        return Path(env["RWGATE_CONFIG"]).expanduser()
-    if env.get("XDG_CONFIG_HOME"):
-        return Path(env["XDG_CONFIG_HOME"]).expanduser() / "rwgate" / "config.toml"
+    ``$XDG_CONFIG_HOME/rwgate/config.toml`` (platformdirs' user config folder). The variables
+    consulted are recorded (``env`` a :class:`rwgate.recorded.RecordingEnv`), ``HOME`` too."""
+    env = recorded.environ(env)
+    named = env.get("RWGATE_CONFIG")
+    if named:
+        return _expanded(named)
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg:
+        return _expanded(xdg) / "rwgate" / "config.toml"
+    recorded.note_env("HOME", os.environ.get("HOME"))
     import platformdirs
 
     return Path(platformdirs.user_config_dir("rwgate")) / "config.toml"
+
+
+def _expanded(value: str) -> Path:
+    if value.startswith("~"):
+        recorded.note_env("HOME", os.environ.get("HOME"))
+    return Path(value).expanduser()
+
+
+def memo_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``RWGATE_NO_MEMO`` turns every memo off (read and recorded like any setting)."""
+    value = recorded.environ(env).get(NO_MEMO_ENV)
+    return value is not None and value.strip().lower() not in _OFF
 
 
 def verdict_environment(env: Mapping[str, str]) -> dict[str, str]:

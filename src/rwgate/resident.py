@@ -21,6 +21,12 @@ The contract (README, "The resident worker"):
   (:func:`delegate` returns None). The same when the worker does not take the run within seconds.
 * Fail closed: once the worker has taken the run, its exit status is the run's. A worker that
   stops mid-run gives exit status 3 and one line, never a pass.
+* The run lives and dies with this process (:mod:`rwgate.keeper`): it takes this process's
+  resource limits and niceness, runs in a process group of its own that gets the signals this
+  process gets, and when this process is killed (SIGKILL too) that group and everything the run
+  started end. A process in another cgroup or namespace than the worker's has a worker of its
+  own (both are in the socket's name), and a run that cannot take this process's limits or
+  niceness is run here.
 
 Cheap to import: a delegated run imports this module and builtins only (no ``socket``, ``signal``,
 ``json`` or ``pathlib``, whose imports would cost more than the rest of the client).
@@ -51,7 +57,7 @@ _PREVIEW = frozenset({"-pv", "-pvc", "--pv", "--pvc"})
 # Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
 RESIDENT_ENV = frozenset({ENV_SWITCH, ENV_IDLE})
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
-MAGIC = b"rwgate-resident/1"
+MAGIC = b"rwgate-resident/2"
 # Read at start-up: a process started under other values would not be the same process. Every
 # PYTHON* variable counts (PYTHONPATH, PYTHONWARNINGS, ...) but two that change no behaviour:
 # import timings are the client's own (the worker is started without them), and .pyc writing.
@@ -111,6 +117,7 @@ def identity(env: Mapping[str, str]) -> str:
     digest = _digest()
     digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
     digest.update(MAGIC)
+    digest.update(_place())
     for name in sorted(env):
         if name in _LOCALE_ENV or (name.startswith("PYTHON") and name not in _NOT_IDENTITY):
             digest.update(os.fsencode(f"{name}={env[name]}\0"))
@@ -126,6 +133,23 @@ def identity(env: Mapping[str, str]) -> str:
                 continue
             digest.update(os.fsencode(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0"))
     return str(digest.hexdigest())
+
+
+def _place() -> bytes:
+    """This process's cgroup and namespaces: a worker serves only clients in its own (a run
+    there is a run here), so each cgroup or sandbox has a worker of its own."""
+    parts = []
+    try:
+        with open("/proc/self/cgroup", "rb") as handle:
+            parts.append(handle.read())
+    except OSError:
+        pass
+    for name in ("cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"):
+        try:
+            parts.append(os.fsencode(os.readlink(f"/proc/self/ns/{name}")))
+        except OSError:
+            parts.append(b"-")
+    return b"\0".join(parts)
 
 
 def _mtime(path: str) -> int:
@@ -236,7 +260,8 @@ def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
         return None
     # From here the run is the worker's: it may have read standard input, written output.
     pid = int(pid_line[1:])
-    forwarded = _forward_signals(pid)
+    received: set[int] = set()
+    forwarded = _forward_signals(pid, received)
     try:
         conn.settimeout(None)
         conn.sendall(b"G")
@@ -246,8 +271,14 @@ def _hand_over(conn: Any, entry: str, argv: list[str]) -> int | None:
     finally:
         for signum, handler in forwarded.items():
             _signal.signal(signum, handler)
-    if end.startswith(b"X") and end[1:].isdigit():
-        return int(end[1:])
+    if end[:1] in (b"X", b"S") and end[1:].isdigit():
+        code = int(end[1:])
+        if end[:1] == b"X":
+            return code
+        if code in received:  # ended by the signal this process passed on: end by it too
+            _signal.signal(code, _signal.SIG_DFL)
+            os.kill(os.getpid(), code)
+            return 128 + code
     sys.stderr.write(
         f"{entry}: ERROR: the resident rwgate worker stopped before the run ended"
         f" (set {ENV_SWITCH}=0 to run without it)\n"
@@ -266,12 +297,15 @@ def _line(conn: Any, limit: int = 64) -> bytes:
     return data.rstrip(b"\n")
 
 
-def _forward_signals(pid: int) -> dict[int, Any]:
-    """Ctrl-C, a hang-up or a kill aimed at this process reaches the run in the worker."""
+def _forward_signals(pid: int, received: set[int]) -> dict[int, Any]:
+    """Ctrl-C, a hang-up or a kill aimed at this process reaches the run in the worker and all
+    it started (its process group, ``pid``). A kill that cannot be caught closes this process's
+    socket, and the worker's keeper ends the group (:mod:`rwgate.keeper`)."""
 
     def forward(signum: int, _frame: object) -> None:
+        received.add(signum)
         try:  # noqa: SIM105 (contextlib is an import this module does without)
-            os.kill(pid, signum)
+            os.killpg(pid, signum)
         except OSError:
             pass
 

@@ -1,11 +1,13 @@
 """The resident worker: ``python -P -m rwgate.worker SOCKET`` (started by :mod:`rwgate.resident`).
 
 It imports what ``rw-filter`` and the LaTeX hooks need once, then serves runs on a Unix socket:
-each connection is checked to come from this user, then ``fork``ed. The child takes the client's
-standard streams, working directory, environment, umask and arguments, runs the entry point the
-client named (only ``rw-filter``, ``rw-latexmk``, or ``rwgate bibtex|biber``) exactly as a fresh
-process would, and reports the exit status. The parent never runs a request itself, so no state
-passes from one run to the next: each starts from the state of a fresh import.
+each connection is checked to come from this user, then ``fork``ed into a keeper
+(:mod:`rwgate.keeper`), whose run takes the client's standard streams, working directory,
+environment, umask, arguments, limits and niceness, runs the entry point the client named (only
+``rw-filter``, ``rw-latexmk``, or ``rwgate bibtex|biber``) exactly as a fresh process would, and
+reports the exit status; the run and all it started end when the client goes. The parent never
+runs a request itself, so no state passes from one run to the next: each starts from the state of
+a fresh import.
 
 Lifetime: one worker per socket (a lock file beside it); it exits after ``RWGATE_RESIDENT_IDLE``
 seconds without a run (default 900), and within a few seconds when its socket is removed or taken
@@ -14,25 +16,19 @@ over, or when rwgate's files change (the identity in the socket's name no longer
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import fcntl
 import gc
 import importlib
-import io
 import os
 import signal
 import socket
 import struct
 import sys
-import threading
 import time
-import traceback
 from pathlib import Path
-from typing import Any
 
-from rwgate import resident
-from rwgate.launch import run_here
+from rwgate import keeper, resident
 
 TICK = 2.0  # seconds between looks at the socket and the code
 DEFAULT_IDLE = 900.0
@@ -68,6 +64,8 @@ WARM = (
     "httpx",
     "diskcache",
     "platformdirs",
+    "ctypes",  # the keeper's prctl
+    "resource",  # the keeper takes the client's limits
 )
 
 
@@ -126,7 +124,7 @@ def serve(path: Path) -> int:
                 try:  # the child never leaves through serve's finally (the socket is the parent's)
                     listener.close()
                     lock.close()
-                    _child(conn)
+                    keeper.keep(conn)
                 finally:
                     os._exit(0)
             conn.close()
@@ -186,116 +184,6 @@ def _same_user(conn: socket.socket) -> bool:
         return False
     _pid, uid, _gid = struct.unpack("3i", creds)
     return uid == os.getuid()
-
-
-def _child(conn: socket.socket) -> None:
-    """One run, in a fork of the worker: take the client's process state, run, report, exit."""
-    try:
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        conn.settimeout(10)
-        request, fds = _request(conn)
-        if request is None or len(fds) != 3:
-            os._exit(0)
-        conn.sendall(b"P%d\n" % os.getpid())
-        if conn.recv(1) != b"G":
-            os._exit(0)  # the client gave up and runs the entry itself: touch nothing
-        conn.settimeout(None)
-        _become(request, fds)
-        _watch(conn)
-        code = _run(request["entry"], request["argv"])
-        _flush()
-        conn.sendall(b"X%d\n" % code)
-    except BaseException:  # nothing may escape into the worker's own loop
-        with contextlib.suppress(BaseException):
-            traceback.print_exc()
-            _flush()
-    os._exit(0)
-
-
-def _request(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
-    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
-    while 4 <= len(data) < 4 + int.from_bytes(data[:4], "big"):
-        more = conn.recv(1 << 16)
-        if not more:
-            return None, fds
-        data += more
-    if len(data) < 4:
-        return None, fds
-    request = resident.decode_request(data[4 : 4 + int.from_bytes(data[:4], "big")])
-    if request is None or not resident.accepts(request["entry"], request["argv"]):
-        return None, fds
-    return request, fds
-
-
-def _become(request: dict[str, Any], fds: list[int]) -> None:
-    """The client's streams, directory, umask and environment, as if this process were it."""
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.chdir(request["cwd"])
-    os.umask(request["umask"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    time.tzset()  # the C library keeps the time zone it read: the client's TZ, as it would read it
-    sys.argv = [request["entry"], *request["argv"]]
-    # sys.__std*__ too: code that falls back to them must find the client's streams
-    sys.stdin = sys.__stdin__ = _stream(0, sys.__stdin__)  # type: ignore[misc]
-    sys.stdout = sys.__stdout__ = _stream(1, sys.__stdout__)  # type: ignore[misc]
-    sys.stderr = sys.__stderr__ = _stream(2, sys.__stderr__)  # type: ignore[misc]
-
-
-def _stream(fd: int, like: Any) -> io.TextIOWrapper:
-    """A standard stream on ``fd`` as Python makes it at start-up (same encoding and errors,
-    line-buffered on a terminal, and always for stderr)."""
-    encoding = getattr(like, "encoding", None) or "utf-8"
-    errors = getattr(like, "errors", None) or "strict"
-    if fd == 0:
-        return io.TextIOWrapper(open(0, "rb", closefd=False), encoding, errors)
-    line = fd == 2 or os.isatty(fd)
-    through = bool(getattr(like, "write_through", False))  # PYTHONUNBUFFERED, -u
-    raw = open(fd, "wb", closefd=False)  # noqa: SIM115 (the process's own stream)
-    return io.TextIOWrapper(raw, encoding, errors, line_buffering=line, write_through=through)
-
-
-def _watch(conn: socket.socket) -> None:
-    """The client gone (killed, interrupted hard): end the run as its own process would end."""
-
-    def wait() -> None:
-        with contextlib.suppress(OSError):
-            conn.recv(1)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=wait, daemon=True).start()
-
-
-def _run(entry: str, argv: list[str]) -> int:
-    """The entry point, with Python's own rules for SystemExit and uncaught exceptions."""
-    try:
-        result: object = run_here(entry, argv)
-    except SystemExit as exc:
-        result = exc.code
-    except KeyboardInterrupt:
-        traceback.print_exc()
-        return 130
-    except BaseException:
-        traceback.print_exc()
-        return 1
-    finally:
-        atexit._run_exitfuncs()
-    if result is None:
-        return 0
-    if isinstance(result, int):
-        return result & 0xFF  # as the process's exit status would be
-    print(result, file=sys.stderr)
-    return 1
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
 
 
 def main(argv: list[str] | None = None) -> int:

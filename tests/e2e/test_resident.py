@@ -24,6 +24,7 @@ from typing import TypeVar
 import pytest
 from pandoc_build import build, copy_fixtures, pandoc, rw_filter
 
+from conftest import require_tool
 from fakes.crossref import FakeCrossref
 
 T = TypeVar("T")
@@ -216,7 +217,12 @@ def _slow_run(tmp_path: Path, fake: FakeCrossref) -> subprocess.Popen[str]:
 
 
 def _wait_for_run(worker: int) -> int:
-    return _until(lambda: _children(worker), 30, "the run reaches the worker")[0]
+    """The run in the worker: the child of the keeper the worker forked for the connection."""
+
+    def run() -> list[int]:
+        return [pid for keeper in _children(worker) for pid in _children(keeper)]
+
+    return _until(run, 30, "the run reaches the worker")[0]
 
 
 def _slow_run_in_worker(
@@ -248,7 +254,7 @@ def test_ctrl_c_and_kill_reach_the_run(
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode != 0
     assert "KeyboardInterrupt" in err
-    assert run not in _children(worker)
+    _until(lambda: not _alive(run), 10, "the interrupted run ends")
     # A client killed outright: its run in the worker ends too (it sees the client go).
     again = tmp_path / "again"
     again.mkdir()
@@ -256,7 +262,7 @@ def test_ctrl_c_and_kill_reach_the_run(
     run = _wait_for_run(worker)
     proc.kill()
     proc.wait(timeout=10)
-    _until(lambda: run not in _children(worker), 10, "the run ends with its client")
+    _until(lambda: not _alive(run), 10, "the run ends with its client")
 
 
 def test_the_worker_leaves_when_its_folder_goes(runtime: Path) -> None:
@@ -458,3 +464,86 @@ rwgate:
                 document="doc.md",
             )
             assert (out.returncode == 0) == passes, (tz, resident, out.stderr)
+
+
+def _slow_latexmk(folder: Path, runtime: Path, **env: str) -> tuple[subprocess.Popen[str], int]:
+    """rw-latexmk in a process group of its own, whose $pdflatex records its pid and sleeps:
+    (the client, the sleeping TeX run), once the sleep has started."""
+    from test_latex_build import FIXTURES
+
+    shutil.copytree(FIXTURES, folder)
+    pid_file = folder / "slow.pid"
+    (folder / "latexmkrc").write_text(
+        f"$pdflatex = 'echo $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}"
+        " && exec sleep 41 #';\n",
+        encoding="utf-8",
+    )
+    client = subprocess.Popen(
+        [str(Path(sys.executable).parent / "rw-latexmk"), "-pdf", "natbib.tex"],
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1", **env},
+        start_new_session=True,
+    )
+    slow = _until(lambda: pid_file.is_file() and pid_file.read_text().strip(), 120, "TeX starts")
+    return client, int(slow)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_killing_the_clients_group_ends_its_run_and_all_it_started(
+    tmp_path: Path, runtime: Path, signum: int
+) -> None:
+    """``kill -KILL -- -<client group>``: the worker's run, latexmk and its TeX run end with it
+    (they would in the client's own group), instead of running on under init."""
+    require_tool("latexmk")
+    start_worker(runtime)
+    client, slow = _slow_latexmk(tmp_path / "doc", runtime)
+    assert _alive(slow)
+    started = time.monotonic()
+    os.killpg(client.pid, signum)
+    _err = client.communicate(timeout=30)[1]
+    assert "rwgate.latex.latexmk" not in _own_imports(_err)  # it was the worker's run
+    _until(lambda: not _alive(slow), 30, "the TeX run ends with its client")
+    ended = time.monotonic() - started
+    print(f"TeX run gone {ended:.2f} s after the client's group got signal {signum}")
+
+
+def test_a_run_takes_its_clients_limits_and_niceness(tmp_path: Path, runtime: Path) -> None:
+    """The run in the worker has the client's rlimits and nice, not the worker's."""
+    import resource
+
+    require_tool("latexmk")
+    start_worker(runtime)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(soft, 200)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+        os.nice(3)
+
+    from test_latex_build import FIXTURES
+
+    folder = tmp_path / "doc"
+    shutil.copytree(FIXTURES, folder)
+    out = folder / "limits.txt"
+    (folder / "latexmkrc").write_text(
+        f"$pdflatex = 'sh -c \"ulimit -n; nice\" > {out}; exit 1 #';\n", encoding="utf-8"
+    )
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "rw-latexmk"), "-pdf", "natbib.tex"],
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        preexec_fn=limited,
+        timeout=180,
+        check=False,
+    )
+    assert "rwgate.latex.latexmk" not in _own_imports(run.stderr), run.stderr[-2000:]
+    limit, nice = out.read_text().split()
+    assert int(limit) == lowered
+    assert int(nice) == os.getpriority(os.PRIO_PROCESS, 0) + 3

@@ -596,3 +596,40 @@ def test_only_the_exports_own_header_makes_a_full_export(tmp_path: Path) -> None
         from rwgate.sources.rwcsv import has_export_header
 
         assert has_export_header(RW / variant), variant  # 21- and 20-field headers
+
+
+def test_a_re_import_in_place_gives_a_new_import_id_at_the_same_size(db: Path) -> None:
+    """The memos know the snapshot by the import id in its header, never by size or mtime: a
+    re-import adding one retraction keeps the file's size (4 KiB pages) and changes the id."""
+    from rwgate import recorded
+
+    before, size = recorded.snapshot_id(db), db.stat().st_size
+    with Snapshot(db) as snap:
+        assert snap.import_id == before and before and len(before) == 16
+    import csv
+
+    with (RW / "quirk-unknown-nature.csv").open(encoding="utf-8", newline="") as handle:
+        header, row = list(csv.reader(handle))[:2]
+    one = db.parent / "one-more.csv"
+    with one.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([header, row])
+    result = import_files(db, [one])
+    assert result.rows == 1 and result.failed == []
+    after = recorded.snapshot_id(db)
+    assert db.stat().st_size == size
+    assert after and after != before
+    with Snapshot(db) as snap:
+        assert snap.import_id == after
+    assert import_files(db, [one]).rows == 0  # a no-op keeps it
+    assert recorded.snapshot_id(db) == after
+
+
+def test_opening_the_snapshot_records_its_identity(db: Path, tmp_path: Path) -> None:
+    from rwgate import recorded
+
+    with recorded.recording() as rec:
+        Snapshot(db).close()
+    assert rec.snapshot == (str(db), recorded.snapshot_id(db))
+    with recorded.recording() as rec, pytest.raises(SnapshotError):
+        Snapshot(tmp_path / "none.sqlite3")
+    assert rec.snapshot == (str(tmp_path / "none.sqlite3"), None)

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rwgate import recorded
 from rwgate.config import Settings
 from rwgate.doi import try_normalize
 from rwgate.evidence import merge_notices
@@ -42,6 +43,7 @@ from rwgate.sources.snapshot_store import (
     SnapshotError,
     check_schema,
     import_files,
+    read_import_id,
 )
 from rwgate.trusted import gc_paused, trusted
 
@@ -182,6 +184,7 @@ class Snapshot(IntegritySource):
         self._info: SourceInfo | None = None
         self.path = Path(path) if path is not None else default_snapshot_path()
         if not self.path.is_file():
+            recorded.note_snapshot(self.path, None)
             raise SnapshotError(
                 f"no snapshot at {self.path}; run `rwgate data import FILE` or `rwgate data update`"
             )
@@ -196,6 +199,9 @@ class Snapshot(IntegritySource):
         if self.schema_version == 0:
             self._conn.close()
             raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
+        # Read through this connection: the file it reads, even if an import replaced the path.
+        self.import_id = read_import_id(self._conn)
+        recorded.note_snapshot(self.path, self.import_id)
         self._as_of = self._export_date()
         self.json1 = self._has_json1()
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
@@ -237,6 +243,7 @@ class Snapshot(IntegritySource):
         """The snapshot named by the settings (or the default path), if that file exists."""
         path = Path(settings.snapshot or default_snapshot_path())
         if not path.is_file():
+            recorded.note_snapshot(path, None)  # one imported there later changes verdicts
             return None
         return cls(path, settings.max_snapshot_age_days)
 
@@ -415,6 +422,8 @@ class Snapshot(IntegritySource):
         if as_of is not None and self.max_age_days is not None:
             stamp = as_of if as_of.tzinfo else as_of.replace(tzinfo=dt.UTC)
             age = (dt.datetime.now(dt.UTC) - stamp).days
+            stale_at = stamp + dt.timedelta(days=self.max_age_days + 1)
+            recorded.note_expiry(stale_at.timestamp())  # then this warning appears
             if age > self.max_age_days:
                 out.append(
                     f"the Retraction Watch snapshot is {age} days old (data as of {stamp.date()},"

@@ -2,7 +2,8 @@
 
 The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
 
-    meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC)
+    meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC),
+                                                   import_id (16 hex digits, as in the header)
     provenance(id INTEGER PRIMARY KEY,
                source TEXT,        file path or URL the data came from
                kind TEXT,          'retraction-watch-export' (whole), 'retraction-watch-csv'
@@ -25,6 +26,12 @@ The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
             indexed on work_doi, work_pmid, notice_doi, notice_pmid
     works(doi TEXT PRIMARY KEY, title, journal, year, notice_for TEXT (JSON list), provenance_id)
             every Crossref record imported, so a clean record is "listed" too
+
+Every import that changes the file gives it a new random **import id**, the snapshot's identity
+for the memos (:mod:`rwgate.recorded`): 64 bits kept in the SQLite header itself, as
+``PRAGMA user_version`` (bytes 60-63) and ``PRAGMA application_id`` (bytes 68-71), so a reader
+learns it from the file's first 100 bytes, without SQLite (pandoc's Lua filter too), and never
+from the file's size or mtime (a re-import with one more retraction may keep both).
 
 Imports into one file are serialised by an advisory lock on ``<file>.lock`` (POSIX). An import
 never writes the live file: it copies the old snapshot (if any) to a temporary file in the
@@ -463,7 +470,32 @@ def _import_csv(
     return count, skipped, newest[0] if newest else None
 
 
+def new_import_id(conn: sqlite3.Connection) -> str:
+    """Give the snapshot open on ``conn`` a new random import id (module docstring); its hex."""
+    while True:
+        raw = secrets.token_bytes(8)
+        if any(raw):
+            break
+    user_version = int.from_bytes(raw[:4], "big", signed=True)
+    application_id = int.from_bytes(raw[4:], "big", signed=True)
+    conn.execute(f"PRAGMA user_version = {user_version}")  # PRAGMAs take no parameters
+    conn.execute(f"PRAGMA application_id = {application_id}")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('import_id', ?)", (raw.hex(),))
+    return raw.hex()
+
+
+def read_import_id(conn: sqlite3.Connection) -> str:
+    """The import id of the snapshot open on ``conn`` ("" for one written before ids)."""
+    user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    raw = (user_version & 0xFFFFFFFF).to_bytes(4, "big") + (application_id & 0xFFFFFFFF).to_bytes(
+        4, "big"
+    )
+    return raw.hex() if any(raw) else ""
+
+
 def _write_meta(conn: sqlite3.Connection, now: dt.datetime) -> None:
+    new_import_id(conn)
     stamp = now.isoformat()
     conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (stamp,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('updated', ?)", (stamp,))
