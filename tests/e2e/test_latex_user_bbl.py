@@ -10,6 +10,7 @@ the fixture works' (Crossref metadata)."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
 from pathlib import Path
 
 from test_latex_build import doc, pdf_text, rw_latexmk  # noqa: F401 (fixtures)
@@ -150,3 +151,49 @@ def test_revtex_prints_the_note_inside_the_entry(doc: Path) -> None:  # noqa: F8
     ).stdout.splitlines()
     assert not [line for line in lines if line.strip() == "."]
     assert "Retracted2010;noticedoi:10.1016/s0140-6736(10)60175-4." in pdf_text(doc / "prl.pdf")
+
+
+def test_a_bundle_whose_entries_need_no_note_keeps_its_bbl(doc: Path) -> None:  # noqa: F811
+    """Issue 28: when no entry of the user's ``.bbl`` needed a note (every work clean, or
+    ``--offline`` with nothing known), rw-latexmk took the ``.bbl`` for a stale build product,
+    deleted it and reran latexmk, which failed (exit 12) with no bibliography left; plain latexmk
+    exits 0. Now it builds as plain latexmk does, the ``.bbl`` byte-identical, its entries
+    judged."""
+    import shutil
+
+    before = _bundle(doc)
+    plain = doc / "plain"
+    plain.mkdir()
+    shutil.copy(doc / "paper.tex", plain)
+    shutil.copy(doc / "paper.bbl", plain)
+    ran = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "paper.tex"],
+        cwd=plain,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert ran.returncode == 0 and (plain / "paper.pdf").is_file()
+    built = rw_latexmk("--offline", "paper.tex")  # nothing known: no note is due
+    _builds_as_latexmk_does(built, doc, before, "2 cited")
+    clean_tex = TEX.replace("Vaccines \\cite{wakefield1998}; t", "T")
+    clean_bbl = BBL[: BBL.index("\\bibitem[{Wakefield")] + BBL[BBL.index("\\bibitem[Kucsko") :]
+    (doc / "paper.tex").write_text(clean_tex, encoding="utf-8")
+    (doc / "paper.bbl").write_text(clean_bbl, encoding="utf-8")
+    for stale in doc.glob("paper.*"):
+        if stale.suffix not in (".tex", ".bbl"):
+            stale.unlink()
+    built = rw_latexmk("paper.tex")  # every work clean
+    _builds_as_latexmk_does(built, doc, hashlib.sha256(clean_bbl.encode()).hexdigest(), "1 cited")
+    assert "kucsko2013" in built.stderr or "1 checked" in built.stderr
+
+
+def _builds_as_latexmk_does(
+    built: subprocess.CompletedProcess[str], folder: Path, before: str, cited: str
+) -> None:
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    assert _digest(folder / "paper.bbl") == before
+    assert "rerunning the bibliography" not in said
+    assert cited in said  # the .bbl's entries are judged
+    assert "Nanometre-scale" in pdf_text(folder / "paper.pdf")

@@ -227,7 +227,10 @@ def test_read_latex_ignores_an_aux_older_than_an_included_chapter(tmp_path: Path
 
 def test_read_latex_fresh_aux_without_citations_falls_back_quietly(tmp_path: Path) -> None:
     tex = tmp_path / "paper.tex"
-    tex.write_text("\\documentclass{article}\n\\begin{document}\n\\cite{onlyintex}\n")
+    tex.write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{onlyintex}\n\\bibliography{r}\n"
+    )
+    (tmp_path / "r.bib").write_text("@misc{onlyintex, title={T}}\n")
     (tmp_path / "paper.aux").write_text("\\relax \n\\gdef \\@abspage@last{1}\n")
     _age(tex, 60)
     doc = read_latex(tex)
@@ -337,7 +340,8 @@ def test_an_input_outside_the_allowed_folders_is_refused_before_it_is_read(tmp_p
     outside.mkdir()
     (outside / "secret.tex").write_text("\\cite{leaked} SECRET-CONTENT\n", encoding="utf-8")
     tex = root / "paper.tex"
-    tex.write_text(f"\\cite{{a}}\n\\input{{{outside / 'secret'}}}\n", encoding="utf-8")
+    tex.write_text(f"\\cite{{a}}\n\\input{{{outside / 'secret'}}}\n\\bibliography{{r}}\n", "utf-8")
+    (root / "r.bib").write_text("@misc{a, title={T}}\n", encoding="utf-8")
     with pytest.raises(LatexError) as refused:
         read_latex(tex, allowed=_inside(root))
     expected = f"{tex}:2: an included file lies outside the allowed roots; refused"

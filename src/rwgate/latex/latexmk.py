@@ -233,7 +233,21 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         if entry is not None and code == 0 and memo.still_true(entry, reported):
             return entry.replay(_colour())
         settings = settings or _settings(tex, overrides)
-        return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
+        try:
+            return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
+        except InputError as exc:
+            if code == 0:
+                raise
+            # LaTeX died mid-run (a truncated .bcf, a half-written .aux): latexmk's own failure
+            # is the answer; the gate, which could not read the build, did not pass either.
+            memo.forget(remembered)
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            print(
+                f"{PROG}: latexmk failed (exit {code}); the build did not finish and the gate"
+                " could not judge it",
+                file=sys.stderr,
+            )
+            return code
 
 
 def _colour() -> bool:
@@ -261,13 +275,16 @@ def _gate(
     current = verdict(build, settings, cwd)
     keeps_bbl = not current.regenerable or _no_bibtex(inv.latexmk)
     stale = current.stale()
-    if keeps_bbl and stale and _has_notes(current, settings):
-        print(
-            f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
-            " source, or -bibtex-): it is left as it is and its flagged entries carry no"
-            " note in the PDF",
-            file=sys.stderr,
-        )
+    if keeps_bbl:
+        # The user's .bbl (or -bibtex-): never deleted, whatever the verdict; deleting it when
+        # no entry needed a note lost the bundle's only bibliography and failed latexmk (12).
+        if stale and _has_notes(current, settings):
+            print(
+                f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
+                " source, or -bibtex-): it is left as it is and its flagged entries carry no"
+                " note in the PDF",
+                file=sys.stderr,
+            )
     elif code == 0 and stale:
         print(
             f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"

@@ -72,6 +72,9 @@ class TexScan:
     bib_locations: dict[str, Location] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
     newcites: set[str] = field(default_factory=set)  # multibib's lists: \newcites{Meth,Supp}
+    texts: list[tuple[Path, str]] = field(default_factory=list, repr=False)
+    """Each scanned file's text, comments stripped (for :mod:`rwgate.references.texmacros`)."""
+    thebibliography: bool = False  # the sources hold their own thebibliography environment
 
 
 def _add(items: list[str], new: str, seen: set[str] | None = None) -> None:
@@ -136,7 +139,21 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     main = Path(path)
     info = AuxInfo()
     _parse_aux_file(main, info, _Walk(allowed, root=main.parent), required=True)
+    if BIBLATEX_CONTROL in info.seen and _biblatex_bibtex(info):
+        info.keys.remove(BIBLATEX_CONTROL)
+        info.seen.discard(BIBLATEX_CONTROL)
     return info
+
+
+BIBLATEX_CONTROL = "biblatex-control"
+"""The key of the ``@Control`` entry biblatex's BibTeX backend cites in every ``.aux`` (from its
+``JOB-blx.bib``): it passes biblatex's options to ``biblatex.bst`` and is never printed."""
+
+
+def _biblatex_bibtex(info: AuxInfo) -> bool:
+    """An ``.aux`` written by biblatex with ``backend=bibtex``: its ``\abx@aux@`` lines, or the
+    ``JOB-blx`` control bibliography among its ``\bibdata``."""
+    return info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
 
 
 def _parse_aux_file(path: Path, info: AuxInfo, walk: _Walk, required: bool, depth: int = 0) -> None:
@@ -280,7 +297,24 @@ def scan_tex(path: Path | str, allowed: Allowed | None = None) -> TexScan:
         raise LatexError(f"{main}: no such file")
     scan = TexScan()
     _scan_file(main, scan, _Walk(allowed, root=main.parent), depth=0)
+    _through_macros(scan, main.parent, allowed)
     return scan
+
+
+def _through_macros(scan: TexScan, root: Path, allowed: Allowed | None) -> None:
+    """The bibliography commands the document reaches through its own macros (a thesis class's
+    ``\\references{dissertation}``): defined in its ``.tex`` files or in the ``.cls``/``.sty``
+    files of its own folder (:mod:`rwgate.references.texmacros`)."""
+    from rwgate.references import texmacros
+
+    packages = texmacros.local_packages(
+        [text for _, text in scan.texts], root, lambda p: strip_comments(_read(p, allowed))
+    )
+    macros: dict[str, texmacros.Macro] = {}
+    for _, text in [*packages, *scan.texts]:
+        macros.update(texmacros.definitions(text))
+    for named in texmacros.bibliography_names(scan.texts, macros):
+        _bibliography(scan, named.name, Location(file=str(named.file), line=named.line))
 
 
 def _scan_file(path: Path, scan: TexScan, walk: _Walk, depth: int) -> None:
@@ -290,6 +324,8 @@ def _scan_file(path: Path, scan: TexScan, walk: _Walk, depth: int) -> None:
     walk.seen.add(resolved)
     scan.files.append(path)
     text = strip_comments(_read(path, walk.allowed))
+    scan.texts.append((path, text))
+    scan.thebibliography = scan.thebibliography or "\\begin{thebibliography}" in text
     starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
     for match in _TEX_RE.finditer(text):
         here = Location(file=str(path), line=bisect.bisect_right(starts, match.start()))
@@ -334,6 +370,8 @@ def _multibib(scan: TexScan, match: re.Match[str], here: Location) -> None:
 def _bibliography(scan: TexScan, names: str, here: Location) -> None:
     # Options (location=remote, label=...) do not change the name; URLs are handled by the caller.
     for name in _split_keys(names):
+        if "#" in name:  # \bibliography{#1} in a macro definition: a parameter, not a file
+            continue
         if name not in scan.bib_locations:
             scan.bib_names.append(name)
             scan.bib_locations[name] = here

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from rwgate.errors import RwgateError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import (
     Allowed,
     AuxInfo,
+    LatexError,
     parse_aux,
     parse_bcf,
     resolve_bibliographies,
@@ -53,6 +55,8 @@ def read_latex(
     bibliographies, missing = resolve_bibliographies(
         names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
     )
+    if origin == str(tex) and not scan.thebibliography:
+        _judgeable(tex, keys, names, bibliographies)
     # multibib, bibunits, chapterbib: the .aux files bibtex reads besides this one
     parts = bibliography_parts(out, tex.stem, aux, allowed) if aux is not None else []
     return CitedDocument(
@@ -64,6 +68,37 @@ def read_latex(
         key_locations=scan.key_locations,
         parts=[aux_document(path, [tex.parent], allowed, info) for path, info in parts],
     )
+
+
+CANNOT_JUDGE = (
+    "cannot judge from the sources: build first (rwgate then reads the .aux/.bcf) or name the .bib"
+)
+
+
+def _judgeable(tex: Path, keys: list[str], names: list[str], files: list[str]) -> None:
+    """Read from the sources, cited keys that resolve to no bibliography are an error, never a
+    pass of ``missing_entry`` warnings: the document names no bibliography rwgate could see (a
+    class's own macro, ``\\bibliography{\\jobname}``), or none of its keys is in the ones it
+    names. A document that cites nothing is judged (and passes)."""
+    if not keys:
+        return
+    if not names:
+        raise LatexError(f"{tex}: {CANNOT_JUDGE} (no bibliography command found)")
+    if not files or len(files) < len(names):
+        return  # a name not found is an error of its own, at its \\bibliography line
+    from rwgate.references import load_bibliography
+
+    entries: set[str] = set()
+    for file in files:
+        try:
+            entries.update(ref.key.casefold() for ref in load_bibliography(Path(file)).references)
+        except (RwgateError, OSError, ValueError):
+            return  # unreadable: the join says so, and that is exit 2 too
+    if not any(key.casefold() in entries for key in keys):
+        shown = ", ".join(Path(f).name for f in files)
+        raise LatexError(
+            f"{tex}: {CANNOT_JUDGE} (none of the {len(keys)} cited keys is in {shown})"
+        )
 
 
 def aux_document(
