@@ -49,18 +49,6 @@ SEVERITY: tuple[Status, ...] = (
 # Notices a reinstatement lifts. DESIGN.md names retraction, withdrawal and expression of concern;
 # removal and partial retraction are the same kind of "do not rely on this" and are lifted too.
 _LIFTABLE = {"retracted", "withdrawn", "removed", "partially_retracted", "expression_of_concern"}
-FLAG_LABELS: dict[Status, str] = {
-    "retracted": "Retracted",
-    "withdrawn": "Withdrawn",
-    "removed": "Removed",
-    "partially_retracted": "Partially retracted",
-    "replaced": "Retracted and replaced",
-    "expression_of_concern": "Expression of concern",
-    "unknown_notice": "Notice of unrecognised type",
-    "corrected": "Corrected",
-    "amended": "Amended",
-    "reinstated": "Reinstated",
-}
 
 
 def normalize_type(raw: str) -> str:

@@ -117,7 +117,7 @@ def _recover(
     ):
         return refs
     if settings.offline:
-        warnings.append("DOI recovery skipped: offline; entries without a DOI stay no_doi")
+        warnings.append("DOI recovery skipped: offline; entries without a DOI stay unchecked")
         return refs
     # Verification loads rapidfuzz and the OpenAlex client, which a check without recovery
     # (every pandoc build) must not pay for.
@@ -126,7 +126,7 @@ def _recover(
     try:
         recovery = recover_dois(refs, settings)
     except Exception as exc:  # any failure of the extra must leave the check itself intact
-        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay no_doi")
+        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay unchecked")
         return refs
     warnings.extend(recovery.warnings)
     return recovery.references
@@ -145,7 +145,30 @@ def judge(
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
     refs = _recover(_short_dois(references, settings), settings, warnings)
     result = check(refs, settings, progress, problems, sources, warnings=warnings)
+    offline_hint(result, settings)
     return against_lock(result, settings)
+
+
+def offline_hint(result: CheckResult, settings: Settings) -> None:
+    """Offline without a snapshot, the works not in the cache are unverified, each saying only
+    "offline and not in cache": one warning says the next step (getting the registry)."""
+    if not settings.offline or any(s.name == "snapshot" for s in result.sources):
+        return
+    from rwgate.sources.cache import OFFLINE
+
+    stuck = sum(c.status == "unverified" and OFFLINE in (c.reason or "") for c in result.citations)
+    if not stuck:
+        return
+    from rwgate.paths import default_snapshot_path
+
+    where = Path(settings.snapshot or default_snapshot_path())
+    if where.is_file():
+        return  # a snapshot that would not open has its own warning
+    works = "1 work" if stuck == 1 else f"{stuck} works"
+    result.warnings.append(
+        f"offline, and no Retraction Watch snapshot at {where}: {works} not in the cache could "
+        "not be checked; `rwgate data update` downloads the registry once, then checks run offline"
+    )
 
 
 def against_lock(result: CheckResult, settings: Settings) -> CheckResult:
@@ -173,8 +196,13 @@ def record_lock(result: CheckResult, settings: Settings) -> None:
 
 def verdict_expires(result: CheckResult, sources: OpenSources, cap: float) -> float:
     """Until when a remembered verdict holds (the pandoc and rw-latexmk memos): the first
-    look-up behind it expires, or an allow-list entry runs out, and at most ``cap``."""
-    return min(cap, sources.expires(cap), result.policy.allow_ends() or cap)
+    look-up behind it expires, or an allow-list entry runs out, and at most ``cap``. Noted in
+    the run's record (:func:`rwgate.recorded.note_expiry`): no memo replays it after then."""
+    from rwgate import recorded
+
+    ends = min(cap, sources.expires(cap), result.policy.allow_ends() or cap)
+    recorded.note_expiry(ends)
+    return ends
 
 
 def parsed_cache_dir(settings: Settings) -> Path | None:
@@ -214,21 +242,25 @@ def annotations_for(citations: Sequence[Citation], template: str | None) -> dict
 
 
 def describe(citation: Citation, detail: bool = False) -> str:
-    """``KEY: status, notice type YEAR, notice doi:...`` — one line about one citation.
+    """``KEY: retracted 2010, notice doi:...`` — one line about one citation, in the words of
+    the annotation (:mod:`rwgate.vocab`: no snake_case status or notice type).
 
     ``detail`` adds what a LaTeX user needs to find the entry: published year, DOI and the
     ``.bib`` file:line. Every outside string is made terminal-safe.
     """
     from rwgate.render.annotate import deciding_notice
     from rwgate.render.safe import term_safe
+    from rwgate.vocab import status_label
 
-    parts: list[str] = [citation.status]
+    said = status_label(citation.status)
     notice = deciding_notice(citation)
-    if notice is not None:
-        when = f" {notice.date.year}" if notice.date else ""
-        parts.append(f"{notice.type}{when}")
-        if notice.doi:
-            parts.append(f"notice doi:{notice.doi}")
+    if notice is not None and citation.status == "unknown_notice":
+        said += f" '{notice.type}'"  # verbatim, as the annotation shows it
+    if notice is not None and notice.date:
+        said += f" {notice.date.year}"
+    parts: list[str] = [said]
+    if notice is not None and notice.doi:
+        parts.append(f"notice doi:{notice.doi}")
     if citation.allowed:
         parts.append("allowed")
     text = f"{citation.key}: {', '.join(parts)}"

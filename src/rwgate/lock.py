@@ -31,7 +31,7 @@ from typing import Any
 from rwgate.core import CheckResult
 from rwgate.errors import ConfigError
 from rwgate.models import Citation
-from rwgate.vocab import FLAGGED_STATUSES, UNJUDGED_STATUSES
+from rwgate.vocab import FLAGGED_STATUSES, UNJUDGED_STATUSES, status_label
 
 LOCK_SCHEMA = "rwgate.lock/1"
 _FLAGGED = frozenset(FLAGGED_STATUSES)
@@ -90,23 +90,24 @@ def read_lock(path: Path) -> Works | None:
 
 def change(c: Citation, before: dict[str, Any] | None) -> str | None:
     """What changed for one citation since the lock, or None."""
+    now = status_label(c.status)  # a sentence a person reads: no snake_case status
     if before is None:
         if c.status in _FLAGGED:
-            return f"cited since the lock, already {c.status}"
+            return f"cited since the lock, already {now}"
         if c.status in _UNJUDGED and c.action == "fail":
-            return f"cited since the lock, {c.status}"
+            return f"cited since the lock, {now}"
         return None
     was = before["status"]
     if c.status != was:
         if c.status in _UNJUDGED:
-            return f"{c.status} now (was {was}): could not be checked again"
+            return f"{now} now (was {status_label(str(was))}): could not be checked again"
         if c.status == "clean":
-            return f"no notice in force now (was {was})"
-        return f"newly {c.status} (was {was})"
+            return f"no notice in force now (was {status_label(str(was))})"
+        return f"newly {now} (was {status_label(str(was))})"
     if c.status in _UNJUDGED and c.action == "fail":
         # Fail closed: a work that cannot be judged, or a key no bibliography defines, is never
         # "unchanged" (it was unverified at the lock and may have been retracted since).
-        return f"still {c.status}: not judged, so never unchanged"
+        return f"still {now}: not judged, so never unchanged"
     new = sorted(set(_notice_dois(c)) - {str(d) for d in before.get("notices", [])})
     if new:
         return "new notice" + ("s " if len(new) > 1 else " ") + ", ".join(f"doi:{d}" for d in new)

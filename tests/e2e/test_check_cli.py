@@ -289,7 +289,7 @@ def test_hostile_upstream_strings_cannot_drive_the_terminal(crossref_env, capsys
     )
     assert main(["check", "--doi", "10.5555/hostile"]) == 0
     out = capsys.readouterr().out
-    assert "retracted" in out and "Evil" in out
+    assert "Retracted 2021" in out and "Evil" in out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
 
 

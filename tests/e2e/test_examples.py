@@ -122,8 +122,8 @@ def test_make_demo_runs_offline_on_a_fresh_tree(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "SAMPLE" in done.stdout and "not the full database" in done.stdout
     # The human report (on stderr beside the HTML report it also writes).
-    assert "wakefield1998: retracted - Retracted 2010" in done.stderr
-    assert "ellisonbarnes2021: replaced - Retracted and replaced 2023" in done.stderr
+    assert "wakefield1998: Retracted 2010; notice doi:" in done.stderr
+    assert "ellisonbarnes2021: Retracted and replaced 2023; notice doi:" in done.stderr
     assert "Traceback" not in done.stderr
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert page.count('<tr class="row') == 10 and "rwgate: gate passed" in page

@@ -90,3 +90,40 @@ def test_page_is_self_contained_and_forbids_scripts(report: Path) -> None:
     assert "<script" not in html.replace("&lt;script", "")
     assert "src=" not in html.replace("src=x", "")  # no external resource (the hostile one is text)
     assert "&lt;img src=x" in html
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_status_badges_stay_inside_their_cells(report: Path, width: int) -> None:
+    """Issue 33: at 1280 px the ``expression of concern`` badge ran over the key beside it
+    ("expression of conczhang2014"). Each badge's box must lie inside its cell's, at common
+    widths; the screenshot is kept beside the report (the test's tmp folder) as an artefact."""
+    chromium = require_tool("chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 1000})
+            page.goto(report.as_uri())
+            page.click("label[for=show-all]")
+            badges = page.locator("tr.row td:first-child .badge:not(.new)")
+            assert badges.count() == 11
+            labels = {b.inner_text() for b in badges.all()}
+            assert {"expression of concern", "retracted and replaced"} <= labels
+            for badge in badges.all():
+                cell = badge.locator("xpath=ancestor::td[1]")
+                b, c = badge.bounding_box(), cell.bounding_box()
+                assert b is not None and c is not None
+                inside = (
+                    b["x"] >= c["x"] - 0.5
+                    and b["x"] + b["width"] <= c["x"] + c["width"] + 0.5
+                    and b["y"] >= c["y"] - 0.5
+                    and b["y"] + b["height"] <= c["y"] + c["height"] + 0.5
+                )
+                assert inside, (width, badge.inner_text(), b, c)
+            shot = report.with_name(f"report-{width}.png")
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert shot.stat().st_size > 10_000
+    print(f"screenshot: {shot}")

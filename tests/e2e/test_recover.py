@@ -116,7 +116,7 @@ def test_text_report_shows_the_recovered_doi(env, bib, capsys) -> None:
     code = main(["check", "--recover-dois", str(bib)])
     out = capsys.readouterr().out
     assert code == 0
-    assert "  FLAG  lacour2014: retracted - Retracted 2015" in out
+    assert "  FLAG  lacour2014: Retracted 2015; notice doi:" in out
     assert f"doi:{LACOUR} (recovered from title)" in out
     assert "        DOI recovered from title (verified match, confidence 0.96)" in out
     assert "rwgate: 1 DOI recovered from title (verified matches; not in the bibliography)" in out
@@ -132,7 +132,7 @@ def test_both_sources_down_leaves_no_doi_and_warns(bib, capsys, monkeypatch) -> 
     assert cits["wakefield1998"]["status"] == "unverified"
     [warning] = [w for w in report["warnings"] if w.startswith("DOI recovery:")]
     assert "no source could be asked for 2 entries" in warning
-    assert "crossref:" in warning and "openalex:" in warning and "stay no_doi" in warning
+    assert "crossref:" in warning and "openalex:" in warning and "stay unchecked" in warning
     assert code == 0
 
 

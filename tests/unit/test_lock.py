@@ -32,7 +32,7 @@ def cite(status: str, *notices: str, action: str = "fail") -> Citation:
         (
             cite("expression_of_concern"),
             {"status": "corrected"},
-            "newly expression_of_concern (was corrected)",
+            "newly expression of concern (was corrected)",
         ),
         (cite("reinstated"), {"status": "retracted"}, "newly reinstated (was retracted)"),
         (
@@ -55,7 +55,7 @@ def cite(status: str, *notices: str, action: str = "fail") -> Citation:
         (
             cite("missing_entry"),
             {"status": "missing_entry"},
-            "still missing_entry: not judged, so never unchanged",
+            "still missing entry: not judged, so never unchanged",
         ),
         (cite("unverified", action="warn"), {"status": "unverified"}, None),
         (

@@ -79,8 +79,11 @@ def test_sarif_from_bib_has_error_warning_and_lines(bib: Path, capsys) -> None:
     wake, ghost = results["wake"], results["ghost"]
     assert wake["level"] == "error" and ghost["level"] == "warning"
     assert wake["ruleId"] == "rwgate/retracted"
-    assert "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4" in wake["message"]["text"]
-    assert wake["message"]["text"].startswith("wake: retracted")
+    # The note the paper carries (it names the status); a status without one, in words.
+    assert (
+        wake["message"]["text"] == "wake: Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4"
+    )
+    assert ghost["message"]["text"].startswith("ghost: unknown DOI")
     phys = wake["locations"][0]["physicalLocation"]
     assert phys["artifactLocation"]["uri"] == "refs.bib"
     assert phys["region"]["startLine"] == 3
@@ -145,7 +148,7 @@ def test_junit_counts_failure_and_output(bib: Path, capsys) -> None:
     assert failure is not None and failure.get("type") == "retracted"
     assert "Retracted 2010" in (failure.get("message") or "")
     assert cases["ghost"].find("failure") is None
-    assert "unknown_doi" in (cases["ghost"].findtext("system-out") or "")
+    assert "ghost: unknown DOI" in (cases["ghost"].findtext("system-out") or "")
     assert list(cases["clean"]) == []
 
 
@@ -191,7 +194,7 @@ def test_hostile_strings_keep_junit_parseable() -> None:
     assert root.get("failures") == "1"
     located_nowhere = root.findall("testsuite/testcase")[1]
     assert located_nowhere.get("classname") == "rwgate"
-    assert "unknown_doi" in (located_nowhere.findtext("system-out") or "")
+    assert "unknown DOI" in (located_nowhere.findtext("system-out") or "")
 
 
 def test_hostile_strings_are_sarif_string_values() -> None:
@@ -220,4 +223,4 @@ def test_entries_without_a_doi_are_one_summary_line_unless_verbose() -> None:
         "and 2 more); `--recover-dois` looks them up by title, `rwgate check -v` lists each"
     ) in quiet
     loud = render_text(result, verbose=True)
-    assert loud.count(": no_doi") == 7 and "entries have no DOI" not in loud
+    assert loud.count(": no DOI") == 7 and "entries have no DOI" not in loud

@@ -15,10 +15,11 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import ConfigError
-from rwgate.evidence import FLAG_LABELS, deciding_notice
+from rwgate.evidence import deciding_notice
 from rwgate.models import Citation
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
 from rwgate.render.safe import one_line
+from rwgate.vocab import capitalised, notice_label, status_label
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -80,7 +81,7 @@ def _default_text(values: dict[str, Any]) -> str:
 def annotate(citation: Citation, template: str | None = None) -> Annotation:
     """Render the annotation of one flagged citation."""
     notice = deciding_notice(citation)
-    label = FLAG_LABELS.get(citation.status, citation.status.replace("_", " ").capitalize())
+    label = capitalised(status_label(citation.status))
     if citation.status == "unknown_notice" and notice is not None:
         label = f"{label} '{notice.type}'"  # verbatim: it may be a retraction spelt anew
     values: dict[str, Any] = {
@@ -90,6 +91,7 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
         "date": notice.date.isoformat() if notice and notice.date else None,
         "notice_doi": one_line(notice.doi) if notice and notice.doi else None,
         "notice_type": one_line(notice.type) if notice else None,
+        "notice_label": one_line(notice_label(notice.type)) if notice else None,
         "key": one_line(citation.key),
         "doi": one_line(citation.doi) if citation.doi else None,
         "title": one_line(citation.title) if citation.title else None,

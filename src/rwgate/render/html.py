@@ -21,8 +21,15 @@ from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source, gate_verdict, location_text
+from rwgate.render.report import (
+    added_text,
+    describe_source,
+    gate_verdict,
+    location_text,
+    summary_line,
+)
 from rwgate.render.safe import one_line
+from rwgate.vocab import notice_label, status_label
 
 
 @lru_cache(maxsize=1)
@@ -33,6 +40,7 @@ def _template() -> Template:
         undefined=StrictUndefined,
         finalize=_inert,
     )
+    env.filters["notice_label"] = notice_label  # every word a person reads: rwgate.vocab
     return env.get_template("report.html.j2")
 
 
@@ -48,7 +56,13 @@ def _inert(value: Any) -> Any:
 
 def _row(c: Citation, root: Path) -> dict[str, Any]:
     flagged = c.status in FLAGGED or c.action != "ignore" or c.allowed
-    return {"c": c, "flagged": flagged, "added": added_text(c), "where": location_text(c, root)}
+    return {
+        "c": c,
+        "label": status_label(c.status),
+        "flagged": flagged,
+        "added": added_text(c),
+        "where": location_text(c, root),
+    }
 
 
 def render_html(result: CheckResult, exit_code: int | None = None, root: Path | None = None) -> str:
@@ -65,7 +79,7 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
         code=code,
         verdict=gate_verdict(code),
         s=result.summary(),
-        policy=result.policy.preset,
+        counts=summary_line(result),
         generated=result.generated.strftime("%Y-%m-%d %H:%M UTC"),
         since=result.since,
         rows=rows,

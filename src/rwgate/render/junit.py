@@ -15,6 +15,7 @@ from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
+from rwgate.vocab import notice_label
 
 
 def _details(c: Citation) -> str:
@@ -23,7 +24,7 @@ def _details(c: Citation) -> str:
         lines.append(f"location: {c.location}")
     for n in c.notices:
         when = n.date.isoformat() if n.date else "undated"
-        lines.append(f"notice: {when} {n.type}" + (f" doi:{n.doi}" if n.doi else ""))
+        lines.append(f"notice: {when} {notice_label(n.type)}" + (f" doi:{n.doi}" if n.doi else ""))
     return "\n".join(lines)
 
 

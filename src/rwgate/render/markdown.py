@@ -12,9 +12,16 @@ from pathlib import Path
 from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text, describe_source, gate_verdict, location_text
+from rwgate.render.report import (
+    added_text,
+    describe_source,
+    gate_verdict,
+    location_text,
+    summary_line,
+)
 from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
+from rwgate.vocab import notice_label, status_label
 
 _ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}
 _MAX_ROWS = 200
@@ -26,7 +33,7 @@ def _notice(c: Citation) -> str:
     for n in c.notices:
         when = n.date.isoformat() if n.date else "undated"
         link = f" [doi:{md_safe(n.doi)}](https://doi.org/{md_safe(n.doi)})" if n.doi else ""
-        parts.append(f"{md_safe(n.type.replace('_', ' '))} {when}{link}")
+        parts.append(f"{md_safe(notice_label(n.type))} {when}{link}")
     return "<br>".join(parts) or "-"
 
 
@@ -43,7 +50,8 @@ def _row(c: Citation, root: Path) -> str:
     where = md_safe(loc) if loc else "-"
     doi = f"[{md_safe(c.doi)}](https://doi.org/{md_safe(c.doi)})" if c.doi else "-"
     notes = [md_safe(x) for x in (c.change and f"new: {c.change}", added_text(c)) if x]
-    status = f"{_ICONS[c.action]} {md_safe(c.status)}" + (" (allowed)" if c.allowed else "")
+    label = md_safe(status_label(c.status))
+    status = f"{_ICONS[c.action]} {label}" + (" (allowed)" if c.allowed else "")
     cells = [status, _code(c.key), doi, _notice(c), where, "<br>".join(notes) or "-"]
     return "| " + " | ".join(cells) + " |"
 
@@ -56,12 +64,7 @@ def render_markdown(
     base = (root or Path.cwd()).resolve()
     verdict = (":white_check_mark: " if code == 0 else ":x: ") + gate_verdict(code)
     s = result.summary()
-    out = [
-        f"## rwgate: gate {verdict}",
-        "",
-        f"{s.cited} cited, {s.checked} checked, {s.flagged} flagged, {s.failed} failed, "
-        f"{s.warned} warned, {s.unverified} unverified (policy {md_safe(result.policy.preset)})",
-    ]
+    out = [f"## rwgate: gate {verdict}", "", md_safe(summary_line(result))]
     if result.since is not None:
         out += ["", f"Compared with the lockfile `{md_safe(result.since)}`: {s.changed} changed."]
     rows = sorted(reported(result), key=lambda c: (c.change is None, c.action != "fail"))

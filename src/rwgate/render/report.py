@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -22,6 +23,14 @@ from rwgate.models import REPORT_JSON, Citation, Report, SourceInfo
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import term_safe
+from rwgate.vocab import (
+    FLAGGED_STATUSES,
+    capitalised,
+    history_note,
+    notice_label,
+    status_label,
+    summary_text,
+)
 
 _COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
 _TAGS = {"fail": "FAIL", "annotate": "FLAG", "warn": "WARN", "ignore": "ok"}
@@ -83,19 +92,48 @@ def added_text(c: Citation) -> str | None:
     text = f"added to the bibliography {when}{commit}"
     if c.added.after_notice is None or notice is None or notice.date is None:
         return text
-    label = notice.type.replace("_", " ")
-    if c.added.after_notice:
-        return f"{text}, after the {label} of {notice.date.isoformat()}: likely cited in error"
-    return f"{text}, before the {label} of {notice.date.isoformat()}: needs an update"
+    note = history_note(c.status, notice.type, notice.date.isoformat(), c.added.after_notice)
+    return f"{text}, {note}"
+
+
+def summary_line(result: CheckResult) -> str:
+    """The counts of every human report, named for what the policy did with each work: the
+    annotated ones are the FLAG lines and the notes in the paper; a work with a notice the
+    policy ignores (a correction, by default) is counted apart, as no action."""
+    pairs = Counter((c.status, c.action) for c in result.citations)
+    actions: Counter[str] = Counter()
+    unacted: dict[str, int] = dict.fromkeys(FLAGGED_STATUSES, 0)
+    for (status, action), n in pairs.items():
+        actions[action] += n
+        if action == "ignore" and status in unacted:
+            unacted[status] += n
+    s = result.summary()
+    counts = {
+        "cited": s.cited,
+        "checked": s.checked,
+        "failed": actions["fail"],
+        "annotated": actions["annotate"],
+        "warned": actions["warn"],
+        "unverified": s.unverified,
+    }
+    return summary_text(counts, unacted, result.policy.preset)
+
+
+def verdict_text(c: Citation, template: str | None = None) -> str:
+    """``Retracted 2010; notice doi:...``: the note the paper carries, which the default
+    annotation starts with the status's label; else the status in words, then the note."""
+    label = status_label(c.status)
+    if c.status not in FLAGGED:
+        return label
+    text = annotate(c, template).text
+    return text if text.startswith(capitalised(label)) else f"{label} - {text}"
 
 
 def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str]:
     tag = paint(f"{_TAGS[c.action]:<4}", _COLOURS[c.action], colour)
     if c.change:
         tag = paint("NEW ", "31;1", colour) + " " + tag
-    head = f"  {tag}  {term_safe(c.key)}: {c.status}"
-    if c.status in FLAGGED:
-        head += f" - {term_safe(annotate(c, template).text)}"
+    head = f"  {tag}  {term_safe(c.key)}: {term_safe(verdict_text(c, template))}"
     if c.allowed:
         head += " [allowed]"
     lines = [head]
@@ -114,7 +152,7 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
         rid = f" RW#{term_safe(n.record_id)}" if n.record_id else ""
         ndoi = f" doi:{term_safe(n.doi)}" if n.doi else ""
         sources = term_safe(", ".join(n.source))
-        lines.append(f"        {when} {term_safe(n.type)}{ndoi}{rid} [{sources}]")
+        lines.append(f"        {when} {term_safe(notice_label(n.type))}{ndoi}{rid} [{sources}]")
     if c.reason:
         lines.append(f"        {term_safe(c.reason)}")
     if c.change:
@@ -187,12 +225,7 @@ def render_text(
             f"rwgate: {recovered} DOI{'s' if recovered != 1 else ''} recovered from title "
             "(verified matches; not in the bibliography)"
         )
-    s = result.summary()
-    out.append(
-        f"rwgate: {s.cited} cited, {s.checked} checked, {s.flagged} flagged, "
-        f"{s.failed} failed, {s.warned} warned, {s.unverified} unverified "
-        f"(policy {result.policy.preset})"
-    )
+    out.append(f"rwgate: {summary_line(result)}")
     out.append(gate_line(result.exit_code if exit_code is None else exit_code, colour))
     return "\n".join(out) + "\n"
 

@@ -16,15 +16,15 @@ from urllib.parse import quote
 from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation, Location
-from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import added_text
+from rwgate.render.report import added_text, verdict_text
 from rwgate.render.safe import one_line
 from rwgate.sources.http import PROJECT_URL
+from rwgate.vocab import status_label
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"fail": "error", "annotate": "warning", "warn": "warning"}
-# Statuses FLAG_LABELS does not describe (it covers only the notice statuses).
+# Statuses without a notice: what citing such a work means (the notice statuses are named).
 _DESCRIPTIONS = {
     "clean": "Cites a work with no notice in force",
     "unknown_doi": "Cites a DOI that no registry knows",
@@ -47,9 +47,7 @@ def reported(result: CheckResult) -> list[Citation]:
 
 def message(c: Citation, template: str | None = None) -> str:
     """One line saying what is wrong with a citation and why (plain text; callers escape it)."""
-    text = f"{c.key}: {c.status}"
-    if c.status in FLAGGED:
-        text += f" - {annotate(c, template).text}"
+    text = f"{c.key}: {verdict_text(c, template)}"
     if c.reason:
         text += f" ({c.reason})"
     if c.change:
@@ -72,8 +70,8 @@ def _clean(value: Any) -> Any:
 
 def rule_description(status: str) -> str:
     if status in FLAGGED:
-        return f"Cites a work with a notice in force: {status.replace('_', ' ')}"
-    return _DESCRIPTIONS.get(status, status.replace("_", " ").capitalize())
+        return f"Cites a work with a notice in force: {status_label(status)}"
+    return _DESCRIPTIONS.get(status) or f"Cites a work judged {status_label(status)}"
 
 
 def _uri(file: str, root: Path) -> str:

@@ -16,7 +16,7 @@ from rwgate.core import FLAGGED, check
 from rwgate.models import Citation, Location, Reference
 from rwgate.render.annotate import annotate
 from rwgate.verify.records import ARXIV_PREFIX
-from rwgate.vocab import RETRACTED_LIKE, SERIOUS_STATUSES
+from rwgate.vocab import RETRACTED_LIKE, SERIOUS_STATUSES, status_label
 
 SERIOUS = frozenset(SERIOUS_STATUSES)
 _RETRACTED_LIKE = frozenset(RETRACTED_LIKE)
@@ -55,15 +55,17 @@ def describe(citation: Citation, openalex_retracted: bool | None) -> tuple[list[
     errors: list[str] = []
     warnings: list[str] = []
     if citation.status in SERIOUS:
-        text = f"matched work is {citation.status.replace('_', ' ')}: {annotate(citation).text}"
+        text = f"matched work is {status_label(citation.status)}: {annotate(citation).text}"
         (errors if citation.status in _RETRACTED_LIKE else warnings).append(text)
     elif citation.status in FLAGGED:
-        warnings.append(f"matched work is {citation.status}: {annotate(citation).text}")
+        warnings.append(
+            f"matched work is {status_label(citation.status)}: {annotate(citation).text}"
+        )
     elif citation.status == "unverified":
         warnings.append(f"integrity not verified: {citation.reason or 'no source answered'}")
     if openalex_retracted and citation.status not in _RETRACTED_LIKE:
         warnings.append(
             f"OpenAlex marks the matched work as retracted; the integrity record says "
-            f"{citation.status}"
+            f"{status_label(citation.status)}"
         )
     return errors, warnings

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rwgate.render.report import gate_line, paint
 from rwgate.render.safe import term_safe
 from rwgate.verify.models import VerifyResult
+from rwgate.vocab import status_label
 
 if TYPE_CHECKING:
     from rwgate.verify.report import VerifyReport
@@ -34,7 +35,7 @@ def _lines(result: VerifyResult, colour: bool, verbose: bool) -> list[str]:
     head = f"  {paint(f'{tag:<4}', _COLOURS[tag], colour)}  {term_safe(result.key or '?')}: "
     head += f"{result.verdict} ({result.confidence:.2f})"
     if result.integrity is not None:
-        head += f" - {result.integrity.status}"
+        head += f" - {status_label(result.integrity.status)}"
     lines = [head]
     work = result.matched or result.closest
     if work is not None:

@@ -255,5 +255,7 @@ def _recovery_warnings(results: Sequence[VerifyResult], failed: dict[str, str]) 
     lost = sum(r.verdict == "unverified" for r in results)
     if lost:
         entries = f"{lost} entr{'y' if lost == 1 else 'ies'}"
-        return [f"DOI recovery: no source could be asked for {entries} ({why}); they stay no_doi"]
+        return [
+            f"DOI recovery: no source could be asked for {entries} ({why}); they stay unchecked"
+        ]
     return [f"DOI recovery: some sources could not be asked ({why}); the others answered"]
