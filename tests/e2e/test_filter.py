@@ -42,7 +42,7 @@ def test_html_annotates_exactly_the_flagged_entries(
     assert "data-custom-style" not in out.text  # only docx and odt honour custom-style
     assert out.text.count("rw-notice") == 3
     assert (
-        "rw-filter: WARNING: lacour2014: retracted, retraction 2015, "
+        "rw-filter: WARNING: lacour2014: retracted 2015, "
         "notice doi:10.1126/science.aac6638 (notice in its bibliography entry)" in out.stderr
     )
     # One batched request for the whole bibliography (five DOIs).
@@ -106,7 +106,7 @@ def test_missing_bibliography_warns_and_still_builds(
     assert "rw-filter: WARNING: (pandoc input): bibliography file not found: nowhere.bib" in (
         out.stderr
     )
-    assert "rw-filter: WARNING: wakefield1998: missing_entry" in out.stderr
+    assert "rw-filter: WARNING: wakefield1998: missing entry" in out.stderr
     assert "rw-notice" not in out.text
 
 
@@ -115,7 +115,7 @@ def test_key_missing_from_bibliography(tmp_path: Path, fake_crossref: FakeCrossr
     write_doc(tmp_path / "doc.md", "bibliography: refs.bib", "[@nosuchkey; @lacour2014]")
     out = build(tmp_path, ["--citeproc"], "out.html", _env(fake_crossref), document="doc.md")
     assert out.returncode == 0, out.stderr
-    assert "rw-filter: WARNING: nosuchkey: missing_entry" in out.stderr
+    assert "rw-filter: WARNING: nosuchkey: missing entry" in out.stderr
     assert "rw-retracted" in _entries(out.text)["lacour2014"]
 
 
@@ -157,11 +157,11 @@ def test_strict_aborts_without_output_and_writes_report(
     assert not out.output.exists()
     errors = [line for line in out.stderr.splitlines() if line.startswith("rw-filter: ERROR:")]
     assert errors == [
-        "rw-filter: ERROR: wakefield1998: retracted, retraction 2010, "
+        "rw-filter: ERROR: wakefield1998: retracted 2010, "
         "notice doi:10.1016/s0140-6736(10)60175-4",
-        "rw-filter: ERROR: lacour2014: retracted, retraction 2015, "
+        "rw-filter: ERROR: lacour2014: retracted 2015, "
         "notice doi:10.1126/science.aac6638",
-        "rw-filter: ERROR: njei2011: withdrawn, withdrawal 2021, "
+        "rw-filter: ERROR: njei2011: withdrawn 2021, "
         "notice doi:10.1002/14651858.cd009522.pub2",
     ]
     data = json.loads(report.read_text(encoding="utf-8"))

@@ -55,7 +55,7 @@ def test_section_bibliographies_before_the_filter_annotate_every_section(
     assert "rw-notice rw-retracted" in entries["wakefield1998--2"]
     assert "rw-notice rw-withdrawn" in entries["njei2011--2"]
     assert "rw-notice" not in entries["kucsko2013--1"]
-    assert "missing_entry" not in out.stderr and "in no bibliography" not in out.stderr
+    assert "missing entry" not in out.stderr and "in no bibliography" not in out.stderr
 
 
 def test_section_bibliographies_under_strict_stop_the_build(
@@ -150,7 +150,7 @@ def test_manubot_rootstock_keys_in_a_defaults_file_pipeline(
     assert html.count("rw-marker rw-retracted") == 1  # after the @doi: citation of Wakefield
     ours = "\n".join(line for line in out.stderr.splitlines() if line.startswith("rw-filter"))
     assert "fig:square-image" not in ours and "eq:long-equation" not in ours
-    assert "isbn:9780262517638: missing_entry" in ours
+    assert "isbn:9780262517638: missing entry" in ours
     assert "doi:10.7554/eLife.32822" not in ours  # judged by its DOI: clean, nothing to say
     (tmp_path / "out.html").unlink()
     strict = render("strict")

@@ -78,7 +78,7 @@ def test_multibib_methods_list_annotated_and_strict_refuses(phrs: Path) -> None:
     run = rw_latexmk("paper.tex")
     assert run.returncode == 0, run.stderr[-3000:]
     assert "annotated hic3d_alavattam2019 in Meth.bbl" in run.stderr
-    assert re.search(r"rwgate: 5\d cited, .* 1 flagged", run.stderr), run.stderr[-2000:]
+    assert re.search(r"rwgate: 5\d cited, .* 1 annotated", run.stderr), run.stderr[-2000:]
     text = pdf_text(phrs / "paper.pdf")
     assert text.count(NOTE) == 1
     methods = entry_text(text, "MethodsReferences")
@@ -146,7 +146,7 @@ def test_bibunits_and_chapterbib_units_are_judged(units: Path, tex: str, bbl: st
     run = rw_latexmk(f"{tex}.tex")
     assert run.returncode == 0, run.stderr[-3000:]
     assert f"annotated wakefield1998 in {bbl}" in run.stderr
-    assert "2 cited, 2 checked, 1 flagged" in run.stderr
+    assert "2 cited, 2 checked: 0 failed, 1 annotated" in run.stderr
     text = pdf_text(units / f"{tex}.pdf")
     assert text.count(NOTE) == 1
     assert NOTE in entry_text(text, "Wakefield")

@@ -183,7 +183,7 @@ def test_real_zotero_short_dois_are_resolved_not_refused(zotero: Path) -> None:
 
     built = rw_latexmk("paper.tex")
     assert built.returncode == 0, built.stderr[-3000:]
-    assert "3 cited, 3 checked, 1 flagged" in built.stderr, built.stderr[-2000:]
+    assert "3 cited, 3 checked: 0 failed, 1 annotated" in built.stderr, built.stderr[-2000:]
     assert pdf_text(zotero / "paper.pdf").count("Retracted2010") == 1
 
     strict = rw_latexmk("--policy", "strict", "paper.tex")

@@ -99,7 +99,7 @@ def test_a_key_bibtex_matches_case_insensitively_is_judged(doc: Path) -> None:  
     said = strict.stdout + strict.stderr
     assert strict.returncode == 1 and "wakefield1998" in said.lower()
     assert "BibTeX matches keys case-insensitively" in said
-    assert "missing_entry" not in said
+    assert "missing_entry" not in said and "missing entry" not in said
 
 
 def test_the_projects_own_bibtex_command_runs_and_is_annotated(doc: Path) -> None:  # noqa: F811
