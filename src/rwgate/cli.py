@@ -141,12 +141,14 @@ def _add_optional_commands(sub: Any) -> None:
     from rwgate.datacmd import add_data_commands
     from rwgate.latex.command import add_latex_commands
     from rwgate.mcp.command import add_mcp_command
+    from rwgate.screen.command import add_screen_command
     from rwgate.verifycmd import add_verify_command
 
     add_data_commands(sub)
     add_latex_commands(sub)
     add_verify_command(sub)
     add_mcp_command(sub)
+    add_screen_command(sub)
     add_cache_command(sub)
 
 

@@ -1,4 +1,4 @@
-"""``rwgate data import|update|status``: managing the local Retraction Watch snapshot.
+"""``rwgate data import|update|status|export``: managing the local Retraction Watch snapshot.
 
 These commands are the only place a user touches the snapshot file directly, so they say plainly
 what happened: rows imported, rows skipped (with file and line), files that could not be read,
@@ -221,6 +221,32 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """The verdict table (``rwgate check``'s verdict on every work the snapshot knows) as Parquet.
+
+    Written through DuckDB to a temporary name and renamed, so a reader never sees half a file.
+    """
+    from rwgate.errors import RwgateError
+    from rwgate.screen.verdicts import build, write_parquet
+
+    path = snapshot_path(args)
+    try:
+        table = build(path)
+        write_parquet(table, Path(args.output))
+    except RwgateError as exc:
+        _err(str(exc))
+        return 2
+    except ImportError:
+        _err("`rwgate data export` needs DuckDB: pip install 'rwgate[screen]'")
+        return 2
+    except OSError as exc:
+        _err(f"cannot write {args.output}: {exc.strerror or exc}")
+        return 2
+    full = "a full export" if table.full_export else "no full export: unlisted works unverified"
+    print(f"exported {len(table.rows)} verdict(s) of {path} ({full}) to {args.output}")
+    return 0
+
+
 def _snapshot_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS keeps a --snapshot given to the main parser from being reset by this sub-parser.
     parser.add_argument(
@@ -232,7 +258,7 @@ def _snapshot_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``data import|update|status`` on the main parser's sub-parsers."""
+    """Register ``data import|update|status|export`` on the main parser's sub-parsers."""
     data = subparsers.add_parser(
         "data", help="manage the local Retraction Watch snapshot", description=__doc__
     )
@@ -273,6 +299,14 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
     )
     _snapshot_option(stat)
     stat.set_defaults(func=cmd_status)
+
+    exp = commands.add_parser(
+        "export", help="the verdict of every work the snapshot knows, as a table (Parquet)"
+    )
+    exp.add_argument("--format", choices=["parquet"], default="parquet")
+    exp.add_argument("--output", "-o", required=True, metavar="FILE")
+    _snapshot_option(exp)
+    exp.set_defaults(func=cmd_export)
     return data
 
 

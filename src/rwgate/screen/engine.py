@@ -1,0 +1,238 @@
+"""Where the SQL of :mod:`rwgate.screen.sql` runs: DuckDB embedded (default) or Spark.
+
+An engine does three things only: read the input files into raw views with its own readers,
+load the verdict table, and run the statements. DuckDB runs the text as written, within a memory
+limit (spilling to a temporary folder beyond it); Spark runs SQLGlot's transpilation of the same
+text, locally or on the cluster ``--master`` names.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from rwgate.screen import sql
+from rwgate.screen.inputs import InputError, InputGroup
+from rwgate.screen.verdicts import COLUMNS, duckdb_columns
+
+_CROSSREF_COLUMNS = (
+    "{'DOI': 'VARCHAR', 'reference': 'STRUCT(\"DOI\" VARCHAR)[]',"
+    " 'issued': 'STRUCT(\"date-parts\" BIGINT[][])',"
+    ' \'items\': \'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
+    ' issued STRUCT("date-parts" BIGINT[][]))[]\'}'
+)
+
+
+class Engine(Protocol):
+    name: str
+    version: str
+
+    def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
+    def run(self, statement: str) -> None: ...
+    def view(self, name: str, statement: str) -> None: ...
+    def table(self, name: str, statement: str) -> None: ...
+    def fetch(self, statement: str) -> list[tuple[Any, ...]]: ...
+    def write_parquet(self, statement: str, path: Path) -> None: ...
+    def close(self) -> None: ...
+
+
+def _quoted_list(files: list[Path]) -> str:
+    return "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
+
+
+class DuckEngine:
+    """DuckDB in this process: nothing to start; ``memory_limit`` bounds it, spilling to disk."""
+
+    name = "duckdb"
+
+    def __init__(
+        self, memory_limit: str, threads: int | None, temp_dir: Path | None, progress: bool
+    ) -> None:
+        import duckdb
+
+        self.version = duckdb.__version__
+        self._error = duckdb.Error
+        self.con = duckdb.connect(config={"memory_limit": memory_limit})
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        if temp_dir is not None:
+            self.con.execute(f"SET temp_directory = {sql.lit(str(temp_dir))}")
+        self.con.execute("SET preserve_insertion_order = false")
+        if progress:
+            self.con.execute("SET enable_progress_bar = true")
+            self.con.execute("SET enable_progress_bar_print = true")
+        else:
+            self.con.execute("SET enable_progress_bar = false")
+
+    def _reader(self, grp: InputGroup) -> str:
+        files = _quoted_list(grp.files)
+        if grp.container == "parquet":
+            return f"read_parquet({files}, filename = true, union_by_name = true)"
+        if grp.container == "csv":
+            return (
+                f"read_csv({files}, header = true, all_varchar = true, filename = true,"
+                " union_by_name = true, ignore_errors = true, strict_mode = false,"
+                " max_line_size = 16777216)"
+            )
+        if grp.shape == "crossref":
+            return (
+                f"read_json({files}, format = 'auto', filename = true, ignore_errors = true,"
+                f" maximum_object_size = 1073741824, columns = {_CROSSREF_COLUMNS})"
+            )
+        return (
+            f"read_json({files}, format = 'newline_delimited', filename = true,"
+            " ignore_errors = true, maximum_object_size = 268435456, union_by_name = true)"
+        )
+
+    def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
+        """Raw views ``in0``... and the verdict tables; the Parquet/JSON column names read."""
+        names: list[list[str]] = []
+        for i, grp in enumerate(groups):
+            try:
+                self.con.execute(f"CREATE TEMP VIEW in{i} AS SELECT * FROM {self._reader(grp)}")
+                described = self.con.execute(f"DESCRIBE in{i}").fetchall()
+            except self._error as exc:
+                first = str(exc).splitlines()[0]
+                raise InputError(
+                    f"{grp.files[0]}: unreadable as {grp.container}: {first}"
+                ) from None
+            names.append([str(r[0]) for r in described])
+        self.con.execute(
+            "CREATE TEMP TABLE verdicts AS SELECT * FROM read_json("
+            f"{sql.lit(str(verdicts))}, format = 'newline_delimited', columns = {duckdb_columns()})"
+        )
+        self.con.execute("CREATE TEMP TABLE vdoi AS SELECT * FROM verdicts WHERE kind = 'doi'")
+        self.con.execute("CREATE TEMP TABLE vpmid AS SELECT * FROM verdicts WHERE kind = 'pmid'")
+        return names
+
+    def run(self, statement: str) -> None:
+        self.con.execute(statement)
+
+    def view(self, name: str, statement: str) -> None:
+        self.con.execute(f"CREATE TEMP VIEW {name} AS {statement}")
+
+    def table(self, name: str, statement: str) -> None:
+        self.con.execute(f"CREATE TEMP TABLE {name} AS {statement}")
+
+    def fetch(self, statement: str) -> list[tuple[Any, ...]]:
+        return self.con.execute(statement).fetchall()
+
+    def write_parquet(self, statement: str, path: Path) -> None:
+        self.con.execute(
+            f"COPY ({statement}) TO {sql.lit(str(path))} (FORMAT parquet, COMPRESSION zstd)"
+        )
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class SparkEngine:
+    """Spark (pyspark): the transpiled SQL, on ``local[*]`` or the cluster ``master`` names."""
+
+    name = "spark"
+
+    def __init__(self, master: str | None, progress: bool) -> None:
+        try:
+            import pyspark
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise InputError(
+                "--engine spark needs pyspark (pip install 'rwgate[spark]') and a Java runtime"
+            ) from None
+        self.version = pyspark.__version__
+        builder = SparkSession.builder.appName("rwgate-screen")
+        builder = builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
+        builder = builder.config("spark.ui.showConsoleProgress", "true" if progress else "false")
+        builder = builder.config("spark.ui.enabled", "false")
+        builder = builder.config("spark.sql.session.timeZone", "UTC")
+        # The DOI steps are nested projections, each naming the previous value several times:
+        # collapsed into one, Catalyst copies every step into the next (exponential plan size).
+        builder = builder.config(
+            "spark.sql.optimizer.excludedRules",
+            "org.apache.spark.sql.catalyst.optimizer.CollapseProject",
+        )
+        self.spark = builder.getOrCreate()
+        self.spark.sparkContext.setLogLevel("ERROR")
+
+    def _read(self, grp: InputGroup) -> Any:
+        from pyspark.sql import functions as F
+
+        files = [str(f) for f in grp.files]
+        reader = self.spark.read
+        if grp.container == "parquet":
+            frame = reader.parquet(*files)
+        elif grp.container == "csv":
+            frame = reader.option("header", True).option("mode", "PERMISSIVE").csv(files)
+        elif grp.shape == "crossref":
+            schema = (
+                "DOI STRING, reference ARRAY<STRUCT<DOI: STRING>>,"
+                " issued STRUCT<`date-parts`: ARRAY<ARRAY<BIGINT>>>,"
+                " items ARRAY<STRUCT<DOI: STRING, reference: ARRAY<STRUCT<DOI: STRING>>,"
+                " issued: STRUCT<`date-parts`: ARRAY<ARRAY<BIGINT>>>>>"
+            )
+            multi = any(_pretty_json(f) for f in grp.files)
+            frame = reader.schema(schema).option("multiLine", multi).json(files)
+        else:
+            frame = reader.json(files)
+        return frame.withColumn("filename", F.input_file_name())
+
+    def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
+        names = []
+        for i, grp in enumerate(groups):
+            frame = self._read(grp)
+            frame.createOrReplaceTempView(f"in{i}")
+            names.append(list(frame.columns))
+        schema = ", ".join(
+            f"{name} {'STRING' if kind == 'VARCHAR' else kind}" for name, kind in COLUMNS
+        )
+        frame = self.spark.read.schema(schema).json(str(verdicts))
+        frame.filter("kind = 'doi'").createOrReplaceTempView("vdoi")
+        frame.filter("kind = 'pmid'").createOrReplaceTempView("vpmid")
+        return names
+
+    def run(self, statement: str) -> None:
+        self.spark.sql(sql.to_spark(statement))
+
+    def view(self, name: str, statement: str) -> None:
+        self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)
+
+    def table(self, name: str, statement: str) -> None:
+        self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)
+        self.spark.catalog.cacheTable(name)
+
+    def fetch(self, statement: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.spark.sql(sql.to_spark(statement)).collect()]
+
+    def write_parquet(self, statement: str, path: Path) -> None:
+        self.spark.sql(sql.to_spark(statement)).write.mode("overwrite").parquet(str(path))
+
+    def close(self) -> None:
+        self.spark.stop()
+
+
+def _pretty_json(path: Path) -> bool:
+    """Whether a Crossref file is one object over many lines (the classic ``items`` files)."""
+    import gzip
+
+    opener: Any = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+    return first.strip() in ("{", "[")
+
+
+def open_engine(
+    name: str,
+    *,
+    memory_limit: str = "3GB",
+    threads: int | None = None,
+    temp_dir: Path | None = None,
+    master: str | None = None,
+    progress: bool | None = None,
+) -> Engine:
+    """The engine ``name`` (``duckdb`` or ``spark``); a progress bar only on a terminal."""
+    show = sys.stderr.isatty() if progress is None else progress
+    if name == "spark":
+        return SparkEngine(master, show)
+    return DuckEngine(memory_limit, threads, temp_dir, show)

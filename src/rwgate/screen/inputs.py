@@ -1,0 +1,177 @@
+"""Reference tables as they are published: what each file is, checked before an engine reads it.
+
+Three shapes, many files and globs each:
+
+- ``table``: a generic table (Parquet, CSV, JSON lines), columns ``citing``, ``cited_doi`` and
+  optionally ``cited_pmid`` and ``citing_date``, renamed by ``--citing-column`` and the like;
+- ``opencitations``: the OpenCitations Index CSV dump (``oci,citing,cited,creation,timespan,
+  journal_sc,author_sc``), whose ``citing``/``cited`` cells are bare DOIs (COCI) or lists of
+  prefixed identifiers (``omid:br/... doi:10... pmid:...``);
+- ``crossref``: Crossref public data file records with their ``reference`` lists, JSON lines or
+  the classic ``{"items": [...]}`` files, gzipped or not.
+
+A file is looked at (its first bytes) before any engine runs: one that is not what it claims to
+be, or cannot be opened, is a one-line error naming it (exit 2), never a half-read corpus. Rows
+inside a readable file that cannot be used are the engine's business: counted and sampled.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.errors import RwgateError
+
+FORMATS = ("auto", "table", "opencitations", "crossref")
+OC_COLUMNS = ("oci", "citing", "cited", "creation")
+_PEEK = 64 * 1024
+
+
+class InputError(RwgateError):
+    """A reference file that cannot be read as what it claims to be (exit 2, one line)."""
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """Which columns of a generic table hold what ``rwgate screen`` needs."""
+
+    citing: str = "citing"
+    cited_doi: str = "cited_doi"
+    cited_pmid: str | None = "cited_pmid"
+    citing_date: str | None = "citing_date"
+
+
+@dataclass
+class InputGroup:
+    """Files of one shape and container, read together by one engine call."""
+
+    shape: str  # table | opencitations | crossref
+    container: str  # parquet | csv | json
+    files: list[Path] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # a table's columns, from its first file
+
+
+def expand(patterns: list[str]) -> list[Path]:
+    """Files named or matched by glob patterns, in order, each once; a pattern that names nothing
+    is an error (a typo must not make a smaller corpus look screened)."""
+    out: dict[Path, None] = {}
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else []
+        if not matches and not glob.has_magic(pattern):
+            matches = [pattern]
+        if not matches:
+            raise InputError(f"{pattern}: no file matches")
+        for match in matches:
+            out[Path(match)] = None
+    return list(out)
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of ``path`` (decompressed when gzipped)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(_PEEK)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return zlib.decompressobj(wbits=31).decompress(raw, _PEEK)
+    except zlib.error:
+        raise InputError(f"{path}: not a gzip file (corrupt gzip header)") from None
+
+
+def _text(path: Path, head: bytes) -> str:
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start > len(head) - 4:  # a character cut by the peek
+            return head[: exc.start].decode("utf-8")
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}): not CSV or JSON") from None
+
+
+def _container(path: Path, head: bytes) -> str:
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return "json"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    text = _text(path, head).lstrip()
+    return "json" if text.startswith(("{", "[")) else "csv"
+
+
+def _csv_header(path: Path, head: bytes) -> list[str]:
+    text = _text(path, head)
+    first = text.splitlines()[0] if text else ""
+    if "\x00" in first or not first.strip():
+        raise InputError(f"{path}: not a CSV file (no header line)")
+    return [c.strip().strip('"').strip() for c in first.split(",")]
+
+
+def _check_parquet(path: Path, head: bytes) -> None:
+    if head[:4] != b"PAR1":
+        raise InputError(f"{path}: not a Parquet file (no PAR1 magic)")
+    try:
+        with path.open("rb") as handle:
+            handle.seek(-4, 2)
+            tail = handle.read(4)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if tail != b"PAR1":
+        raise InputError(f"{path}: not a whole Parquet file (no PAR1 footer: truncated?)")
+
+
+def _json_shape(path: Path, head: bytes) -> str:
+    text = _text(path, head).lstrip()
+    if not text.startswith("{"):
+        raise InputError(f"{path}: not JSON lines (the first record is not a JSON object)")
+    line = text.splitlines()[0]
+    try:
+        first = json.loads(line)
+    except ValueError:
+        first = None  # a pretty-printed file: one object over many lines
+    if isinstance(first, dict):
+        return "crossref" if {"reference", "items"} & first.keys() else "table"
+    return "crossref" if '"items"' in text[:4096] or '"reference"' in text else "table"
+
+
+def classify(path: Path, claimed: str) -> tuple[str, str, list[str]]:
+    """(shape, container, columns) of one file; InputError when it is not what it claims."""
+    head = _head(path)
+    container = _container(path, head)
+    columns: list[str] = []
+    if container == "parquet":
+        _check_parquet(path, head)
+        shape = "table"
+    elif container == "csv":
+        columns = _csv_header(path, head)
+        shape = "opencitations" if set(OC_COLUMNS) <= set(columns) else "table"
+    else:
+        shape = _json_shape(path, head)
+    if claimed != "auto" and claimed != shape:
+        if claimed == "crossref" or shape == "crossref" or container == "parquet":
+            raise InputError(f"{path}: not a {claimed} file (it reads as a {container} {shape})")
+        if claimed == "opencitations":
+            raise InputError(
+                f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
+            )
+        shape = claimed
+    return shape, container, columns
+
+
+def group(paths: list[Path], claimed: str) -> list[InputGroup]:
+    """Files checked and gathered by shape and container, in the order first seen."""
+    groups: dict[tuple[str, str], InputGroup] = {}
+    for path in paths:
+        shape, container, columns = classify(path, claimed)
+        grp = groups.setdefault((shape, container), InputGroup(shape, container, columns=columns))
+        grp.files.append(path)
+    return list(groups.values())
+

@@ -1,0 +1,271 @@
+"""The screen as SQL text, written once in DuckDB's dialect; Spark gets it through SQLGlot.
+
+An engine provides raw views (``in0``, ``in1``, ... one per input group, as its own file readers
+see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is here:
+identifiers normalised (:mod:`rwgate.screen.doisql`), joined with the verdicts, combined by
+``rwgate check``'s rule for a work cited by DOI and PubMed id (a flagged verdict wins, the more
+severe of two flagged ones, else the DOI's), and aggregated per citing work in one pass, the
+flagged citations carried along as a list (so a corpus is read once, not once per output).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import sqlglot
+from sqlglot import exp
+
+from rwgate.screen import doisql
+from rwgate.screen.inputs import InputGroup, Mapping
+from rwgate.vocab import FLAGGED_STATUSES, STATUSES
+
+lit = doisql.lit
+NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
+RAW = ("citing", "cited_raw", "pmid_raw", "date_raw", "file")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(expr: str) -> str:
+    return f"CAST({expr} AS VARCHAR)"
+
+
+def _table(view: str, grp: InputGroup, cols: Mapping, parquet_cols: list[str]) -> str:
+    have = set(grp.columns or parquet_cols)
+
+    def col(name: str | None) -> str:
+        if name is None or (have and name not in have):
+            return "CAST(NULL AS VARCHAR)"
+        return _text(_ident(name))
+
+    return (
+        f"SELECT {col(cols.citing)} AS citing, {col(cols.cited_doi)} AS cited_raw,"
+        f" {col(cols.cited_pmid)} AS pmid_raw, {col(cols.citing_date)} AS date_raw,"
+        f" filename AS file FROM {view}"
+    )
+
+
+def _oc_id(cell: str, prefix: str) -> str:
+    """One identifier of an OpenCitations cell: ``doi:10...`` in a list, or a bare DOI (COCI)."""
+    tagged = f"regexp_extract({cell}, {lit(f'(?:^|[ ]){prefix}:([^ ]+)')}, 1)"
+    if prefix != "doi":
+        return f"nullif({tagged}, '')"
+    return (
+        f"CASE WHEN regexp_matches({cell}, '(?:^|[ ])doi:') THEN {tagged}"
+        f" WHEN regexp_matches({cell}, '^[a-z]+:') THEN NULL ELSE {cell} END"
+    )
+
+
+def _opencitations(view: str) -> str:
+    return (
+        f"SELECT nullif(coalesce({_oc_id('citing', 'doi')}, citing), '') AS citing,"
+        f" {_oc_id('cited', 'doi')} AS cited_raw, {_oc_id('cited', 'pmid')} AS pmid_raw,"
+        f" creation AS date_raw, filename AS file FROM {view}"
+    )
+
+
+def _crossref(view: str) -> str:
+    """Works (a record per line, or the ``items`` of a list file) and their DOI references."""
+    works = (
+        f'SELECT "DOI" AS doi, reference, issued, filename FROM {view} WHERE items IS NULL'
+        f' UNION ALL SELECT w."DOI" AS doi, w.reference AS reference, w.issued AS issued,'
+        f" filename FROM {view}, unnest(items) AS u(w)"
+    )
+    parts = 'r2."date-parts"[1]'
+    day = (
+        f"CASE WHEN {parts}[1] IS NOT NULL THEN CAST({parts}[1] AS VARCHAR)"
+        f" || coalesce('-' || lpad(CAST({parts}[2] AS VARCHAR), 2, '0'), '')"
+        f" || coalesce('-' || lpad(CAST({parts}[3] AS VARCHAR), 2, '0'), '') END"
+    )
+    return (
+        f'SELECT lower(doi) AS citing, r."DOI" AS cited_raw, CAST(NULL AS VARCHAR) AS pmid_raw,'
+        f" {day} AS date_raw, filename AS file"
+        f" FROM (SELECT doi, reference, issued AS r2, filename FROM ({works}) AS w0) AS w1,"
+        f" unnest(reference) AS v(r)"
+    )
+
+
+def raw_union(groups: list[InputGroup], cols: Mapping, parquet_cols: list[list[str]]) -> str:
+    """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view."""
+    parts = []
+    for i, grp in enumerate(groups):
+        view = f"in{i}"
+        if grp.shape == "opencitations":
+            parts.append(_opencitations(view))
+        elif grp.shape == "crossref":
+            parts.append(_crossref(view))
+        else:
+            parts.append(_table(view, grp, cols, parquet_cols[i]))
+    return " UNION ALL ".join(f"({p})" for p in parts)
+
+
+def _pmid(raw: str) -> str:
+    """A PubMed id as the snapshot keys it: digits, leading zeros dropped (``0`` is none)."""
+    digits = f"regexp_replace({doisql.strip(raw)}, '^(?i:pmid:)', '')"
+    return (
+        f"CASE WHEN regexp_matches({digits}, '^[0-9]+\\z')"
+        f" THEN nullif(regexp_replace({digits}, '^0+', ''), '') END"
+    )
+
+
+def _date(raw: str) -> str:
+    """A citing date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, as its first possible day."""
+    return (
+        f"CASE WHEN regexp_matches({raw}, '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}')"
+        f" THEN try_cast(substr({raw}, 1, 10) AS DATE)"
+        f" WHEN regexp_matches({raw}, '^[0-9]{{4}}-[0-9]{{2}}\\z')"
+        f" THEN try_cast({raw} || '-01' AS DATE)"
+        f" WHEN regexp_matches({raw}, '^[0-9]{{4}}\\z')"
+        f" THEN try_cast({raw} || '-01-01' AS DATE) END"
+    )
+
+
+def _statuses(names: tuple[str, ...]) -> str:
+    return "(" + ", ".join(lit(s) for s in names) + ")"
+
+
+def screened(default: str) -> str:
+    """Every reference with its verdict, ``default`` being an unlisted work's status."""
+    norm = doisql.chain("refs_raw", list(RAW), "cited_raw")
+    base = (
+        f"SELECT citing, cited_raw, doi, {_pmid('pmid_raw')} AS pmid, {_date('date_raw')} AS"
+        f" citing_date, file, CASE WHEN doi IS NULL AND NOT {doisql.blank('cited_raw')} THEN"
+        f" {doisql.short_doi('cited_raw')} END AS short, {doisql.blank('cited_raw')} AS no_raw,"
+        f" (NOT {doisql.blank('pmid_raw')}) AS has_pmid_raw,"
+        f" CASE WHEN doi LIKE '%<%' OR doi LIKE '%>%' THEN replace(replace(doi, '<', ''), '>', '')"
+        f" END AS alt FROM ({norm}) AS n"
+    )
+
+    def picked(prefix: str, other: str, cond: str) -> str:
+        fields = ["status", "flag_rank", *NOTICE]
+        return ", ".join(
+            f"CASE WHEN {cond} THEN {prefix}.{f} ELSE {other}.{f} END AS d_{f}" for f in fields
+        )
+
+    joined = (
+        f"SELECT b.*, {picked('d', 'a', 'd.id IS NOT NULL')},"
+        + ", ".join(f" p.{f} AS p_{f}" for f in ["status", "flag_rank", *NOTICE])
+        + f" FROM ({base}) AS b LEFT JOIN vdoi AS d ON d.id = b.doi"
+        " LEFT JOIN vdoi AS a ON a.id = b.alt AND a.n_notices > 0"
+        " LEFT JOIN vpmid AS p ON p.id = b.pmid"
+    )
+    d_status = f"coalesce(d_status, {lit(default)})"
+    p_status = f"coalesce(p_status, {lit(default)})"
+    use_p = (
+        "(doi IS NOT NULL AND p_flag_rank IS NOT NULL"
+        " AND (d_flag_rank IS NULL OR p_flag_rank < d_flag_rank))"
+        f" OR (doi IS NULL AND no_raw AND pmid IS NOT NULL AND {p_status} <> 'unverified')"
+    )
+    status = (
+        f"CASE WHEN from_p THEN {p_status} WHEN doi IS NOT NULL THEN {d_status}"
+        " WHEN NOT no_raw THEN CASE WHEN short THEN 'unverified' ELSE 'invalid_doi' END"
+        " ELSE 'no_doi' END"
+    )
+    chosen = ", ".join(f"CASE WHEN from_p THEN p_{f} ELSE d_{f} END AS {f}" for f in NOTICE)
+    decided = (
+        f"SELECT citing, cited_raw, doi, pmid, citing_date, file, short, no_raw, has_pmid_raw,"
+        f" {status} AS status, {chosen}"
+        f" FROM (SELECT j.*, ({use_p}) AS from_p FROM ({joined}) AS j) AS k"
+    )
+    flagged = _statuses(FLAGGED_STATUSES)
+    return (
+        "SELECT *, status IN " + flagged + " AS flagged,"
+        " CASE WHEN status IN " + flagged + " THEN citing_date > notice_date END"
+        " AS cited_after_notice,"
+        " ((status = 'invalid_doi') OR (has_pmid_raw AND pmid IS NULL) OR citing IS NULL)"
+        f" AS bad FROM ({decided}) AS x"
+    )
+
+
+def status_column(status: str) -> str:
+    return f"n_{status}"
+
+
+def per_citing(default: str) -> str:
+    """One pass over the corpus: counts per citing work, its flagged citations as a list."""
+    counts = ", ".join(
+        f"count(*) FILTER (WHERE status = {lit(s)}) AS {status_column(s)}" for s in STATUSES
+    )
+    row = (
+        "struct_pack(cited_doi := doi, cited_pmid := pmid, status := status,"
+        " notice_type := notice_type, notice_doi := notice_doi, notice_date := notice_date,"
+        " record_id := record_id, source := source, citing_date := citing_date,"
+        " cited_after_notice := cited_after_notice)"
+    )
+    sample = (
+        "coalesce(file, '?') || ': ' || CASE WHEN citing IS NULL THEN 'no citing work'"
+        " WHEN status = 'invalid_doi' THEN 'malformed DOI ' || left(cited_raw, 120)"
+        " ELSE 'malformed PubMed id' END"
+    )
+    return (
+        f"SELECT citing, count(*) AS refs, count(*) FILTER (WHERE flagged) AS flagged,"
+        f" count(*) FILTER (WHERE cited_after_notice) AS cited_after_notice,"
+        f" min(citing_date) AS citing_date, {counts},"
+        f" count(*) FILTER (WHERE bad) AS bad_rows, min({sample}) FILTER (WHERE bad) AS bad_sample,"
+        f" list({row}) FILTER (WHERE flagged) AS flagged_rows"
+        f" FROM ({screened(default)}) AS s GROUP BY citing"
+    )
+
+
+FLAGGED_OUT = (
+    "SELECT citing, f.cited_doi AS cited_doi, f.cited_pmid AS cited_pmid, f.status AS status,"
+    " f.notice_type AS notice_type, f.notice_doi AS notice_doi, f.notice_date AS notice_date,"
+    " f.record_id AS record_id, f.source AS source, f.citing_date AS citing_date,"
+    " f.cited_after_notice AS cited_after_notice FROM per_citing, unnest(flagged_rows) AS u(f)"
+)
+CITING_OUT = (
+    'SELECT citing, refs AS "references", flagged,'
+    " CAST(flagged AS DOUBLE) / refs AS flagged_share, cited_after_notice, citing_date, "
+    + ", ".join(status_column(s) for s in FLAGGED_STATUSES)
+    + ", n_unverified, n_invalid_doi, n_no_doi FROM per_citing"
+)
+TOTALS = (
+    "SELECT count(*) AS citing_works, sum(refs), sum(flagged), sum(cited_after_notice),"
+    " sum(bad_rows), count(*) FILTER (WHERE flagged > 0), "
+    + ", ".join(f"sum({status_column(s)})" for s in STATUSES)
+    + " FROM per_citing"
+)
+BAD_SAMPLE = (
+    "SELECT bad_sample FROM per_citing WHERE bad_sample IS NOT NULL ORDER BY bad_sample LIMIT 10"
+)
+SHARES = (
+    "SELECT least(CAST(floor(CAST(flagged AS DOUBLE) / refs * 20) AS INTEGER), 19) AS bucket,"
+    " count(*) FROM per_citing WHERE flagged > 0 GROUP BY 1 ORDER BY 1"
+)
+BY_YEAR = (
+    "SELECT year(citing_date) AS y, count(*) FROM flagged_out WHERE citing_date IS NOT NULL"
+    " GROUP BY 1 ORDER BY 1"
+)
+TOP_CITED = (
+    "SELECT coalesce(cited_doi, 'PMID ' || cited_pmid) AS work, min(status), count(*) AS n,"
+    " count(*) FILTER (WHERE cited_after_notice) FROM flagged_out"
+    " WHERE status IN "
+    + _statuses(FLAGGED_STATUSES[: FLAGGED_STATUSES.index("corrected")])
+    + " GROUP BY 1 ORDER BY n DESC, work LIMIT 20"
+)
+
+
+@cache
+def to_spark(statement: str) -> str:
+    """``statement`` in Spark SQL: SQLGlot's transpilation, plus what it does not know.
+
+    DuckDB's ``try(url_decode(x))`` (NULL on invalid UTF-8) is Spark's ``try_url_decode(x)``
+    (SQLGlot would drop the ``try`` and Spark's ``url_decode`` would fail the whole job).
+    """
+    tree = sqlglot.parse_one(statement, read="duckdb")
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        inner = node.this if isinstance(node, exp.Try) else None
+        if isinstance(inner, exp.Anonymous) and inner.name.upper() == "URL_DECODE":
+            return exp.Anonymous(this="TRY_URL_DECODE", expressions=list(inner.expressions))
+        return node
+
+    return tree.transform(fix).sql(dialect="spark")
+
+
+ALL_OUT = (
+    "SELECT citing, cited_raw, doi AS cited_doi, pmid AS cited_pmid, status, notice_type,"
+    " notice_doi, notice_date, record_id, citing_date, cited_after_notice FROM ({screened}) AS a"
+)

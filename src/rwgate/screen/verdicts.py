@@ -1,0 +1,173 @@
+"""The verdict table: one row per work the snapshot knows, judged by ``rwgate check``'s own code.
+
+A corpus screen joins its references against this table, so the evidence rules of DESIGN.md stay
+in one place: every DOI and PubMed id the snapshot holds (a Retraction Watch row's work or notice,
+an imported Crossref record) is passed through :func:`rwgate.core.check`, offline, with the
+snapshot as its only source, exactly as ``rwgate check --offline`` judges a cited work. What the
+table does not list is judged by the one rule that needs no look-up: clean against a full
+Retraction Watch export, else unverified (the ``full_export`` column says which).
+
+Columns: ``kind`` (``doi``/``pmid``), ``id``, ``status``, ``flag_rank`` (position in the
+severity order, NULL when not flagged), the deciding notice (``notice_type``, ``notice_doi``,
+``notice_date``), ``record_id`` (its Retraction Watch record), ``source`` (who asserted it),
+``n_notices``, ``snapshot_date`` and ``full_export``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rwgate.config import Settings
+from rwgate.core import check
+from rwgate.evidence import deciding_notice
+from rwgate.models import Citation, Reference
+from rwgate.sources import open_sources
+from rwgate.sources.snapshot import Snapshot, SnapshotError
+from rwgate.vocab import FLAGGED_STATUSES
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("kind", "VARCHAR"),
+    ("id", "VARCHAR"),
+    ("status", "VARCHAR"),
+    ("flag_rank", "INTEGER"),
+    ("notice_type", "VARCHAR"),
+    ("notice_doi", "VARCHAR"),
+    ("notice_date", "DATE"),
+    ("record_id", "VARCHAR"),
+    ("source", "VARCHAR"),
+    ("n_notices", "INTEGER"),
+    ("snapshot_date", "DATE"),
+    ("full_export", "BOOLEAN"),
+)
+
+
+@dataclass
+class VerdictTable:
+    """The judged works of one snapshot, and what an unlisted work is against it."""
+
+    rows: list[dict[str, Any]]
+    snapshot: Path
+    as_of: dt.date | None
+    full_export: bool
+
+    @property
+    def default_status(self) -> str:
+        """An unlisted work: clean only against a full export (the registry of record)."""
+        return "clean" if self.full_export else "unverified"
+
+
+def _identifiers(path: Path) -> tuple[list[str], list[str]]:
+    """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True)
+    try:
+        dois = conn.execute(
+            "SELECT work_doi FROM notices WHERE work_doi IS NOT NULL"
+            " UNION SELECT notice_doi FROM notices WHERE notice_doi IS NOT NULL"
+            " UNION SELECT doi FROM works"
+        ).fetchall()
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(notices)")}
+        pmid_sql = "SELECT work_pmid FROM notices WHERE work_pmid IS NOT NULL"
+        if "notice_pmid" in columns:
+            pmid_sql += " UNION SELECT notice_pmid FROM notices WHERE notice_pmid IS NOT NULL"
+        pmids = conn.execute(pmid_sql).fetchall()
+    finally:
+        conn.close()
+    return sorted(d for (d,) in dois if d), sorted(p for (p,) in pmids if p)
+
+
+def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
+    status = str(cited.status)
+    if kind == "pmid" and status == "no_doi":  # check's word for "the PubMed id proved nothing"
+        status = "unverified"
+    notice = deciding_notice(cited) if cited.notices else None
+    return {
+        "kind": kind,
+        "id": ident,
+        "status": status,
+        "flag_rank": FLAGGED_STATUSES.index(status) if status in FLAGGED_STATUSES else None,
+        "notice_type": notice.type if notice else None,
+        "notice_doi": notice.doi if notice else None,
+        "notice_date": notice.date.isoformat() if notice and notice.date else None,
+        "record_id": notice.record_id if notice else None,
+        "source": ";".join(notice.source) if notice else None,
+        "n_notices": len(cited.notices),
+    }
+
+
+def build(snapshot: Path) -> VerdictTable:
+    """Judge every work of ``snapshot`` with :func:`rwgate.core.check` (offline, snapshot only).
+
+    Raises :class:`~rwgate.sources.snapshot.SnapshotError` when there is no usable snapshot: a
+    screen without its registry would call everything unverified, which is no screen at all.
+    """
+    with Snapshot(snapshot) as snap:
+        full = snap.is_registry
+        as_of = snap.info().as_of
+    dois, pmids = _identifiers(snapshot)
+    refs = [Reference(key=f"doi:{d}", doi=d) for d in dois]
+    refs += [Reference(key=f"pmid:{p}", pmid=p) for p in pmids]
+    settings = Settings(offline=True, no_cache=True, snapshot=snapshot)
+    sources = open_sources(settings, family=(Snapshot,))
+    try:
+        if not sources.sources:
+            raise SnapshotError(f"{snapshot}: " + "; ".join(sources.warnings))
+        result = check(refs, settings, sources=sources)
+    finally:
+        sources.close()
+    day = as_of.date() if as_of else None
+    rows = []
+    for ref, cited in zip(refs, result.citations, strict=True):
+        kind, ident = ref.key.split(":", 1)
+        row = _row(kind, ident, cited)
+        row["snapshot_date"] = day.isoformat() if day else None
+        row["full_export"] = full
+        rows.append(row)
+    return VerdictTable(rows=rows, snapshot=snapshot, as_of=day, full_export=full)
+
+
+def _lines(table: VerdictTable) -> Iterator[str]:
+    for row in table.rows:
+        yield json.dumps(row, ensure_ascii=True) + "\n"
+
+
+def write_jsonl(table: VerdictTable, path: Path) -> None:
+    """The rows as JSON lines (the form an engine loads: no Arrow, no pandas needed)."""
+    with path.open("w", encoding="ascii") as out:
+        out.writelines(_lines(table))
+
+
+def duckdb_columns() -> str:
+    """``read_json``'s ``columns`` argument for the JSON-lines form."""
+    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in COLUMNS) + "}"
+
+
+def write_parquet(table: VerdictTable, path: Path) -> None:
+    """The table as Parquet (through DuckDB), atomically: a temporary name renamed into place."""
+    import os
+    import tempfile
+
+    import duckdb
+
+    from rwgate.screen.doisql import lit
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tempfile.TemporaryDirectory(prefix="rwgate-verdicts-") as folder:
+        lines = Path(folder) / "verdicts.jsonl"
+        write_jsonl(table, lines)
+        con = duckdb.connect()
+        try:
+            con.execute(
+                f"COPY (SELECT * FROM read_json({lit(str(lines))}, format = 'newline_delimited',"
+                f" columns = {duckdb_columns()}) ORDER BY kind, id) TO {lit(str(tmp))}"
+                " (FORMAT parquet, COMPRESSION zstd)"
+            )
+        finally:
+            con.close()
+    os.replace(tmp, path)

@@ -1,0 +1,181 @@
+"""`rwgate screen` (issue 32): the same verdict as `rwgate check --offline` for every cited DOI,
+and inputs that are not what they claim refused in one line."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from rwgate.config import Settings
+from rwgate.core import check
+from rwgate.models import Reference
+from rwgate.screen.run import ScreenOptions, screen
+from rwgate.sources.snapshot import import_files
+
+ROOT = Path(__file__).resolve().parents[2]
+RW = ROOT / "tests" / "fixtures" / "rw"
+SAMPLE = ROOT / "examples" / "screen"
+RWGATE = Path(sys.executable).with_name("rwgate")
+# Crossref notices of every type (one record each): with the Retraction Watch rows of the
+# fixtures they give every flagged status.
+TYPES = [
+    "retraction", "withdrawal", "removal", "partial_retraction", "retraction_and_replacement",
+    "expression_of_concern", "some_new_kind", "correction", "addendum",
+]  # fmt: skip
+
+
+def _crossref_body(doi: str, kinds: list[tuple[str, str]]) -> str:
+    updates = [
+        {"DOI": f"{doi}.n{i}", "type": kind, "source": "publisher", "label": kind,
+         "updated": {"date-parts": [[int(day[:4]), int(day[5:7]), int(day[8:])]]}}
+        for i, (kind, day) in enumerate(kinds)
+    ]  # fmt: skip
+    return json.dumps({"status": "ok", "message-type": "work",
+                       "message": {"DOI": doi, "title": ["t"], "updated-by": updates}})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("snap")
+    files: list[Path] = [RW / "rw-extract-2025.csv", *sorted(RW.glob("*.json"))]
+    for i, kind in enumerate(TYPES):
+        body = folder / f"cr{i}.json"
+        body.write_text(_crossref_body(f"10.5555/screen.{kind}", [(kind, "2020-03-04")]))
+        files.append(body)
+    body = folder / "reinstated.json"
+    pairs = [("retraction", "2019-01-01"), ("reinstatement", "2021-01-01")]
+    body.write_text(_crossref_body("10.5555/screen.reinstated", pairs))
+    files.append(body)
+    sici = folder / "sici.json"
+    sici.write_text(_crossref_body("10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y",
+                                   [("retraction", "2001-01-01")]))  # fmt: skip
+    files.append(sici)
+    path = folder / "snapshot.sqlite"
+    result = import_files(path, files, allow_shrink=True)
+    assert not result.failed
+    return path
+
+
+def _spellings(doi: str, i: int) -> list[str]:
+    return [doi, doi.upper(), f"https://doi.org/{doi}", f"doi: {doi}.", doi.replace("-", "\u2010")][
+        : 2 + i % 4
+    ]
+
+
+def _corpus(snapshot: Path, folder: Path) -> Path:
+    """>= 10,000 cited identifiers: every work the snapshot knows in several spellings, PubMed
+    ids, unlisted DOIs, shortDOIs and malformed ones, as a Parquet table."""
+    db = sqlite3.connect(snapshot)
+    known = (
+        "SELECT work_doi FROM notices WHERE work_doi IS NOT NULL UNION SELECT notice_doi FROM"
+        " notices WHERE notice_doi IS NOT NULL UNION SELECT doi FROM works"
+    )
+    listed = sorted(r[0] for r in db.execute(known).fetchall())
+    pmid_sql = "SELECT DISTINCT work_pmid FROM notices WHERE work_pmid IS NOT NULL"
+    pmids = sorted(r[0] for r in db.execute(pmid_sql).fetchall())
+    db.close()
+    con = duckdb.connect()
+    rows: list[tuple[str, str | None, str | None, str | None]] = []
+    for i, doi in enumerate(listed):
+        rows += [(f"w{i % 97}", s, None, "2024-05-01") for s in _spellings(doi, i)]
+    rows.append(
+        ("sici", "10.1002/(sici)1097-4636(199812)43:4431::aid-jbm113.0.co;2-y", None, "2010")
+    )
+    rows.append(
+        ("sici", "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y", None, None)
+    )
+    for i, pmid in enumerate(pmids):
+        rows.append((f"p{i % 13}", None, pmid, "2015"))
+        rows.append((f"p{i % 13}", f"10.9999/unlisted.pm{i}", f"00{pmid}", "2015-02"))
+        rows.append((f"p{i % 13}", listed[i % len(listed)], pmid, "2015-02"))
+    rows += [
+        (f"u{i % 500}", f"10.{1000 + i % 9000}/unlisted.{i}", None, "2023") for i in range(10_000)
+    ]
+    rows += [
+        ("bad", "10/abcd", None, None),
+        ("bad", "not a doi", None, None),
+        ("bad", None, None, None),
+    ]
+    rows += [("bad", None, "12345678", None), ("bad", "   ", "0", None)]
+    con.execute(
+        "CREATE TABLE refs (citing VARCHAR, cited_doi VARCHAR, cited_pmid VARCHAR,"
+        " citing_date VARCHAR)"
+    )
+    con.executemany("INSERT INTO refs VALUES (?, ?, ?, ?)", rows)
+    out = folder / "refs.parquet"
+    con.execute(f"COPY refs TO '{out}' (FORMAT parquet)")
+    return out
+
+
+def test_screen_gives_the_verdict_rwgate_check_gives(snapshot: Path, tmp_path: Path) -> None:
+    corpus = _corpus(snapshot, tmp_path)
+    opts = ScreenOptions(
+        [str(corpus)], tmp_path / "out", snapshot, all_citations=True, progress=False
+    )
+    result = screen(opts)
+    got = (
+        duckdb.connect()
+        .execute(f"SELECT cited_raw, cited_pmid, status FROM '{result.outputs['citations']}'")
+        .fetchall()
+    )
+    raw = duckdb.connect().execute(f"SELECT cited_doi, cited_pmid FROM '{corpus}'").fetchall()
+    assert len(got) == len(raw) >= 10_000
+    refs = [Reference.as_written(f"r{i}", doi, pmid=(pmid or "").lstrip("0") or None)
+            for i, (doi, pmid) in enumerate(raw)]  # fmt: skip
+    settings = Settings(offline=True, no_cache=True, snapshot=snapshot)
+    pmids = [r.pmid for r in refs]
+    expected = Counter(
+        (doi, pmid, c.status)
+        for (doi, _), pmid, c in zip(raw, pmids, check(refs, settings).citations, strict=True)
+    )
+    assert Counter(got) == expected
+    statuses = {s for _, _, s in expected}
+    assert {"retracted", "withdrawn", "removed", "partially_retracted", "replaced",
+            "expression_of_concern", "unknown_notice", "corrected", "amended", "reinstated",
+            "clean", "invalid_doi", "no_doi", "unverified"} <= statuses  # fmt: skip
+    summary = json.loads(result.outputs["summary"].read_text())
+    assert summary["schema"] == "rwgate.screen/1"
+    assert summary["summary"]["references"] == len(raw)
+    assert summary["bad_rows"]["count"] >= 2 and summary["bad_rows"]["sample"]
+    html = result.outputs["html"].read_text()
+    assert "<svg" in html and "<script" not in html
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(RWGATE), "screen", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_bundled_sample_on_the_command_line(snapshot: Path, tmp_path: Path) -> None:
+    done = _cli(str(SAMPLE / "*.csv"), "--out", str(tmp_path / "o"), "--snapshot", str(snapshot))
+    assert done.returncode == 0, done.stderr
+    assert "flagged" in done.stdout and (tmp_path / "o" / "flagged.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "claim"),
+    [
+        ("refs.parquet", b"citing,cited_doi\na,10.1/x\n", "auto"),
+        ("refs.jsonl.gz", b"not gzip at all", "auto"),
+        ("refs.csv", b"citing,cited_doi\na,10.1/x\n", "opencitations"),
+        ("refs.jsonl", b"\x00\x01\xfe\xff" * 100, "auto"),
+    ],
+)
+def test_a_file_that_is_not_what_it_claims_is_one_line(
+    snapshot: Path, tmp_path: Path, name: str, content: bytes, claim: str
+) -> None:
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    done = _cli(str(bad), "--out", str(tmp_path / "o"), "--snapshot", str(snapshot),
+                "--input-format", claim)  # fmt: skip
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bad) in lines[0], done.stderr
