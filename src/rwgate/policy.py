@@ -21,7 +21,7 @@ _GROUPS: dict[str, tuple[Status, ...]] = {
     "concern": ("partially_retracted", "replaced", "expression_of_concern"),
     "unknown": ("unknown_notice",),
     "changed": ("corrected", "amended", "reinstated"),
-    "unchecked": ("unverified", "invalid_doi"),
+    "unchecked": ("unverified", "invalid_doi", "doi_mismatch"),
     "unresolved": ("missing_entry",),
     "unfound": ("unknown_doi", "no_doi"),
 }

@@ -23,6 +23,9 @@ from rwgate.policy import AllowEntry, Policy, preset_actions
         ("permissive", "unverified", "ignore"),
         ("strict", "missing_entry", "fail"),
         ("default", "clean", "ignore"),
+        ("default", "doi_mismatch", "warn"),
+        ("strict", "doi_mismatch", "fail"),
+        ("permissive", "doi_mismatch", "ignore"),
     ],
 )
 def test_design_table(preset: str, status: str, action: str) -> None:

@@ -20,6 +20,7 @@ from rwgate.sources.cache import Cache
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource, Progress
 from rwgate.sources.snapshot import Snapshot
+from rwgate.titles import TitleRow
 
 SOURCES: tuple[type[IntegritySource], ...] = (CrossrefSource, Snapshot)
 """Every integrity source, in the order reports name them."""
@@ -63,6 +64,17 @@ class OpenSources:
                     if ttl is not None and lookup.as_of is not None:
                         self.first_end = min(self.first_end, lookup.as_of.timestamp() + ttl)
         return answers
+
+    def titles(self, keys: Sequence[str]) -> list[tuple[IntegritySource, list[TitleRow]]]:
+        """Every record any source holds under one of the normalised titles ``keys``, with the
+        source holding it (one indexed query per source)."""
+        found: list[tuple[IntegritySource, list[TitleRow]]] = []
+        if not keys:
+            return found
+        for source in self.sources:
+            for rows in source.title_rows(keys).values():
+                found.append((source, rows))
+        return found
 
     def infos(self) -> list[SourceInfo]:
         return [s.info() for s in self.sources]

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from rwgate.models import Lookup, SourceInfo
+from rwgate.titles import TitleRow
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
@@ -75,6 +76,17 @@ class IntegritySource(ABC):
             if progress is not None:
                 progress(done, len(wanted))
         return out
+
+    def title_rows(self, keys: Sequence[str]) -> dict[str, list[TitleRow]]:
+        """Records of works whose normalised title (:func:`rwgate.titles.title_key`) is each of
+        ``keys``: how an entry without a DOI is matched offline. The default: none (a source
+        that can only be asked by identifier)."""
+        return {}
+
+    def title_lookup(self, rows: Sequence[TitleRow]) -> Lookup | None:
+        """This source's answer for the work of ``rows`` (from :meth:`title_rows`), when that
+        work has no DOI or PubMed id to ask by; None when the source cannot say."""
+        return None
 
     @abstractmethod
     def info(self) -> SourceInfo:

@@ -32,6 +32,7 @@ from rwgate.doi import try_normalize
 from rwgate.evidence import merge_notices
 from rwgate.models import Lookup, Notice, SourceInfo
 from rwgate.paths import default_snapshot_path
+from rwgate.sources import title_index
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import Absence, IdKind, IntegritySource, Progress
 from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
@@ -45,6 +46,7 @@ from rwgate.sources.snapshot_store import (
     import_files,
     read_import_id,
 )
+from rwgate.titles import TitleRow
 from rwgate.trusted import gc_paused, trusted
 
 __all__ = [
@@ -206,6 +208,7 @@ class Snapshot(IntegritySource):
         self.json1 = self._has_json1()
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
         self._has_notice_pmids = self.schema_version >= 2
+        self._titles_indexed: bool | None = None  # read on the first title look-up
 
     def close(self) -> None:
         self._conn.close()
@@ -340,6 +343,26 @@ class Snapshot(IntegritySource):
                 answers[given] = self._lookup("", by_pmid.get(key), None, None)
         return answers
 
+    def title_rows(self, keys: Sequence[str]) -> dict[str, list[TitleRow]]:
+        """The rows whose normalised title (:func:`rwgate.titles.title_key`) is each of ``keys``:
+        from the title index when the import wrote one, else by folding every title here."""
+        if self._titles_indexed is None:
+            self._titles_indexed = title_index.current(self._conn)
+        if self._titles_indexed:
+            return title_index.find(self._conn, self._select, keys, indexed=True)
+        with self._lock:
+            return title_index.find(self._conn, self._select, keys, indexed=False)
+
+    def title_lookup(self, rows: Sequence[TitleRow]) -> Lookup:
+        """The snapshot's answer for the work of ``rows`` (one work that has neither DOI nor
+        PubMed id: its notices are those rows')."""
+        found = self._select(
+            f"SELECT n.rowid, {_NOTICE_COLUMNS} FROM notices n WHERE n.rowid IN ({{keys}})"
+            " ORDER BY n.date, n.type",
+            [str(r.row) for r in rows],
+        )
+        return self._lookup("", [r[1:] for r in found], None, None)
+
     def _works_noticed_by_pmid(self, pmids: list[str]) -> dict[str, list[str]]:
         """For PubMed ids that are notices' own (RetractionPubMedID): the works they are about."""
         found: dict[str, list[str]] = defaultdict(list)
@@ -422,8 +445,10 @@ class Snapshot(IntegritySource):
         if as_of is not None and self.max_age_days is not None:
             stamp = as_of if as_of.tzinfo else as_of.replace(tzinfo=dt.UTC)
             age = (dt.datetime.now(dt.UTC) - stamp).days
-            stale_at = stamp + dt.timedelta(days=self.max_age_days + 1)
-            recorded.note_expiry(stale_at.timestamp())  # then this warning appears
+            # The next change of what is said: this warning appears, or (stale already) the age
+            # it gives grows by a day. A moment already past would keep every memo from replaying.
+            changes_at = stamp + dt.timedelta(days=max(age, self.max_age_days) + 1)
+            recorded.note_expiry(changes_at.timestamp())
             if age > self.max_age_days:
                 out.append(
                     f"the Retraction Watch snapshot is {age} days old (data as of {stamp.date()},"

@@ -57,7 +57,7 @@ from pydantic import BaseModel, Field
 
 from rwgate.errors import DataError
 from rwgate.models import Problem
-from rwgate.sources import rwcsv, snapshot_crossref
+from rwgate.sources import rwcsv, snapshot_crossref, title_index
 
 SCHEMA_VERSION = 2
 SCHEMA = """
@@ -262,6 +262,7 @@ def _rebuild(
                 ]
             )
             if landed:
+                title_index.build(conn)  # an entry without a DOI is matched by its title
                 _write_meta(conn, now)
         finally:
             conn.close()

@@ -24,13 +24,28 @@ other papers (for the same reason, verification caps a candidate without a title
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
+from rwgate.titles import abbreviates, fold, normalize_title, title_similarity, venue_words
 from rwgate.verify.models import ScoreParts, Verdict
 from rwgate.verify.records import family_of
+
+__all__ = [
+    "PARTIAL",
+    "VERIFIED",
+    "author_overlap",
+    "combine",
+    "fold",
+    "normalize_family",
+    "normalize_title",
+    "score",
+    "title_similarity",
+    "venue_similarity",
+    "verdict_for",
+    "year_similarity",
+]
 
 WEIGHTS = {"title": 0.45, "authors": 0.25, "year": 0.20, "venue": 0.10}
 VERIFIED, PARTIAL = 0.85, 0.50
@@ -38,28 +53,7 @@ TITLE_GATE = 0.60
 NAME_TYPO = 0.85
 YEAR_NEIGHBOUR = 0.8
 
-_MARKUP = re.compile(r"<[^<>]{1,80}>|\\[a-zA-Z]+\s*")
-# The marker publishers put on a retracted work's own title; "Retraction: ..." titles a notice.
-_RETRACTED = re.compile(r"^\s*(?:retracted|withdrawn)(?: article)?\s*[:\-–—]\s*", re.IGNORECASE)
 _NON_WORD = re.compile(r"[^\w]+")
-_VENUE_STOP = frozenset({"the", "of", "and", "for", "in", "on", "a", "an", "de", "la", "und"})
-
-
-def fold(text: str) -> str:
-    """Lower case, accents removed, ``ß``/``æ``/``ø`` spelled out: what readers treat as equal."""
-    text = text.replace("ß", "ss").replace("æ", "ae").replace("Æ", "ae")
-    text = text.replace("ø", "o").replace("Ø", "o").replace("ł", "l").replace("Ł", "l")
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-
-
-def normalize_title(title: str | None) -> str:
-    """Title words only: ``{RETRACTED}: {DNA} <i>in vivo</i>`` -> ``dna in vivo``."""
-    if not title:
-        return ""
-    text = _MARKUP.sub(" ", title.replace("{", "").replace("}", ""))
-    text = _RETRACTED.sub("", text)
-    return " ".join(_NON_WORD.sub(" ", fold(text)).replace("_", " ").split())
 
 
 def normalize_family(name: str) -> str:
@@ -70,15 +64,6 @@ def normalize_family(name: str) -> str:
     if not words:
         return ""
     return "".join(c for c in words[-1] if c.isalnum())
-
-
-def title_similarity(a: str | None, b: str | None) -> float | None:
-    na, nb = normalize_title(a), normalize_title(b)
-    if not na or not nb:
-        return None
-    if na == nb:
-        return 1.0
-    return (fuzz.token_set_ratio(na, nb) + fuzz.token_sort_ratio(na, nb)) / 200.0
 
 
 def _name_similarity(a: str, b: str) -> float:
@@ -118,33 +103,13 @@ def year_similarity(a: int | None, b: int | None) -> float | None:
     return 1.0 if gap == 0 else YEAR_NEIGHBOUR if gap == 1 else 0.0
 
 
-def _venue_words(venue: str) -> list[str]:
-    words = _NON_WORD.sub(" ", fold(venue.replace("&", " and "))).split()
-    return [w for w in words if w not in _VENUE_STOP]
-
-
-def _shortens(short: str, full: str) -> bool:
-    """``natl`` shortens ``national``: same first letter, the rest in order (ISO 4 style)."""
-    if not short or short[0] != full[0] or len(short) > len(full):
-        return False
-    rest = iter(full[1:])
-    return all(c in rest for c in short[1:])
-
-
-def _abbreviates(short: list[str], full: list[str]) -> bool:
-    """Word by word, ``short`` shortens ``full`` (same number of significant words)."""
-    if len(short) != len(full) or short == full:
-        return False
-    return all(_shortens(s, f) for s, f in zip(short, full, strict=True))
-
-
 def venue_similarity(a: str | None, b: str | None) -> float | None:
     if not a or not b:
         return None
-    wa, wb = _venue_words(a), _venue_words(b)
+    wa, wb = venue_words(a), venue_words(b)
     if not wa or not wb:
         return None
-    if wa == wb or _abbreviates(wa, wb) or _abbreviates(wb, wa):
+    if wa == wb or abbreviates(wa, wb) or abbreviates(wb, wa):
         return 1.0
     return fuzz.token_set_ratio(" ".join(wa), " ".join(wb)) / 100.0
 

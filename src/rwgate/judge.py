@@ -1,0 +1,200 @@
+"""The evidence rules of DESIGN.md for one cited work, given what every source said about it.
+
+Kept apart from :mod:`rwgate.core` (which asks the sources and applies the policy) so that the
+rules read as one piece: a DOI's verdict (:func:`judge`), a PubMed id's (:func:`by_pmid`), the
+more severe of two readings (:func:`more_severe`), and whether the identifier names the cited
+work at all (:func:`rwgate.identity.mismatch`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rwgate.doi import short_doi
+from rwgate.evidence import merge_notices, status_from_notices
+from rwgate.identity import mismatch
+from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Reference, SourceInfo, Status
+from rwgate.sources import Answers
+from rwgate.sources.interface import IntegritySource
+from rwgate.vocab import SERIOUS_STATUSES
+
+FLAG_RANK = {status: i for i, status in enumerate(FLAGGED_STATUSES)}  # most severe first
+
+
+@dataclass
+class Evidence:
+    """What the sources said about one reference, before policy."""
+
+    status: Status
+    basis: list[str] = field(default_factory=list)
+    lookups: list[Lookup] = field(default_factory=list)
+    reason: str | None = None
+    notices: list[Notice] = field(default_factory=list)
+    doi: str | None = None
+    mismatch: str | None = None
+    """Why the identifier names another work than the entry (:func:`with_identity`), if it does."""
+
+
+def _as_of(info: SourceInfo) -> str:
+    return info.as_of.date().isoformat() if info.as_of else "unknown date"
+
+
+def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
+    """DESIGN.md's evidence rules for one DOI, given what each source said.
+
+    Found records decide (their notices merged); else a DOI registry that does not know the DOI
+    makes it ``unknown_doi``; else a complete registry of notices that does not list it makes it
+    ``clean`` as of its date, but only when no other source failed: when Crossref was asked and
+    failed, an unlisted work is ``unverified`` (publisher notices such as Cochrane withdrawals are
+    not in Retraction Watch at all). ``offline`` (the user's choice, not a failure): sources that
+    were not asked do not count as failed.
+    """
+    found: list[tuple[IntegritySource, Lookup]] = []
+    failed: list[tuple[IntegritySource, Lookup]] = []
+    foreign: list[str] = []
+    unknown = clean = None
+    for source, lk in said:  # one pass: this runs once per cited work
+        outcome = lk.outcome
+        if outcome == "found":
+            found.append((source, lk))
+        elif outcome == "error":
+            if not offline:
+                failed.append((source, lk))
+        elif outcome == "foreign":
+            foreign.append(lk.error or "")
+        elif outcome == "not_found":
+            absence = source.absence
+            if absence == "unknown" and unknown is None:
+                unknown = (source, lk)
+            elif absence == "clean" and clean is None:
+                clean = (source, lk)
+    skipped = (
+        "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed) if failed else ""
+    )
+    if found:
+        notices = merge_notices(n for _, lk in found for n in lk.notices)
+        reason = f"{skipped}; {' and '.join(s.title for s, _ in found)} only" if skipped else None
+        notice_for = [d for _, lk in found for d in lk.notice_for]
+        if not notices and notice_for:
+            reason = "this record is itself a notice about " + ", ".join(dict.fromkeys(notice_for))
+        basis = [s.name for s, _ in found]
+        return Evidence(
+            status_from_notices(notices), basis, [lk for _, lk in found], reason, notices
+        )
+    if unknown is not None:
+        return Evidence(
+            "unknown_doi", [unknown[0].name], [unknown[1]], "no registry knows this DOI"
+        )
+    # A DOI another agency holds (DataCite: arXiv, Zenodo) is judged by the registry alone.
+    elsewhere = "; ".join(foreign)
+    if clean is not None:
+        listed = _not_listed(clean[0])
+        if skipped:  # asked and failed is not offline by choice: unlisted proves nothing
+            return Evidence("unverified", [], [], f"{skipped}; {listed}")
+        return Evidence(
+            "clean", [clean[0].name], [clean[1]], f"{elsewhere}; {listed}" if elsewhere else listed
+        )
+    if elsewhere:
+        why = f"{elsewhere}: no complete Retraction Watch snapshot to judge it"
+        return Evidence("unverified", [], [], why)
+    errors = [lk.error for _, lk in said if lk.outcome == "error" and lk.error]
+    return Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
+
+
+_NOT_LISTED: dict[tuple[str, str], str] = {}
+
+
+def _not_listed(source: IntegritySource) -> str:
+    """``not listed in the SOURCE of DATE``: one string shared by every unlisted work (100,000
+    copies of it were megabytes of a large check)."""
+    said = (source.title, _as_of(source.info()))
+    if said not in _NOT_LISTED:
+        _NOT_LISTED[said] = f"not listed in the {said[0]} of {said[1]}"
+    return _NOT_LISTED[said]
+
+
+def by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
+    """A work judged by its PubMed id: listed, its notices; unlisted in a complete registry, clean
+    as of its date; else unverified. The Lookup's ``doi`` is the paper's DOI when it has one."""
+    ev = judge(said, offline)
+    found = next((lk for lk in ev.lookups if lk.outcome == "found"), None)
+    if found is not None and found.doi:
+        ev.doi = found.doi
+    if ev.status == "unknown_doi":  # no PMID registry answers "unknown": never a DOI verdict
+        ev = Evidence("unverified", reason="no source knows this PubMed id")
+    said_reason = f"PMID {pmid}" + (f": {ev.reason}" if ev.reason else "")
+    a_notice = found is not None and found.notice_for and not found.notices
+    ev.reason = said_reason if found is None or a_notice else f"matched by PMID {pmid}"
+    return ev
+
+
+def more_severe(a: Evidence, b: Evidence) -> Evidence:
+    """Of a work's DOI and PMID verdicts, the one that says more: a flagged status over any
+    other, the more severe of two flagged ones, else the DOI's."""
+    rank = FLAG_RANK
+    if b.status in rank and (a.status not in rank or rank[b.status] < rank[a.status]):
+        return b
+    return a
+
+
+def readings(ref: Reference, answers: Answers, offline: bool) -> Evidence:
+    """An entry BibTeX and pandoc read differently: each reading is judged, and a flagged one
+    decides (the more severe), since either may be the work the output prints; else the entry
+    is ``unverified``, with the reason."""
+    own = evidence(ref.model_copy(update={"conflict": None}), answers, offline)
+    other = ref.model_copy(
+        update={"conflict": None, "doi": ref.other_doi, "pmid": ref.other_pmid, "raw_doi": None}
+    )
+    theirs = evidence(other, answers, offline)
+    worse = more_severe(own, theirs)
+    if worse is theirs and worse.doi is None:
+        worse.doi = ref.other_doi  # the citation names the DOI of the reading that decided
+    why = f"{ref.location or ref.key}: {ref.conflict}"
+    if worse.status in FLAG_RANK:
+        worse.reason = f"{why}; the more severe reading is judged" + (
+            f"; {worse.reason}" if worse.reason else ""
+        )
+        return worse
+    return Evidence("unverified", reason=why)
+
+
+def evidence(ref: Reference, answers: Answers, offline: bool) -> Evidence:
+    if ref.missing:
+        return Evidence("missing_entry", reason="cited key is in no bibliography")
+    if ref.conflict:  # BibTeX and pandoc print different works: both readings are judged
+        return readings(ref, answers, offline)
+    if ref.doi is None and ref.raw_doi and short_doi(ref.raw_doi):
+        why = f"shortDOI {ref.raw_doi!r} could not be resolved to a DOI (offline, or the resolver)"
+        return Evidence("unverified", reason=why)
+    if ref.doi is None and ref.raw_doi:
+        return Evidence("invalid_doi", reason=f"malformed DOI {ref.raw_doi!r}")
+    pmid_ev = None
+    if ref.pmid:
+        pmid_ev = by_pmid(ref.pmid, answers.get(("pmid", ref.pmid), []), offline)
+        pmid_ev = with_identity(ref, pmid_ev, "PMID ", ref.pmid)
+    if ref.doi:
+        ev = with_identity(ref, judge(answers.get(("doi", ref.doi), []), offline), "doi:", ref.doi)
+        return ev if pmid_ev is None else more_severe(ev, pmid_ev)
+    if pmid_ev is not None and pmid_ev.status != "unverified":
+        return pmid_ev
+    return Evidence(
+        "no_doi", reason="entry has no DOI" + (f"; {pmid_ev.reason}" if pmid_ev else "")
+    )
+
+
+def with_identity(ref: Reference, ev: Evidence, kind: str, ident: str) -> Evidence:
+    """``ev`` with the identity check applied: when the identifier names another work
+    (:func:`rwgate.identity.mismatch`), a notice that weakens that work (retracted ... unknown
+    notice) keeps its status, anything else becomes ``doi_mismatch``; either way the reason
+    says so first, the notices stay, and the policy's action is the more severe of the two
+    statuses' (:attr:`Evidence.mismatch`)."""
+    if not ref.title or not ev.lookups:  # nothing to compare (most unlisted works)
+        return ev
+    said = mismatch(ref, ev.lookups, kind + ident)
+    if said is None:
+        return ev
+    ev.mismatch = said
+    if ev.status not in SERIOUS_STATUSES:
+        ev.status = "doi_mismatch"
+    ev.reason = f"{said}; {ev.reason}" if ev.reason else said
+    return ev
