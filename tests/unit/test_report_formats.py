@@ -224,3 +224,24 @@ def test_entries_without_a_doi_are_one_summary_line_unless_verbose() -> None:
     ) in quiet
     loud = render_text(result, verbose=True)
     assert loud.count(": no DOI") == 7 and "entries have no DOI" not in loud
+
+
+def test_markdown_summary_says_why_for_identity_verdicts() -> None:
+    """A reviewer reads the job summary only: a DOI that names another work, and an entry matched
+    by title, carry their reason (the record's own title; the DOI to add)."""
+    from rwgate.render.markdown import render_markdown
+
+    mismatch = "doi:10.1038/171737a0 names 'Molecular Structure of Nucleic Acids' (1953), not this"
+    by_title = "matched by title to RW#4036, add its DOI (10.1016/s0140-6736(97)11096-0)"
+    citations = [
+        Citation(key="lacour", status="doi_mismatch", action="fail", reason=mismatch),
+        Citation(
+            key="wakefield", status="retracted", action="fail", reason=by_title, basis=["title"]
+        ),
+        Citation(key="plain", status="retracted", action="fail", reason="not shown"),
+    ]
+    text = render_markdown(CheckResult(citations=citations, policy=Policy(), sources=[]), 1)
+    plain = text.replace("\\", "")  # md_safe's backslash escapes
+    assert "names 'Molecular Structure of Nucleic Acids' (1953)" in plain
+    assert "matched by title to RW#4036, add its DOI" in plain
+    assert "not shown" not in text

@@ -45,11 +45,20 @@ def _code(text: str) -> str:
     return md_safe(plain) if set(plain) & set("`|") else f"`{plain.replace('<', '&lt;')}`"
 
 
+def _identity(c: Citation) -> str | None:
+    """The reason a reviewer must read to act: the DOI names another work, or the entry was
+    matched by title (add its DOI)."""
+    if c.status == "doi_mismatch" or "title" in c.basis:
+        return c.reason
+    return None
+
+
 def _row(c: Citation, root: Path) -> str:
     loc = location_text(c, root)
     where = md_safe(loc) if loc else "-"
     doi = f"[{md_safe(c.doi)}](https://doi.org/{md_safe(c.doi)})" if c.doi else "-"
-    notes = [md_safe(x) for x in (c.change and f"new: {c.change}", added_text(c)) if x]
+    notes = [md_safe(one_line(x)) for x in (_identity(c), c.change and f"new: {c.change}") if x]
+    notes += [md_safe(x) for x in (added_text(c),) if x]
     label = md_safe(status_label(c.status))
     status = f"{_ICONS[c.action]} {label}" + (" (allowed)" if c.allowed else "")
     cells = [status, _code(c.key), doi, _notice(c), where, "<br>".join(notes) or "-"]
