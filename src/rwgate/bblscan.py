@@ -11,6 +11,28 @@ import re
 
 BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
 END_BIB = re.compile(r"\\end\{thebibliography\}")
+_STRAY = {0xDC00 + b: b for b in range(0x80, 0x100)}
+"""A byte that is not UTF-8, as ``surrogateescape`` keeps it, to its Latin-1 character."""
+
+
+_COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%")
+
+
+def bibitems(text: str) -> list[re.Match[str]]:
+    """The ``\\bibitem``s TeX reads: not those after a ``%`` on their line (a commented-out
+    entry is not printed). Linear: the text between two lines' matches is looked at once."""
+    found = []
+    line_end, comment = -1, 0
+    for match in BIBITEM.finditer(text):
+        if match.start() > line_end:  # on a new line: where it starts, ends, and its comment
+            line = text.rfind("\n", line_end + 1, match.start()) + 1 or line_end + 1
+            end = text.find("\n", match.start())
+            line_end = len(text) if end < 0 else end
+            hit = _COMMENT.search(text, line, line_end)
+            comment = hit.end() if hit else line_end + 1
+        if match.start() < comment:
+            found.append(match)
+    return found
 
 
 def balanced(text: str, start: int, open_: str, close: str) -> int:
@@ -63,4 +85,7 @@ def bibitem_key(text: str, pos: int) -> tuple[str, int] | None:
     end = balanced(text, i, "{", "}")
     if end < 0:
         return None
-    return text[i + 1 : end - 1].strip(), end
+    # The annotator reads the .bbl with surrogateescape (to write its bytes back unchanged):
+    # a key BibTeX copied byte for byte from a Latin-1 .bib (m\xfcller2010) is then read as the
+    # .bib and .aux readers read it, one Latin-1 character per stray byte, and gets its note.
+    return text[i + 1 : end - 1].strip().translate(_STRAY), end

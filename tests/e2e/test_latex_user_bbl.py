@@ -58,13 +58,18 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path) -> None:  # noqa: F811
+def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    import json
+
     before = _bundle(doc)
+    monkeypatch.setenv("RWGATE_REPORT", str(doc / "report.json"))
     built = rw_latexmk("paper.tex")
+    monkeypatch.delenv("RWGATE_REPORT")
     said = built.stdout + built.stderr
     assert built.returncode == 0, said[-3000:]
     assert _digest(doc / "paper.bbl") == before  # never deleted, never rewritten
-    assert "wakefield1998: retracted" in said
+    report = json.loads((doc / "report.json").read_text(encoding="utf-8"))
+    assert {c["key"]: c["status"] for c in report["citations"]}["wakefield1998"] == "retracted"
     assert "paper.bbl is not written by this build" in said
     assert "gate passed" in said
     text = pdf_text(doc / "paper.pdf")

@@ -73,10 +73,14 @@ def cited_document(build: Build, cwd: Path) -> CitedDocument:
     bcf = build.aux_dir / f"{build.job}.bcf"
     search = [build.tex.resolve().parent, cwd.resolve(), build.aux_dir.resolve()]
     if not aux.is_file():
-        return read_latex(build.tex, build.aux_dir)
+        return _embedded(read_latex(build.tex, build.aux_dir))
     info = parse_aux(aux)
     if info.biblatex and bcf.is_file():
         return _own_bbl(build, bcf_document(bcf, search))
+    if not info.bibdata and not info.biblatex:  # no BibTeX run: its own thebibliography?
+        own = _embedded(read_latex(build.tex, build.aux_dir))
+        if users_bibliography(own):
+            return own
     doc = _own_bbl(build, aux_document(aux, search, info=info))
     parts = bibliography_parts(build.aux_dir, build.job, info)
     return doc.model_copy(update={"parts": [aux_document(p, search, info=i) for p, i in parts]})
@@ -85,6 +89,43 @@ def cited_document(build: Build, cwd: Path) -> CitedDocument:
 def regenerable(doc: CitedDocument) -> bool:
     """Whether the bibliography tool can write the ``.bbl`` again: every source it reads exists."""
     return bool(doc.bibliographies) and not any(p.unreadable for p in doc.problems)
+
+
+_USERS = (".tex", ".ltx", ".bbl")
+
+
+def users_bibliography(doc: CitedDocument) -> bool:
+    """The bibliography LaTeX prints is the user's own file, which no tool of this build writes:
+    a ``thebibliography`` in the sources, a ``.bbl`` they ``\\input``, a bundle's ``.bbl``."""
+    return any(Path(name).suffix.lower() in _USERS for name in doc.bibliographies)
+
+
+def _embedded(doc: CitedDocument) -> CitedDocument:
+    """A document with its own ``thebibliography`` (no ``\\bibdata``, no BibTeX run): its
+    ``\\bibitem``s are judged as LaTeX prints them, and nothing can give them a note."""
+    own = [Path(name) for name in doc.bibliographies if Path(name).suffix.lower() in _USERS]
+    if not own:
+        return doc
+    note = Problem(
+        message="the document's own thebibliography, not written by this build: every entry it "
+        "prints is judged, and it is left as it is (its flagged entries carry no note)",
+        location=Location(file=", ".join(str(p) for p in own)),
+    )
+    return doc.model_copy(update={"problems": [*doc.problems, note]})
+
+
+def kept_warning(build: Build, current: Verdict) -> str:
+    """What rw-latexmk says when the PDF prints a flagged work it could not annotate."""
+    doc = current.doc
+    if doc is not None and users_bibliography(doc) and not current.regenerable:
+        where = ", ".join(str(name) for name in doc.bibliographies)
+    else:
+        where = str(build.bbl)
+    return (
+        f"{where} is not written by this build (no bibliography source, its own"
+        " thebibliography, or -bibtex-): it is left as it is and its flagged entries carry no"
+        " note in the PDF"
+    )
 
 
 def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
@@ -132,7 +173,7 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
     sources = open_sources(settings)
     try:
         result = judge(doc, settings, sources)
-        own = doc.bibliographies == [str(build.bbl)]
+        own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
         main = (
             judge(doc.model_copy(update={"parts": []}), settings, sources) if doc.parts else result
         )

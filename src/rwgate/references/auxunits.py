@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rwgate.references.latexaux import Allowed, AuxInfo, check_allowed, parse_aux
+from rwgate.references.latexaux import AuxInfo, parse_aux
+from rwgate.references.latexread import Allowed, LatexError, check_allowed, read_tex
 
 _OPENOUT = re.compile(r"^\\openout\d+ = `(?P<name>[^']+\.aux)'\.?$", re.M)
 
@@ -24,8 +25,8 @@ _OPENOUT = re.compile(r"^\\openout\d+ = `(?P<name>[^']+\.aux)'\.?$", re.M)
 def _read(path: Path, allowed: Allowed | None) -> str:
     check_allowed(path, allowed)
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_tex(path)  # file names as the .aux keys: each stray byte one character
+    except LatexError:
         return ""
 
 

@@ -7,6 +7,9 @@ may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the
 biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
 entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``); an entry without one is ``no_doi``.
 
+A ``.tex`` with its own ``thebibliography`` environment is read the same way
+(:func:`read_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
+
 The scanner (:mod:`rwgate.bblscan`) is shared with :mod:`rwgate.latex.bbl`, which annotates the
 same blocks: what is read and what is annotated are found the same way.
 """
@@ -17,10 +20,11 @@ import bisect
 import re
 from pathlib import Path
 
-from rwgate.bblscan import BIBITEM, END_BIB, bibitem_key
+from rwgate.bblscan import END_BIB, bibitem_key, bibitems
 from rwgate.doi import find_in_text, try_normalize
 from rwgate.models import BibResult, Location, Reference
 from rwgate.references import read_with
+from rwgate.references.texscan import THEBIBLIOGRAPHY, strip_comments
 
 _ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
 _VERB_DOI = re.compile(r"\\verb\{doi\}\s*\n\s*\\verb\s+(\S+)")
@@ -48,7 +52,7 @@ def parse_bbl(text: str, file: str) -> BibResult:
         return Location(file=file, line=bisect.bisect_right(starts, pos))
 
     result = BibResult()
-    items = list(BIBITEM.finditer(text))
+    items = bibitems(text)
     if items:
         end = END_BIB.search(text, items[-1].end())
         limit = end.start() if end else len(text)
@@ -65,6 +69,28 @@ def parse_bbl(text: str, file: str) -> BibResult:
         block = text[match.end() : stop]
         result.references.append(_reference(match.group(1), block, where(match.start())))
     return result
+
+
+def parse_embedded(text: str, file: str) -> BibResult:
+    """The entries of the ``thebibliography`` environments of a ``.tex`` file: comments and
+    everything outside the environments blanked (lines kept, so locations name the right line),
+    then read as a ``.bbl``."""
+    text = strip_comments(text)
+    kept: list[str] = []
+    pos = 0
+    for begin in THEBIBLIOGRAPHY.finditer(text):
+        if begin.start() < pos:
+            continue  # inside the environment just kept
+        end = END_BIB.search(text, begin.end())
+        stop = end.end() if end else len(text)
+        kept += ["\n" * text.count("\n", pos, begin.start()), text[begin.start() : stop]]
+        pos = stop
+    return parse_bbl("".join(kept), file)
+
+
+def read_embedded(path: Path) -> BibResult:
+    """The document's own bibliography: the ``\\bibitem``s of a ``.tex`` file."""
+    return read_with(path, parse_embedded)
 
 
 def read_bbl(path: Path) -> BibResult:

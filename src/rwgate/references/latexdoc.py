@@ -1,5 +1,7 @@
 """A LaTeX manuscript as a whole: what each of its bibliographies cites, read from what LaTeX
-wrote when that is current, else from the sources.
+wrote when that is current, else from the sources. A document with its own ``thebibliography``
+(or an ``\\input`` ``.bbl``) is its own bibliography: every ``\\bibitem`` it prints is judged,
+from the sources and after a build alike (no ``\\bibdata`` in its ``.aux``).
 
 ``rwgate check paper.tex`` and the MCP tools read a manuscript here; the latexmk gate reads the
 same files after the build (:mod:`rwgate.latex.gate`), so both give one verdict.
@@ -13,15 +15,10 @@ from pathlib import Path
 from rwgate.errors import RwgateError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
-from rwgate.references.latexaux import (
-    Allowed,
-    AuxInfo,
-    LatexError,
-    parse_aux,
-    parse_bcf,
-    resolve_bibliographies,
-    scan_tex,
-)
+from rwgate.references.bibfind import resolve_bibliographies
+from rwgate.references.latexaux import AuxInfo, parse_aux, parse_bcf
+from rwgate.references.latexread import Allowed, LatexError
+from rwgate.references.texscan import scan_tex
 
 
 def _fresh(record: Path, newest: Path) -> bool:
@@ -55,7 +52,12 @@ def read_latex(
     bibliographies, missing = resolve_bibliographies(
         names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
     )
-    if origin == str(tex) and not scan.thebibliography:
+    if origin != str(bcf_path) and scan.embedded:
+        # Its own thebibliography (or a .bbl it \input s): what LaTeX prints, every \bibitem
+        # of it whether cited or not (:func:`rwgate.references.bbl.read_embedded`).
+        bibliographies += [str(p) for p in scan.embedded if str(p) not in bibliographies]
+        cite_all = cite_all or not names
+    elif origin == str(tex):
         _judgeable(tex, keys, names, bibliographies)
     # multibib, bibunits, chapterbib: the .aux files bibtex reads besides this one
     parts = bibliography_parts(out, tex.stem, aux, allowed) if aux is not None else []
