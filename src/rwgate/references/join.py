@@ -41,6 +41,10 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
             if macros is not None and Path(path).suffix.lower() == ".bib":
                 result, macros = load_stream(Path(path), cache_dir, macros)
                 results.append(result)
+            elif Path(path).suffix.lower() in (".tex", ".ltx"):  # its own thebibliography
+                from rwgate.references.bbl import read_embedded
+
+                results.append(read_embedded(Path(path)))
             else:
                 results.append(load_remembered(Path(path), cache_dir))
         except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged
