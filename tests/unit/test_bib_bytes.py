@@ -222,3 +222,20 @@ def test_a_stray_byte_on_the_keys_own_line_changes_only_itself(tmp_path: Path) -
     path.write_bytes(b"@article{m\xc3\xbcller2010, title={Caf\xe9}, doi={" + W.encode() + b"}}\n")
     (ref,) = load_bibliography(path).references
     assert (ref.key, ref.title, ref.doi) == ("müller2010", "Café", W_CANON)
+
+
+def test_month_macros_are_defined_in_every_file_of_a_stream(tmp_path: Path) -> None:
+    """``month = dec`` is the style's macro (every standard .bst defines jan..dec): the files of
+    one ``\\bibliography{a,b}`` read it as BibTeX does, never as an undefined macro that would
+    make the entry unverified (a real Zotero export writes months this way)."""
+    from rwgate.references.bibtex import read_bib_stream
+
+    first = tmp_path / "a.bib"
+    first.write_text("@article{a, title={A}, month = dec, doi={10.1/a}}\n", "utf-8")
+    second = tmp_path / "b.bib"
+    second.write_text("@article{b, title={B}, month = sep, doi={10.1/b}}\n", "utf-8")
+    one, macros = read_bib_stream(first, {})
+    two, _ = read_bib_stream(second, macros)
+    for result in (one, two):
+        assert not result.problems, result.problems
+        assert all(ref.conflict is None for ref in result.references)

@@ -121,7 +121,9 @@ class _Scanner:
         self.n = len(text)
         self.i = 0
         self.newlines = [m.start() for m in re.finditer("\n", text)]
-        self.macros: dict[str, str] = dict(MONTHS) if macros is None else dict(macros)
+        # The month macros come from the style (every standard .bst defines jan..dec), so every
+        # file of a stream starts with them; the earlier files' @strings come on top.
+        self.macros: dict[str, str] = {**MONTHS, **(macros or {})}
         self.out = BibScan()
         self.seen: dict[str, tuple[str, int]] = {}
         self.variants: set[str] = set()
