@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: install demo test test-fast lint bench clean
+.PHONY: install demo test test-fast test-under-load lint bench clean
 
 $(BIN)/rwgate: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,20 +20,30 @@ install: $(BIN)/rwgate
 demo: install
 	$(BIN)/python examples/demo.py
 
+# pytest keeps its assertion-rewritten test modules in __pycache__ even where the environment sets
+# PYTHONDONTWRITEBYTECODE: rewriting them again costs every worker of every run ~3 s of CPU.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
+
 # Installs the programs the end-to-end tests drive when they are missing (scripts/install-test-tools).
 test: install
 	scripts/install-test-tools
-	$(BIN)/pytest -q -n 2 $(PYTEST_ARGS)
+	$(PYTEST) -q -n 2 $(PYTEST_ARGS)
 
-# The unit tier only: no pandoc, TeX or MCP client runs (under 30 s).
+# The unit tier only: no pandoc, TeX or MCP client runs (under 30 s on 2 idle cores).
 test-fast: install
-	$(BIN)/pytest -q -n 2 tests/unit $(PYTEST_ARGS)
+	$(PYTEST) -q -n 2 tests/unit $(PYTEST_ARGS)
 
+# `make test` while busy loops keep every core at 100 % (before a change that touches timing).
+test-under-load: install
+	scripts/test-under-load $(PYTEST_ARGS)
+
+# check-test-timing: no test compares a wall-clock duration with a constant under 10 s.
 lint: install
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/check-test-timing
 
 bench: install
 	$(BIN)/python benchmarks/crossref_bench.py

@@ -14,11 +14,13 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fakes.crossref import FakeCrossref, closed_port_url
+from fakes.crossref import FakeCrossref
 
 
 @pytest.fixture(scope="session")
@@ -33,9 +35,40 @@ def resident_folder() -> Iterator[str]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+class _ResolverOff(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        text = b"no resolver in the tests"
+        self.send_response(400)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(text)))
+        self.end_headers()
+        self.wfile.write(text)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def resolver_off() -> Iterator[str]:
+    """A DOI resolver that answers every ``/ra/`` request with a 400, once: DOIs a batch left out
+    are then confirmed one by one, as without a resolver. (A closed port did the same after five
+    refused attempts, which used up Crossref's five-a-second window: a second per check.)"""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ResolverOff)
+    server.daemon_threads = True
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, resident_folder: str
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    resident_folder: str,
+    resolver_off: str,
 ) -> None:
     """No test may see the developer's rwgate settings, cache or snapshot, or leave its own."""
     for name in list(os.environ):
@@ -52,9 +85,9 @@ def _isolated_environment(
     # default); this session's own, which exit soon after it.
     monkeypatch.setenv("XDG_RUNTIME_DIR", resident_folder)
     monkeypatch.setenv("RWGATE_RESIDENT_IDLE", "120")
-    # The DOI resolver's /ra/ endpoint: nothing listens (refused at once: DOIs left out of a batch
-    # are then confirmed one by one, as without it); tests of the endpoint point it at a fake.
-    monkeypatch.setenv("RWGATE_DOI_URL", closed_port_url())
+    # The DOI resolver's /ra/ endpoint answers no (see resolver_off); tests of the endpoint point
+    # it at a fake.
+    monkeypatch.setenv("RWGATE_DOI_URL", resolver_off)
     # Loopback fakes must never be sent through a proxy the machine may define.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")

@@ -1,9 +1,13 @@
 """A hostile or broken upstream never makes a retracted or unknown work clean (issue 12).
 
 Each fault of :mod:`fakes.hostile` is served to a real ``rwgate check`` process: no cited work that
-is retracted or unknown comes out ``clean``, the run ends within the deadline plus 2 s, peak memory
-stays under 300 MB (a gzip bomb included), and nothing wrong is cached: a rerun against a healthy
-Crossref with the same cache gives the right verdicts.
+is retracted or unknown comes out ``clean``, peak memory stays under 300 MB (a gzip bomb included),
+and nothing wrong is cached: a rerun against a healthy Crossref with the same cache gives the right
+verdicts. A fault that only wastes time (a stall, headers or a body dripped a byte at a time) is
+tested by what the run's deadline causes (issues 28 and 30): the run gives up and says so in the
+report, both works are ``unverified``, and how long it listened is held to the configured budget
+with a proportional margin (bytes the server dripped; the run's own time within four deadlines,
+which a busy machine keeps: 5.2 s was seen for a 3 s deadline), never to a fixed number of seconds.
 """
 
 from __future__ import annotations
@@ -32,9 +36,13 @@ print(json.dumps({"code": code, "seconds": time.monotonic() - start, "rss_mb": r
 """
 # Valid records that say something unusual: a right answer, rightly cached.
 VALID = {"duplicates": "retracted", "notice_without_type": "unknown_notice"}
+SLOW = ("drip", "drip_headers", "stall")
+MARGIN = 4  # times the deadline: a run on a machine with both cores busy still ends within it
 
 
-def _check(url: str, cache: Path, out: Path) -> tuple[dict[str, object], dict[str, str]]:
+def _check(
+    url: str, cache: Path, out: Path
+) -> tuple[dict[str, object], dict[str, str], dict[str, str]]:
     env = {
         **os.environ,
         "RWGATE_CROSSREF_URL": url,
@@ -51,21 +59,27 @@ def _check(url: str, cache: Path, out: Path) -> tuple[dict[str, object], dict[st
     assert "Traceback" not in done.stderr, done.stderr
     run = json.loads(done.stdout.strip().splitlines()[-1])
     report = json.loads(out.read_text(encoding="utf-8"))
-    return run, {c["doi"]: c["status"] for c in report["citations"]}
+    reasons = {c["doi"]: c.get("reason") or "" for c in report["citations"]}
+    return run, {c["doi"]: c["status"] for c in report["citations"]}, reasons
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_fault_never_makes_a_retracted_or_unknown_work_clean(fault: str, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     with HostileCrossref(fault) as bad:
-        run, status = _check(bad.url, cache, tmp_path / "bad.json")
+        run, status, reasons = _check(bad.url, cache, tmp_path / "bad.json")
+        dripped, tick = bad.sent, bad.tick
     assert status[WAKEFIELD] == VALID.get(fault, status[WAKEFIELD])
     assert status[WAKEFIELD] in ("retracted", "unverified", "unknown_notice"), status
     assert status[UNKNOWN] in ("unknown_doi", "unverified"), status
-    assert float(run["seconds"]) < DEADLINE + 2, run  # type: ignore[arg-type]
     assert float(run["rss_mb"]) < 300, run  # type: ignore[arg-type]
+    if fault in SLOW:  # what the deadline causes
+        assert set(status.values()) == {"unverified"}, (status, reasons)
+        assert all(f"gave up at the {DEADLINE:g}s deadline" in r for r in reasons.values()), reasons
+        assert dripped < MARGIN * DEADLINE / tick, dripped
+    assert float(run["seconds"]) < MARGIN * DEADLINE, run  # type: ignore[arg-type]
     if fault in VALID:
         return
     with FakeCrossref() as good:
-        _, healed = _check(good.url, cache, tmp_path / "good.json")
+        _, healed, _ = _check(good.url, cache, tmp_path / "good.json")
     assert healed == {WAKEFIELD: "retracted", UNKNOWN: "unknown_doi"}, healed

@@ -338,6 +338,31 @@ def test_manuscript_bibliography_outside_the_root_is_refused(
     assert "refs.bib" not in text  # never named
 
 
+@pytest.mark.parametrize("target", ["exists", "missing"])
+def test_manuscript_bibliography_symlinked_out_of_the_root_is_refused(
+    fake: FakeCrossref, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """Issue 28: ``sub/refs.bib``, a symlink out of the root, with the server started in the root
+    (where pandoc's next place, ``./refs.bib``, is inside and missing) answered "bibliography
+    file not found" with ``isError: false``. Now the documented refusal, in the same words
+    whether the file outside exists or not, never naming it; nothing is asked upstream."""
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    secret = tmp_path / "secret.bib"
+    if target == "exists":
+        shutil.copy(EXAMPLES / "refs.bib", secret)
+    (root / "sub" / "refs.bib").symlink_to(secret)
+    (root / "sub" / "paper.md").write_text(
+        "---\nbibliography: refs.bib\n---\n\nText [@wakefield1998].\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(root)
+    result = call([root], "rw_check_manuscript", {"path": "sub/paper.md"})
+    text = error_text(result)
+    assert text.endswith("a bibliography lies outside the allowed roots; refused"), text
+    assert "refs.bib" not in text and "secret" not in text
+    assert fake.requests == []
+
+
 def _outside_chapter(tmp_path: Path) -> Path:
     """A root holding the example paper.tex and refs.bib, and a chapter outside that root."""
     root, outside = tmp_path / "root", tmp_path / "outside"

@@ -7,7 +7,6 @@ environment, other settings as ``rwgate mcp`` flags (Toolbox overrides).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -257,26 +256,28 @@ def test_bad_arguments_give_one_line_tool_errors(registries: Any, tmp_path: Path
 
 
 def test_drafting_calls_run_off_the_event_loop(registries: Any, tmp_path: Path) -> None:
-    """A slow registry delays verify_citation, not the other tools on the same server."""
+    """A slow registry delays verify_citation, not the other tools on the same server: with
+    Crossref holding verify_citation's request until rw_data_status has answered (events, no
+    clock), the status call finishes first. Were tools run on the event loop, the status call
+    would wait for verify_citation, which waits for the gate (a minute), and the order flips."""
     crossref, _ = registries
-    crossref.latency = 1.0
-    finished: dict[str, float] = {}
+    crossref.gate = threading.Event()
+    order: list[str] = []
 
     async def body(client: Client) -> None:
-        start = time.monotonic()
-
-        async def timed(name: str, args: dict[str, Any]) -> None:
-            ok(await client.call_tool(name, args))
-            finished[name] = time.monotonic() - start
+        async def verify() -> None:
+            ok(await client.call_tool("verify_citation", {"title": LACOUR_TITLE}))
+            order.append("verify_citation")
 
         async with anyio.create_task_group() as group:
-            group.start_soon(timed, "verify_citation", {"title": LACOUR_TITLE})
-            await anyio.sleep(0.2)
-            group.start_soon(timed, "rw_data_status", {})
+            group.start_soon(verify)
+            await anyio.to_thread.run_sync(crossref.arrived.wait, 60)  # verify is waiting
+            ok(await client.call_tool("rw_data_status", {}))
+            order.append("rw_data_status")
+            crossref.gate.set()
 
     in_process([tmp_path], body)
-    assert finished["verify_citation"] > 1.0  # the registry's latency was really paid
-    assert finished["rw_data_status"] + 0.5 < finished["verify_citation"]
+    assert order == ["rw_data_status", "verify_citation"]
 
 
 # --- issue 16: fail closed through the SDK client ----------------------------------------------

@@ -124,6 +124,15 @@ class FakeCrossref:
         self.short_dois: dict[str, str] = {"10/f8vrcz": "10.1016/S0140-6736(97)11096-0"}
         self.in_flight = 0
         self.peak_in_flight = 0
+        self.meet = 0
+        """When set, every request after the first waits until this many are in flight at once
+        (then none waits any more): a barrier proving that a client overlaps its requests,
+        whatever the machine's load, where a latency only makes overlap likely."""
+        self._met = threading.Condition()
+        self.arrived = threading.Event()
+        """Set when a request arrives (a test waits on it instead of guessing a time)."""
+        self.gate: threading.Event | None = None
+        """When set, every request is answered only once it is set (at most a minute later)."""
         self._faults: deque[tuple[str, float | str | None]] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -213,7 +222,15 @@ class FakeCrossref:
             self.requests.append(request)
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-            return self._faults.popleft() if self._faults else None
+            first = len(self.requests) == 1
+            fault = self._faults.popleft() if self._faults else None
+        self.arrived.set()
+        if self.meet and not first:
+            with self._met:
+                self._met.notify_all()
+                # A client that never overlaps is answered after 30 s, and its test fails.
+                self._met.wait_for(lambda: self.peak_in_flight >= self.meet, timeout=30)
+        return fault
 
     def _leave(self) -> None:
         with self._lock:
@@ -266,6 +283,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
         fault = self.fake._enter(request)
         try:
+            if self.fake.gate is not None:
+                self.fake.gate.wait(60)
             if self.fake.latency:
                 time.sleep(self.fake.latency)
             if fault is not None:

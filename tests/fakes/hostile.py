@@ -3,7 +3,8 @@
 Independent of :mod:`fakes.crossref` (which is well-behaved): this one writes HTTP by hand so it can
 misbehave the way real servers, proxies and attackers do: answers that do not validate (status
 failed, an empty message, a record of another DOI, duplicates, wrong shapes, an HTML page), a
-redirect to another host, a body dripped a byte at a time, a gzip bomb, a body cut short.
+redirect to another host, headers or a body dripped a byte at a time, a gzip bomb, a body cut
+short.
 Every answer is built from the recorded Wakefield record (tests/fixtures/crossref).
 """
 
@@ -37,6 +38,7 @@ FAULTS = (
     "items_not_list",
     "cross_host_redirect",
     "drip",
+    "drip_headers",
     "stall",
     "gzip_bomb",
     "huge_length",
@@ -87,6 +89,12 @@ class HostileCrossref:
         assert fault in FAULTS, fault
         self.fault = fault
         self.requests = 0
+        self.tick = 0.01
+        """Seconds between two bytes of a drip (at least: a busy machine sends fewer bytes)."""
+        self.drip_limit = 6000
+        """About how many header bytes ``drip_headers`` sends before the blank line (a minute)."""
+        self.sent = 0
+        """Bytes a drip has sent so far: how long the client listened, counted without a clock."""
         self.wakefield = _record("wakefield-1998-lancet.json")
         self.clean = _record("clean-2013-nature.json")
         self._server = self.Server(("127.0.0.1", 0), _Handler)
@@ -95,7 +103,8 @@ class HostileCrossref:
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> HostileCrossref:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve = self._server.serve_forever  # polled every 50 ms: shutdown() waits for one poll
+        threading.Thread(target=serve, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -157,6 +166,12 @@ class HostileCrossref:
             return
         data = json.dumps(body).encode()
         head = "HTTP/1.1 200 OK\r\nContent-Type: application/json;charset=utf-8\r\n"
+        if self.fault == "drip_headers":
+            padding = b"X-Pad: " + b"a" * 60 + b"\r\n"
+            lines = padding * max(1, self.drip_limit // len(padding))
+            self._drip(handler, f"{head}Content-Length: {len(data)}\r\n".encode() + lines)
+            write(b"\r\n" + data)
+            return
         if self.fault == "gzip_bomb":
             bomb = gzip_bomb()
             write(f"{head}Content-Encoding: gzip\r\nContent-Length: {len(bomb)}\r\n\r\n".encode())
@@ -173,9 +188,14 @@ class HostileCrossref:
             time.sleep(60)
             return
         if self.fault == "drip":
-            for byte in data:
-                write(bytes([byte]))
-                handler.wfile.flush()
-                time.sleep(0.01)
+            self._drip(handler, data)
             return
         write(data)
+
+    def _drip(self, handler: _Handler, data: bytes) -> None:
+        """``data`` a byte every :attr:`tick` seconds, counted in :attr:`sent`."""
+        for byte in data:
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            self.sent += 1
+            time.sleep(self.tick)

@@ -55,7 +55,9 @@ class CSVServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(  # polled every 50 ms: shutdown() waits for one poll
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
         self.url = f"http://127.0.0.1:{self.port}/retraction_watch.csv"
 

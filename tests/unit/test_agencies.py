@@ -20,6 +20,8 @@ RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 ARXIV = "10.48550/arxiv.1706.03762"
 UNKNOWN = "10.5555/no-such-work-rwgate"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
+HOUR, DAY = 3600, 86400
+THIRTY_DAYS = 30 * DAY
 
 
 def _refs(dois: list[str]) -> list[Reference]:
@@ -72,8 +74,8 @@ def test_an_agency_answer_is_cached_for_30_days_a_crossref_answer_for_one(  # ty
     db = sqlite3.connect(tmp_path / "cache" / "json" / "cache.db")
     expiry = dict(db.execute("SELECT key, expire_time FROM Cache").fetchall())
     db.close()
-    days = {key.rsplit(":", 1)[-1]: (when - time.time()) / 86400 for key, when in expiry.items()}
-    assert 29.9 < days[ARXIV] <= 30 and 0.9 < days[WAKEFIELD] <= 1
+    left = {key.rsplit(":", 1)[-1]: when - time.time() for key, when in expiry.items()}
+    assert THIRTY_DAYS - HOUR < left[ARXIV] <= THIRTY_DAYS and DAY - HOUR < left[WAKEFIELD] <= DAY
 
 
 def test_a_short_doi_is_resolved_and_judged(settings, fake_crossref, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -105,9 +107,11 @@ def test_the_handle_api_is_asked_as_every_upstream_is(settings, fake_crossref) -
 
     fake_crossref.fail_next("slow", times=5)
     quick = settings.model_copy(update={"max_total_seconds": 1.0, "timeout": 0.5})
+    fake_crossref.slow_seconds = 30 * quick.max_total_seconds
     started = time.monotonic()
     (late,) = judge(refs, quick).citations
-    assert time.monotonic() - started < fake_crossref.slow_seconds
+    # Not the slow answer waited out: ended within ten deadlines, however busy the machine.
+    assert time.monotonic() - started < 10 * quick.max_total_seconds
     assert late.status == "unverified" and "shortDOI '10/f8vrcz'" in (late.reason or "")
 
 

@@ -28,6 +28,7 @@ MAX_NAME = 300
 MAX_QUERY = 1000
 MAX_PATH = 4096
 _UPDATE_TYPE = re.compile(r"^[a-z][a-z_-]{1,40}$")
+_NOT_FOUND = "bibliography file not found: "  # rwgate.references.manuscript's words
 
 
 class BadArgument(UsageError):
@@ -82,6 +83,19 @@ class Roots:
         if size > MAX_FILE_BYTES:
             raise BadArgument(f"{argument}: {shown} is {size} bytes; the limit is {MAX_FILE_BYTES}")
         return real
+
+    def hides_a_bibliography(self, problems: Sequence[str], document: Path) -> bool:
+        """Is a bibliography ``document`` names "not found" only because its place beside the
+        document lies outside the roots (a symlink out)? Pandoc would read it there, so it is
+        refused as any path outside is, in the same words whether it exists or not; "not found"
+        would say whether it does."""
+        for message in problems:
+            if message.startswith(_NOT_FOUND):
+                written = Path(message[len(_NOT_FOUND) :])
+                place = written if written.is_absolute() else document.parent / written
+                if not self.allows(place):
+                    return True
+        return False
 
     def allows(self, path: Path) -> bool:
         """Does ``path``, symlinks followed, lie under a root? (A path that cannot be resolved,

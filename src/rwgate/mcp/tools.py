@@ -203,7 +203,9 @@ class Toolbox:
 
         try:
             doc = read_manuscript(real, allowed=self.roots.allows)
-            if any(not self.roots.allows(Path(b)) for b in doc.bibliographies):
+            if any(not self.roots.allows(Path(b)) for b in doc.bibliographies) or (
+                self.roots.hides_a_bibliography([p.message for p in doc.problems], real)
+            ):
                 raise BadArgument(f"a bibliography {OUTSIDE}")  # never named, found or not
             refused = [p for p in doc.problems if OUTSIDE in p.message]
             if refused:

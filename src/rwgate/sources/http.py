@@ -6,8 +6,9 @@ shared :class:`~rwgate.sources.ratelimit.Limiter`), an overall deadline and a on
 for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is imported
 only where a request really goes out: a run answered from the cache never loads it.
 
-An upstream is not trusted to behave. The body is streamed and read under bounds: the run's
-deadline is checked between chunks (a body dripped a byte at a time cannot outlast it), and an
+An upstream is not trusted to behave. Every socket wait of a GET, connect, headers and body, ends
+at the run's deadline (:mod:`rwgate.sources.deadline_io`: a server that drips its headers or its
+body a byte at a time cannot outlast it, where httpx's timeouts bound only each read), and an
 answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
 is read whole. Redirects are followed only to the same scheme and host, at most three times; any
 other redirect is an error, never followed.
@@ -75,8 +76,10 @@ def _new_client(mailto: str | None, timeout: float, connections: int, kept: bool
         def close(self) -> None:  # shared by every call of the process: never closed by one
             pass
 
+    from rwgate.sources.deadline_io import bound_by_deadline
+
     contact = f"; mailto:{mailto}" if mailto else ""
-    return (KeptClient if kept else httpx.Client)(
+    client = (KeptClient if kept else httpx.Client)(
         headers={
             "User-Agent": f"rwgate/{__version__} ({PROJECT_URL}{contact})",
             "Accept": "application/json",
@@ -86,6 +89,8 @@ def _new_client(mailto: str | None, timeout: float, connections: int, kept: bool
         follow_redirects=False,  # followed by hand: same scheme and host only (see _send)
         limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
     )
+    bound_by_deadline(client)  # the run's deadline covers the headers too, not only the body
+    return client
 
 
 @dataclass
@@ -265,12 +270,15 @@ class Retrying:
         429, 5xx, a refused redirect or an over-size or undecodable body."""
         import httpx
 
+        from rwgate.sources.deadline_io import DEADLINE
+
         with self.limiter.slot(run.deadline, run.cancel):
             remaining = run.deadline - time.monotonic()
             if remaining < _MIN_TIMEOUT:
                 raise DeadlineExceeded
             with self._lock:
                 self.requests_made += 1
+            bound = DEADLINE.set(run.deadline)  # every socket wait, headers included
             try:
                 response = _get_following(run, url, params, min(self.timeout, remaining))
             except httpx.TimeoutException:
@@ -279,6 +287,8 @@ class Retrying:
                 raise Failure("undecodable compressed body") from None
             except httpx.TransportError as exc:
                 raise Failure(transport_reason(exc)) from None
+            finally:
+                DEADLINE.reset(bound)
             if self.learn_limits:
                 self.limiter.update(response.headers)
         status = response.status_code

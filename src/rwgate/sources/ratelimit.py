@@ -78,7 +78,11 @@ class Limiter:
         interval: float = 1.0,
         max_concurrency: int = 8,
         clock: Callable[[], float] = time.monotonic,
+        on_start: Callable[[float], None] | None = None,
     ) -> None:
+        """``on_start`` is told the clock's time of each request start it grants (a test reads
+        the window the limiter kept from it, without the jitter of a server's arrival times)."""
+        self.on_start = on_start
         self.max_concurrency = max_concurrency
         self.concurrency = min(max(1, concurrency), max_concurrency)
         self.limit = max(1, limit)
@@ -138,6 +142,8 @@ class Limiter:
                 if wait is not None and wait <= 0:
                     self._in_flight += 1
                     self._starts.append(now)
+                    if self.on_start is not None:
+                        self.on_start(now)
                     return
                 if now >= deadline:
                     raise DeadlineExceeded
