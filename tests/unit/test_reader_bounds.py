@@ -61,11 +61,11 @@ def test_undecodable_utf16_is_one_line_naming_file_and_offset(tmp_path: Path) ->
     ids=["deep-json", "deep-yaml", "nul-in-yaml", "alias-bomb"],
 )
 def test_hostile_csl_is_a_one_line_error(text: str, reader) -> None:  # type: ignore[no-untyped-def]
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(InputError) as info:
         reader(text, "refs")
     assert "\n" not in str(info.value) and str(info.value).startswith("refs")
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_text_given_inline_is_bounded_too() -> None:
@@ -102,14 +102,14 @@ def test_bcf_with_an_unknown_encoding_and_a_deep_aux_chain(tmp_path: Path) -> No
     ids=["trim-tail", "doi-in-text", "doi-list-space", "csl-tags", "bib-1mb-field", "string-bomb"],
 )
 def test_no_input_makes_a_reader_slow(run) -> None:  # type: ignore[no-untyped-def]
-    start = time.monotonic()
+    start = time.process_time()
     run()
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_100000_citations_in_an_aux_file(tmp_path: Path) -> None:
     aux = tmp_path / "p.aux"
     aux.write_text("".join(f"\\citation{{k{i}}}\n" for i in range(100_000)) + "\\bibdata{r}\n")
-    start = time.monotonic()
+    start = time.process_time()
     assert len(parse_aux(aux).keys) == 100_000
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5

