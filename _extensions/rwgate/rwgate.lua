@@ -28,14 +28,15 @@ Contract:
   saying how to install it. Nothing is ever written when the gate stops the build.
 * Policy comes from the document's `rwgate:` metadata and rwgate's configuration, as for rw-filter.
 * Rebuilds: a build whose citation inputs did not change replays the last verdict without starting
-  Python. The key covers the output format, the working directory, the cited ids, the bibliography
-  files' bytes, the `rwgate`/`references`/`nocite` metadata, the RWGATE_* environment and every
-  rwgate.toml/pyproject.toml from the working directory up, and the user's config file. rw-filter
-  writes the entry (in RWGATE_CACHE_DIR, else the XDG cache folder, `rwgate/filter-memo/`) only
-  after a run it would replay itself (never offline, never with unverified works), and it expires
-  when the earliest look-up behind it would, within the hour. Only a failed gate or notices in
-  rendered entries are replayed here; anything else goes to rw-filter. RWGATE_NO_CACHE, or
-  `no_cache`/`cache_dir` in the `rwgate:` block, turns it off.
+  Python. The memo's name covers what is asked (the output format, the working directory, the cited
+  ids, the `bibliography`/`references`/`rwgate`/`nocite` metadata, which rw-filter); rw-filter
+  writes it there (in RWGATE_CACHE_DIR, else the XDG cache folder, `rwgate/filter-memo/`) with the
+  record of everything its run read (rwgate.recorded: each file by sha1, files looked for and
+  absent, each environment variable the configuration consulted, the snapshot's import id,
+  rwgate's code, the earliest expiry), and this filter replays it only when every recorded input
+  still holds: it keeps no list of inputs of its own. Only a failed gate or notices in rendered
+  entries are replayed here; anything else goes to rw-filter. RWGATE_NO_MEMO=1 (or RWGATE_NO_CACHE)
+  turns it off.
 ]]
 
 local FILTER = os.getenv("RWGATE_FILTER")
@@ -131,18 +132,12 @@ end
 
 -- The verdict memo (see the header) ---------------------------------------------------------
 
-local ENV_NAMES = { "RWGATE_POLICY", "RWGATE_OFFLINE", "RWGATE_NO_CACHE", "RWGATE_CACHE_DIR",
-  "RWGATE_SNAPSHOT", "RWGATE_REPORT", "RWGATE_CROSSREF_URL", "RWGATE_OPENALEX_URL",
-  "RWGATE_DOI_URL", "CROSSREF_MAILTO", "RWGATE_TIMEOUT", "RWGATE_MAX_SECONDS",
-  "RWGATE_RECOVER_DOIS", "RWGATE_CONFIG", "RWGATE_RESOURCE_PATH", "RWGATE_VERBOSE",
-  "XDG_CONFIG_HOME", "XDG_DATA_HOME" }
-
 local function read(path)
   local handle = io.open(path, "rb")
   if handle == nil then
     return nil
   end
-  local data = handle:read("a")
+  local data = handle:read("a") -- nil for a folder, as Python's read finds none
   handle:close()
   return data
 end
@@ -157,34 +152,21 @@ local function rendered(blocks)
   return false
 end
 
-local function bibliography_names(meta)
-  local value = meta.bibliography
+-- RWGATE_NO_MEMO, read as rwgate.config_files.memo_disabled reads it.
+local function memo_off()
+  local value = os.getenv("RWGATE_NO_MEMO")
   if value == nil then
-    return {}
+    return false
   end
-  if pandoc.utils.type(value) == "List" then
-    local names = {}
-    for _, item in ipairs(value) do
-      names[#names + 1] = pandoc.utils.stringify(item)
-    end
-    return names
-  end
-  return { pandoc.utils.stringify(value) }
+  value = value:match("^%s*(.-)%s*$"):lower()
+  return not (value == "" or value == "0" or value == "false" or value == "no" or value == "off")
 end
 
-local function mentions_cache(meta)
-  local block = meta.rwgate
-  if block == nil or pandoc.utils.type(block) ~= "table" then
-    return block ~= nil
-  end
-  return block.no_cache ~= nil or block.cache_dir ~= nil or block["no-cache"] ~= nil
-    or block["cache-dir"] ~= nil
-end
-
+-- Where rw-filter's memos live (rwgate.pandoc.memo.memo_base): the invoking user's cache folder.
 local function cache_dir()
   local dir = os.getenv("RWGATE_CACHE_DIR")
-  if dir ~= nil and dir ~= "" then
-    return dir
+  if dir ~= nil and dir:match("%S") then
+    return dir:match("^%s*(.-)%s*$")
   end
   local base = os.getenv("XDG_CACHE_HOME")
   if base == nil or base == "" then
@@ -197,50 +179,81 @@ local function cache_dir()
   return pandoc.path.join({ base, "rwgate" })
 end
 
-local function memo_path(doc, ids)
-  if pandoc.json == nil or os.getenv("RWGATE_NO_CACHE") ~= nil or mentions_cache(doc.meta) then
+-- The memo's name says what was asked (the document's citations and citation metadata, the
+-- format, the folder, which rw-filter); what the answer read is in the record rw-filter writes.
+local function memo_path(doc, ids, own)
+  if pandoc.json == nil or memo_off() or os.getenv("RWGATE_NO_CACHE") ~= nil then
     return nil
   end
   local folder = cache_dir()
   if folder == nil then
     return nil
   end
-  local cwd = pandoc.system.get_working_directory()
-  local parts = { "rwgate-lua/1", FORMAT, cwd, table.concat(ids, "\1") }
-  for _, name in ipairs(bibliography_names(doc.meta)) do
-    local data = read(name)
-    if data == nil then
-      return nil -- found elsewhere (resource path) or unreadable: rw-filter decides
-    end
-    parts[#parts + 1] = name .. "\1" .. pandoc.sha1(data)
-  end
-  local meta = { references = doc.meta.references, rwgate = doc.meta.rwgate,
-    nocite = doc.meta.nocite }
-  parts[#parts + 1] = pandoc.write(pandoc.Pandoc({}, meta), "json")
-  for _, name in ipairs(ENV_NAMES) do
-    parts[#parts + 1] = name .. "=" .. (os.getenv(name) or "")
-  end
-  local dir = cwd
-  while true do
-    for _, file in ipairs({ "rwgate.toml", "pyproject.toml" }) do
-      local data = read(pandoc.path.join({ dir, file }))
-      parts[#parts + 1] = file .. "\1" .. (data and pandoc.sha1(data) or "")
-    end
-    local parent = pandoc.path.directory(dir)
-    if parent == dir or parent == "" then
-      break
-    end
-    dir = parent
-  end
-  local user = os.getenv("RWGATE_CONFIG")
-  if user == nil or user == "" then
-    local base = os.getenv("XDG_CONFIG_HOME") or pandoc.path.join({ os.getenv("HOME") or "", ".config" })
-    user = pandoc.path.join({ base, "rwgate", "config.toml" })
-  end
-  local data = read(user)
-  parts[#parts + 1] = data and pandoc.sha1(data) or ""
+  local meta = { bibliography = doc.meta.bibliography, references = doc.meta.references,
+    rwgate = doc.meta.rwgate, nocite = doc.meta.nocite }
+  local parts = { "rwgate-lua/2", FORMAT, pandoc.system.get_working_directory(),
+    own and "own citeproc" or "", FILTER, os.getenv("PATH") or "", table.concat(ids, "\1"),
+    pandoc.write(pandoc.Pandoc({}, meta), "json") }
   local key = pandoc.sha1(table.concat(parts, "\0"))
   return pandoc.path.join({ folder, "filter-memo", "lua-" .. key .. ".json" })
+end
+
+local function hex(bytes)
+  return (bytes:gsub(".", function(c)
+    return string.format("%02x", c:byte())
+  end))
+end
+
+-- rwgate.recorded.snapshot_id: the import id in the SQLite header (nil: no file there).
+local function snapshot_id(path)
+  local handle = io.open(path, "rb")
+  if handle == nil then
+    return nil
+  end
+  local head = handle:read(100) or ""
+  handle:close()
+  if #head < 100 or head:sub(1, 16) ~= "SQLite format 3\0" then
+    return ""
+  end
+  local id = hex(head:sub(61, 64) .. head:sub(69, 72))
+  return id == string.rep("0", 16) and "" or id
+end
+
+-- rwgate.recorded.still_true, in Lua: every input the record names is as it was. No list of
+-- names here: the record lists what rw-filter's run read, and each is checked.
+local function holds(record)
+  local null = pandoc.json.null
+  if record.layout ~= "rwgate-record/1" or type(record.expires) ~= "number"
+    or record.expires <= os.time() + 1 then -- os.time() is whole seconds
+    return false
+  end
+  for name, value in pairs(record.env) do
+    if os.getenv(name) ~= (value ~= null and value or nil) then
+      return false
+    end
+  end
+  for name, digest in pairs(record.files) do
+    local data = read(name)
+    if (data and pandoc.sha1(data) or null) ~= digest then
+      return false
+    end
+  end
+  if next(record.derived) ~= nil then
+    return false -- Python-only checks
+  end
+  if record.snapshot_path ~= null
+    and (snapshot_id(record.snapshot_path) or null) ~= record.snapshot_id then
+    return false
+  end
+  local lines = {}
+  for _, name in ipairs(record.code_files) do
+    local data = read(record.code_root .. "/" .. name)
+    if data == nil then
+      return false
+    end
+    lines[#lines + 1] = name .. "\0" .. pandoc.sha1(data) .. "\n"
+  end
+  return pandoc.sha1(table.concat(lines)) == record.code_id
 end
 
 -- JSON nulls as Lua nils in the notices (a notice without a DOI has neither DOI nor link).
@@ -260,25 +273,16 @@ local function remembered(path)
   if data == nil then
     return nil
   end
-  local ok, memo = pcall(pandoc.json.decode, data, false)
-  if not ok or type(memo) ~= "table" or memo.layout ~= 1 or (memo.expires or 0) <= os.time() then
+  local ok, record = pcall(pandoc.json.decode, data, false)
+  if not ok or type(record) ~= "table" then
     return nil
   end
-  local null = pandoc.json.null
-  if memo.snapshot_size == null then
-    memo.snapshot_size = nil
+  local fine, good = pcall(holds, record)
+  local memo = record.payload
+  if not fine or not good or type(memo) ~= "table" or memo.layout ~= 1 then
+    return nil
   end
   without_nulls(memo.annotations or {})
-  if memo.snapshot ~= nil and memo.snapshot ~= null and memo.snapshot ~= "" then
-    local handle = io.open(memo.snapshot, "rb")
-    local size = handle and handle:seek("end")
-    if handle then
-      handle:close()
-    end
-    if size ~= memo.snapshot_size then
-      return nil -- a new snapshot may change verdicts
-    end
-  end
   return memo
 end
 
@@ -406,7 +410,7 @@ function Pandoc(doc)
     doc = pandoc.utils.citeproc(doc)
   end
   local ids, settled = citations(doc, own)
-  local memo = memo_path(doc, ids)
+  local memo = memo_path(probe, ids, own)
   local known = remembered(memo)
   return known and replay(settled, known) or judge(doc, settled, memo)
 end

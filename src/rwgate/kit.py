@@ -42,6 +42,7 @@ _FLAG_KEYS = (
     "fail_on",
     "offline",
     "no_cache",
+    "no_memo",
     "cache_dir",
     "snapshot",
     "crossref_url",
@@ -59,6 +60,12 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", default=None, help="no network: cache/snapshot"
     )
     p.add_argument("--no-cache", action="store_true", default=None)
+    p.add_argument(
+        "--no-memo",
+        action="store_true",
+        default=None,
+        help="replay no remembered verdict or parsed bibliography (as RWGATE_NO_MEMO=1)",
+    )
     p.add_argument("--cache-dir", type=Path)
     p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
     p.add_argument("--crossref-url")
@@ -202,13 +209,18 @@ def verdict_expires(result: CheckResult, sources: OpenSources, cap: float) -> fl
 
     ends = min(cap, sources.expires(cap), result.policy.allow_ends() or cap)
     recorded.note_expiry(ends)
+    if any(entry.until is not None for entry in result.policy.allow):
+        # An allow-list date is a local date: the time zone says which day it is.
+        recorded.note_env("TZ", os.environ.get("TZ"))
+        recorded.is_file("/etc/localtime")
     return ends
 
 
 def parsed_cache_dir(settings: Settings) -> Path | None:
     """Where parsed bibliographies are remembered: the user's cache folder (none with
-    ``no_cache``). Only the invoking user's settings name it, never a document."""
-    if settings.no_cache:
+    ``no_cache``, none with ``no_memo``: it is a memo). Only the invoking user's settings name
+    it, never a document."""
+    if settings.no_cache or settings.no_memo:
         return None
     from rwgate.paths import default_cache_dir
 

@@ -78,6 +78,11 @@ def _sha1(data: bytes) -> str:
     return str(sha1(data).hexdigest())
 
 
+def digest(data: bytes) -> str:
+    """The sha1 (hex) records use for a file's bytes."""
+    return _sha1(data)
+
+
 class Recorder:
     """The inputs of one run so far (see the module docstring); filled by the ``note_*``
     functions while it is active (:func:`recording`)."""
@@ -127,6 +132,11 @@ def recording() -> Iterator[Recorder]:
         yield recorder
     finally:
         _active.remove(recorder)
+
+
+def current() -> Recorder | None:
+    """The innermost active recorder (the run a front end is recording), if any."""
+    return _active[-1] if _active else None
 
 
 def active() -> bool:

@@ -244,19 +244,39 @@ def test_offline_run_is_not_remembered(tmp_path: Path, fake_crossref: FakeCrossr
 
 @pytest.mark.parametrize(
     "setting",
-    [{"RWGATE_NO_CACHE": "1"}, {"config": "no-cache = false\n"}, {"config": 'cache_dir = "c"\n'}],
-    ids=["env", "config-no-cache", "config-cache-dir"],
+    [
+        {"RWGATE_NO_CACHE": "1"},
+        {"RWGATE_NO_MEMO": "1"},
+        {"config": "no-cache = true\n"},
+        {"config": 'cache_dir = "c"\n'},
+    ],
+    ids=["env", "no-memo", "user-config-no-cache", "user-config-cache-dir"],
 )
 def test_cache_settings_disable_the_memo(
     tmp_path: Path, fake_crossref: FakeCrossref, setting: dict[str, str]
 ) -> None:
+    """The invoking user's switches (a project's rwgate.toml may not set them: it is ignored
+    there with a warning, which a replay repeats)."""
     copy_fixtures(tmp_path)
     if "config" in setting:
-        (tmp_path / "rwgate.toml").write_text(setting.pop("config"), encoding="utf-8")
+        (tmp_path / "user.toml").write_text(setting.pop("config"), encoding="utf-8")
+        setting["RWGATE_CONFIG"] = str(tmp_path / "user.toml")
+        # (RWGATE_CACHE_DIR would win over the user's file: the memo then lives in the cache)
+        setting.update(RWGATE_CACHE_DIR="", XDG_CACHE_HOME=str(tmp_path / "xdg"))
     ast, env = _ast(tmp_path), _env(fake_crossref.url, **setting)
     _filter(ast, tmp_path, env)
     assert "rwgate.core" in _filter(ast, tmp_path, env)["heavy"]
     assert _memos() == []
+    assert not list(tmp_path.glob("**/filter-memo/*.json"))
+
+
+def test_a_project_cannot_switch_the_memo_off(tmp_path: Path, fake_crossref: FakeCrossref) -> None:
+    copy_fixtures(tmp_path)
+    (tmp_path / "rwgate.toml").write_text("no-cache = true\n", encoding="utf-8")
+    ast, env = _ast(tmp_path), _env(fake_crossref.url)
+    full, hit = _filter(ast, tmp_path, env), _filter(ast, tmp_path, env)
+    assert hit["heavy"] == [] and hit["stderr"] == full["stderr"]
+    assert "'no_cache' ignored" in full["stderr"]
 
 
 def test_document_without_citations_is_remembered(

@@ -59,7 +59,7 @@ def test_an_unchanged_rebuild_replays_the_gate_without_the_core(
     assert "rwgate.latex.memo" in _imported(again)
     assert not {"rwgate.core", "rwgate.config", "pydantic"} & _imported(again)
     assert _gate_text(again.stderr) == _gate_text(first.stderr)
-    assert "gate passed" in again.stderr and "2 flagged" in again.stderr
+    assert "gate passed" in again.stderr and "2 annotated" in again.stderr
 
     # Touching nothing the verdict reads keeps replaying; an expired entry is judged again.
     entry = _memo_entries()[0]

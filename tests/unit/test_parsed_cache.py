@@ -69,3 +69,23 @@ def test_a_damaged_entry_or_no_cache_folder_reads_the_file(
     assert load_remembered(bib, cache) == good
     assert load_remembered(bib, None) == good
     assert len(reads) == 3
+
+
+def test_an_edited_reader_reads_again_and_no_memo_turns_it_off(
+    tmp_path: Path, bib: Path, reads: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: the entry is checked against rwgate's code, not its version string (an edited
+    editable install is new code); RWGATE_NO_MEMO reads every file."""
+    from rwgate import recorded
+
+    cache = tmp_path / "cache"
+    load_remembered(bib, cache)
+    load_remembered(bib, cache)
+    assert len(reads) == 1
+    real = recorded._code
+    monkeypatch.setattr(recorded, "_code", lambda d, root=recorded._PACKAGE: ("edited", real(d)[1]))
+    load_remembered(bib, cache)
+    assert len(reads) == 2
+    monkeypatch.setenv("RWGATE_NO_MEMO", "1")
+    load_remembered(bib, cache)
+    assert len(reads) == 3

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rwgate import recorded
 from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.kit import flag_overrides
 
@@ -82,7 +83,7 @@ and the exit code is 1. Every other option is passed to latexmk (see latexmk -he
 With -pvc (which never returns) each bibtex/biber run gates itself, as with latexmkrc.example.
 
 rwgate options: --policy {{default,strict,permissive}}, --fail-on STATUS, --offline, --no-cache,
-  --cache-dir DIR, --snapshot FILE, --crossref-url URL
+  --cache-dir DIR, --snapshot FILE, --crossref-url URL, --no-memo (replay no remembered gate)
 """
 
 
@@ -216,11 +217,17 @@ def _settings(tex: Path, overrides: dict[str, object]) -> Settings:
 
 def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     """Build one document under the gate; its exit code. A rebuild whose inputs are those of the
-    last passing gate replays it (:mod:`rwgate.latex.memo`)."""
+    last passing gate replays it (:mod:`rwgate.latex.memo`). Everything the gate reads is
+    recorded (:mod:`rwgate.recorded`): that record is the memo's promise."""
+    with recorded.recording():
+        return _build_one(tex, inv, overrides)
+
+
+def _build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     remembered = memo.memo_file(tex, inv.own, inv.latexmk, os.environ)
     entry = memo.load(remembered) if remembered is not None else None
     # The configuration is read before building (a bad one stops here), unless the entry vouches
-    # for it: its key covers the configuration files' bytes.
+    # for it: its record re-checks the configuration files' bytes.
     settings = None if entry is not None else _settings(tex, overrides)
     with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
         dirs = Path(tmp) / "dirs"
@@ -230,8 +237,11 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
         if not dirs.is_file():
             return code or EXIT_USAGE  # latexmk stopped before reading its options
         reported = dirs.read_text(encoding="utf-8")
-        if entry is not None and code == 0 and memo.still_true(entry, reported):
-            return entry.replay(_colour())
+        hit = None
+        if remembered is not None and entry is not None and code == 0:
+            hit = memo.replayable(remembered, entry, reported)
+        if hit is not None:
+            return hit.replay(_colour())
         settings = settings or _settings(tex, overrides)
         try:
             return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
@@ -278,13 +288,10 @@ def _gate(
     if keeps_bbl:
         # The user's .bbl (or -bibtex-): never deleted, whatever the verdict; deleting it when
         # no entry needed a note lost the bundle's only bibliography and failed latexmk (12).
-        if stale and _has_notes(current, settings):
-            print(
-                f"{PROG}: warning: {build.bbl} is not written by this build (no bibliography"
-                " source, or -bibtex-): it is left as it is and its flagged entries carry no"
-                " note in the PDF",
-                file=sys.stderr,
-            )
+        if (stale or not current.regenerable) and _has_notes(current, settings):
+            from .gate import kept_warning
+
+            print(f"{PROG}: warning: {kept_warning(build, current)}", file=sys.stderr)
     elif code == 0 and stale:
         print(
             f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
@@ -332,7 +339,7 @@ def _remember(
     entry otherwise (see :mod:`rwgate.latex.memo` for when a gate is not remembered)."""
     if path is None:
         return
-    from rwgate.paths import default_snapshot_path
+    from rwgate.paths import default_cache_dir
     from rwgate.render.report import render_text
 
     from .gate import REJECTED
@@ -344,6 +351,9 @@ def _remember(
         and doc is not None
         and not current.failed
         and not settings.offline
+        and not settings.no_cache
+        and not settings.no_memo
+        and Path(settings.cache_dir or default_cache_dir()) == path.parent.parent
         and not settings.recover_dois
         and settings.report is None
         and settings.lock is None
@@ -354,22 +364,23 @@ def _remember(
         and not any(part.problems for part in doc.parts)
     )
     if not quiet or doc is None:
+        memo.forget(path, reported)
+        return
+    run = recorded.current()
+    if run is None:
         memo.forget(path)
         return
-    files = [Path(f) for f in doc.bibliographies] + list(current.fingerprints)
-    for part in doc.parts:
-        files += [Path(part.path), *(Path(f) for f in part.bibliographies)]
+    # The readers noted each .bib they read; the .bbl files and secondary .aux files judged,
+    # and the .aux tree's cite lines, are noted here.
+    files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
+    memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
     memo.remember(
         path,
+        run,
         memo.Texts(
             render_text(result, False, False, settings.template),
             render_text(result, True, False, settings.template),
         ),
-        current.expires,
-        reported,
-        build.aux_dir / f"{build.job}.aux",
-        files,
-        str(settings.snapshot or default_snapshot_path()),
         [out.with_name(out.name + REJECTED) for out in build.outputs()],
     )
 

@@ -34,15 +34,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rwgate import recorded
 from rwgate.errors import RwgateError, UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
 from rwgate.pandoc.memo import (
     DOCUMENT,
     MAX_AGE,
     Verdict,
+    memo_base,
     memo_file,
     resource_path,
-    snapshot_stamp,
     store_for_lua,
 )
 from rwgate.pandoc.memo import load as load_memo
@@ -186,7 +187,7 @@ def check_document(
     cited = document_from_ast(ast, DOCUMENT, resource, keys=keys)
     unchanged = lua_answer({}, {}) if verdicts else source  # nothing to annotate
     if not cited.keys and not cited.cite_all and settings.report is None:
-        return 0, unchanged, _verdict(settings, 0, [], time.time() + MAX_AGE)
+        return 0, unchanged, _verdict(settings, env, 0, [])
     result, refs, sources = judge(cited, settings)
     report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
     if result.exit_code != 0:
@@ -205,11 +206,11 @@ def check_document(
     lines = lines_since(bookmark)
     from rwgate.kit import verdict_expires
 
-    expires = verdict_expires(result, sources, cap=time.time() + MAX_AGE)
+    verdict_expires(result, sources, cap=time.time() + MAX_AGE)  # noted in the run's record
     good = not sources.failed and all(c.status != "unverified" for c in result.citations)
-    # A lockfile changes outside the memo's key: with one, every build is a full check.
+    # A lockfile is written (or read) beyond the build: with one, every build is a full check.
     good = good and settings.since is None and settings.lock is None
-    verdict = _verdict(settings, result.exit_code, lines, expires, report_text) if good else None
+    verdict = _verdict(settings, env, result.exit_code, lines, report_text) if good else None
     if result.exit_code != 0:
         return result.exit_code, None, verdict
     from rwgate.kit import annotations_for
@@ -253,22 +254,25 @@ def lua_answer(annotations: Mapping[str, Annotation], entries: Mapping[str, str]
 
 
 def _verdict(
-    settings: Settings, code: int, lines: list[str], expires: float, report: str | None = None
+    settings: Settings,
+    env: Mapping[str, str],
+    code: int,
+    lines: list[str],
+    report: str | None = None,
 ) -> Verdict | None:
-    """What to remember of a full run (None when it must be repeated next time: offline)."""
-    from rwgate.paths import default_snapshot_path
+    """What to remember of a full run (None when it must be repeated next time: offline, or
+    memos off, or a look-up cache kept elsewhere than the memo: the configuration chose it)."""
+    from rwgate.paths import default_cache_dir
 
-    if settings.offline:
+    if settings.offline or settings.no_cache or settings.no_memo:
         return None
-    snapshot = str(settings.snapshot or default_snapshot_path())
+    if memo_base(env) != Path(settings.cache_dir or default_cache_dir()):
+        return None
     return Verdict(
         exit_code=code,
         lines=lines,
         report_path=str(settings.report) if settings.report is not None else None,
         report_text=report,
-        snapshot=snapshot,
-        snapshot_stamp=snapshot_stamp(snapshot),
-        expires=expires,
     )
 
 
@@ -305,26 +309,31 @@ def process(
 ) -> tuple[int, bytes | None]:
     """Filter one document: (exit status, output AST or None when the gate stops the build).
 
-    ``lua_memo``: where the Lua filter (``filters/rwgate.lua``) wants a verdict it can replay on
-    its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`); ``verdicts``: answer it
-    with the verdicts where it can place them itself (see :func:`check_document`)."""
+    ``lua_memo``: where the Lua filter (``_extensions/rwgate/rwgate.lua``) wants a verdict it can
+    replay on its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`); ``verdicts``:
+    answer it with the verdicts where it can place them itself (see :func:`check_document`).
+    Every read of ``env`` is recorded (:mod:`rwgate.recorded`), as the configuration's are."""
     from rwgate.references.pandoc_ast import cited_keys
 
+    env = recorded.environ(env)
     ast = _parse(source)
-    keys = cited_keys(ast)  # one walk of the document for the memo's key and the check
+    keys = cited_keys(ast)  # one walk of the document for the memo's name and the check
     memo = memo_file(ast, fmt, env, keys)
     if memo is not None:
-        remembered = load_memo(memo)
-        replayed = replay(remembered, source, fmt) if remembered is not None else None
-        if replayed is not None:
-            if lua_memo is not None and remembered is not None:
-                store_for_lua(lua_memo, remembered)
+        with recorded.recording() as hit:
+            remembered = load_memo(memo)
+            replayed = replay(remembered, source, fmt) if remembered is not None else None
+        if replayed is not None and remembered is not None:
+            if lua_memo is not None:
+                store_for_lua(lua_memo, hit, remembered)
             return replayed
-    status, output, verdict = check_document(ast, source, fmt, env, verdicts, keys)
-    if memo is not None and verdict is not None:
-        store_memo(memo, verdict)
+    with recorded.recording() as run:
+        status, output, verdict = check_document(ast, source, fmt, env, verdicts, keys)
+    if verdict is not None:
+        if memo is not None:
+            store_memo(memo, run, verdict)
         if lua_memo is not None:
-            store_for_lua(lua_memo, verdict)
+            store_for_lua(lua_memo, run, verdict)
     return status, output
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rwgate import recorded
 from rwgate.errors import InputError
 
 if TYPE_CHECKING:  # the models (Pydantic) load with the first reader, not with this package
@@ -68,7 +69,12 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
     error naming the file and byte offset.
     """
     try:
-        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+        # Recorded (rwgate.recorded): a memo replays only while these bytes are the same.
+        if str(path) == "-":
+            recorded.note_unrecordable("a bibliography read from standard input")
+            data = sys.stdin.buffer.read()
+        else:
+            data = recorded.read_bytes(path)
     except FileNotFoundError:
         raise ReaderError(f"{path}: no such file") from None
     except IsADirectoryError:

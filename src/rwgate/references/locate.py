@@ -1,7 +1,7 @@
 """Where a manuscript's ``bibliography`` names point, found as pandoc finds them.
 
-Kept free of heavy imports: the pandoc filter's verdict memo resolves the same names before it
-knows whether the full check (models, readers) has to run at all.
+Kept free of heavy imports: it is read on the filter's way to the full check, and every candidate
+looked at is recorded (:mod:`rwgate.recorded`) for the memos that replay a verdict.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+
+from rwgate import recorded
 
 Allowed = Callable[[Path], bool]
 """Which files may be read (the MCP server's roots): the path as the document names it."""
@@ -47,6 +49,8 @@ def resolve_bibliography(
         if not candidates:
             raise OutsideRoots(name)
     for candidate in candidates:
-        if candidate.is_file():
+        # Recorded, found or not: a file that appears at an earlier candidate later changes
+        # which bibliography is read, so a memo must not replay (rwgate.recorded).
+        if recorded.is_file(candidate):
             return candidate.resolve()
     return None

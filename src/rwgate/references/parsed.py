@@ -3,45 +3,76 @@
 A LaTeX build reads its bibliography several times (the BibTeX hook, a later pass, the gate after
 latexmk) and every rebuild reads it again; LaTeX-decoding the titles of a 1,300-entry IEEE
 bibliography takes about half a second each time. So what a reader made of a file is kept in the
-invoking user's cache folder under a key over the file's bytes, its path (locations name it),
-its suffix (which reader) and rwgate's version, and read back (validated) when all of those are
-the same. A file that changed while it was read is not remembered; an entry that does not
-validate is read again from the file. Entries unused for 30 days are removed.
+invoking user's cache folder as a memo of :mod:`rwgate.recorded`: named by the request (the
+file's path, its suffix, its bytes' digest and, for a file read as part of a stream, the macros
+it inherits), with the record of everything the reading read (the file's bytes, rwgate's code:
+an edited reader is new code, whatever the version says). It is read back (validated) only when
+every recorded input still holds; one that does not validate is read again from the file. A
+file that changed while it was read is not remembered. ``RWGATE_NO_MEMO`` turns it off.
 
 The ``.bib`` files of one ``\\bibdata`` are one stream of ``@string``s (:func:`load_stream`):
 a file's reading then depends on the macros the files before it defined, so those are part of
-the key, and the table the file leaves is remembered with its entries.
+the request, and the table the file leaves is remembered with its entries.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from rwgate import __version__
+from rwgate import recorded
+from rwgate.config_files import memo_disabled
 from rwgate.models import BibResult
 from rwgate.references import load_bibliography
 
 FOLDER = "parsed"
-LAYOUT = 1
+LAYOUT = 2
 MAX_IDLE = 30 * 86400.0
 
-
-def _key(path: Path, data: bytes, macros: dict[str, str] | None = None) -> str:
-    digest = hashlib.sha256(f"{LAYOUT}\0{__version__}\0{path}\0{path.suffix}\0".encode())
-    if macros is not None:  # the @strings inherited from the earlier files of the stream
-        digest.update(b"macros\0" + json.dumps(macros, sort_keys=True).encode() + b"\0")
-    digest.update(data)
-    return digest.hexdigest()
+T = TypeVar("T", bound=BaseModel)
 
 
 class _Streamed(BaseModel):
     result: BibResult
     macros: dict[str, str]
+
+
+def _remembered(
+    path: Path,
+    cache_dir: Path | None,
+    macros: dict[str, str] | None,
+    model: type[T],
+    read: Callable[[], T],
+) -> T:
+    """``read()``'s answer, replayed from the memo when every input its record names holds.
+    Replayed records' inputs join the run around (:func:`rwgate.recorded.replay`)."""
+    if cache_dir is None or str(path) == "-" or not path.is_file() or memo_disabled():
+        return read()
+    try:
+        before = recorded.read_bytes(path)
+    except OSError:
+        return read()  # it says why, in one line
+    request: dict[str, Any] = {"layout": LAYOUT, "path": str(path), "suffix": path.suffix}
+    request["sha1"] = recorded.digest(before)
+    if macros is not None:  # the @strings inherited from the earlier files of the stream
+        request["macros"] = macros
+    entry = recorded.memo_path(cache_dir, FOLDER, request)
+    payload = recorded.replay(entry, cache_dir)
+    if payload is not None:
+        with contextlib.suppress(ValidationError, ValueError, TypeError):
+            return model.model_validate(payload)
+    with recorded.recording() as run:  # (recorders nest: the run around notes it all too)
+        result = read()
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == before:  # not one edited while it was read
+            payload = result.model_dump(mode="json")
+            if recorded.remember(entry, run, payload, MAX_IDLE, cache_dir):
+                _prune(entry.parent)
+    return result
 
 
 def load_stream(
@@ -53,50 +84,20 @@ def load_stream(
     from rwgate.references.bibtex import read_bib_stream
 
     path = Path(path)
-    if cache_dir is None or not path.is_file():
-        return read_bib_stream(path, macros)
-    try:
-        before = path.read_bytes()
-    except OSError:
-        return read_bib_stream(path, macros)  # it says why, in one line
-    entry = cache_dir / FOLDER / f"{_key(path, before, macros)}.json"
-    with contextlib.suppress(OSError, ValueError):
-        kept = _Streamed.model_validate_json(entry.read_bytes())
-        entry.touch()
-        return kept.result, kept.macros
-    result, after = read_bib_stream(path, macros)
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == before:  # not one edited while it was read
-            from rwgate.fsutil import write_atomic
 
-            write_atomic(entry, _Streamed(result=result, macros=after).model_dump_json())
-            _prune(entry.parent)
-    return result, after
+    def read() -> _Streamed:
+        result, after = read_bib_stream(path, macros)
+        return _Streamed(result=result, macros=after)
+
+    kept = _remembered(path, cache_dir, macros, _Streamed, read)
+    return kept.result, kept.macros
 
 
 def load_remembered(path: Path, cache_dir: Path | None) -> BibResult:
     """:func:`~rwgate.references.load_bibliography`, from the cache when ``path``'s bytes were
     read before (``cache_dir`` None: always from the file)."""
     path = Path(path)
-    if cache_dir is None or str(path) == "-" or not path.is_file():
-        return load_bibliography(path)
-    try:
-        before = path.read_bytes()
-    except OSError:
-        return load_bibliography(path)  # it says why, in one line
-    entry = cache_dir / FOLDER / f"{_key(path, before)}.json"
-    with contextlib.suppress(OSError, ValueError):
-        result = BibResult.model_validate_json(entry.read_bytes())
-        entry.touch()
-        return result
-    result = load_bibliography(path)
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == before:  # not one edited while it was read
-            from rwgate.fsutil import write_atomic
-
-            write_atomic(entry, result.model_dump_json())
-            _prune(entry.parent)
-    return result
+    return _remembered(path, cache_dir, None, BibResult, lambda: load_bibliography(path))
 
 
 def _prune(folder: Path) -> None:
