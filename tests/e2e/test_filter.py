@@ -157,12 +157,9 @@ def test_strict_aborts_without_output_and_writes_report(
     assert not out.output.exists()
     errors = [line for line in out.stderr.splitlines() if line.startswith("rw-filter: ERROR:")]
     assert errors == [
-        "rw-filter: ERROR: wakefield1998: retracted 2010, "
-        "notice doi:10.1016/s0140-6736(10)60175-4",
-        "rw-filter: ERROR: lacour2014: retracted 2015, "
-        "notice doi:10.1126/science.aac6638",
-        "rw-filter: ERROR: njei2011: withdrawn 2021, "
-        "notice doi:10.1002/14651858.cd009522.pub2",
+        "rw-filter: ERROR: wakefield1998: retracted 2010, notice doi:10.1016/s0140-6736(10)60175-4",
+        "rw-filter: ERROR: lacour2014: retracted 2015, notice doi:10.1126/science.aac6638",
+        "rw-filter: ERROR: njei2011: withdrawn 2021, notice doi:10.1002/14651858.cd009522.pub2",
     ]
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["schema"] == "rwgate.report/1"
