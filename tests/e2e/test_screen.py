@@ -3,6 +3,8 @@ and inputs that are not what they claim refused in one line."""
 
 from __future__ import annotations
 
+import datetime as dt
+import gzip
 import json
 import sqlite3
 import subprocess
@@ -15,6 +17,7 @@ import pytest
 
 from rwgate.config import Settings
 from rwgate.core import check
+from rwgate.doi import try_normalize
 from rwgate.models import Reference
 from rwgate.screen.run import ScreenOptions, screen
 from rwgate.sources.snapshot import import_files
@@ -179,3 +182,42 @@ def test_a_file_that_is_not_what_it_claims_is_one_line(
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and str(bad) in lines[0], done.stderr
+
+
+def _crossref_expected() -> Counter[tuple[str, str | None, str | None]]:
+    """(citing, cited DOI, citing date) of every reference in the bundled Crossref excerpt, as
+    Python reads the published file."""
+    with gzip.open(SAMPLE / "crossref-items-sample.json.gz", "rt", encoding="utf-8") as handle:
+        items = json.load(handle)["items"]
+    out: Counter[tuple[str, str | None, str | None]] = Counter()
+    for work in items:
+        parts = work["issued"]["date-parts"][0] + [1, 1]
+        day = dt.date(parts[0], parts[1], parts[2]).isoformat()
+        for ref in work.get("reference", []):
+            out[(work["DOI"].lower(), try_normalize(ref.get("DOI")), day)] += 1
+    return out
+
+
+@pytest.mark.parametrize(
+    "name", ["crossref-items-sample.json.gz", "crossref-works-sample.jsonl.gz"]
+)
+def test_crossref_reference_lists_are_read(snapshot: Path, tmp_path: Path, name: str) -> None:
+    """The public data file's works, gzipped, as ``{"items": [...]}`` or one work per line
+    (the first work of the excerpt has no reference list at all)."""
+    opts = ScreenOptions(
+        [str(SAMPLE / name)], tmp_path / "out", snapshot, all_citations=True, progress=False
+    )
+    result = screen(opts)
+    got = (
+        duckdb.connect()
+        .execute(
+            "SELECT citing, cited_doi, CAST(citing_date AS VARCHAR), status"
+            f" FROM '{result.outputs['citations']}'"
+        )
+        .fetchall()
+    )
+    expected = _crossref_expected()
+    assert sum(expected.values()) == 43
+    assert Counter((c, d, day) for c, d, day, _ in got) == expected
+    assert Counter(s for *_, s in got) == {"clean": 40, "no_doi": 3}
+    assert result.summary["summary"]["citing_works"] == 2

@@ -163,9 +163,19 @@ def steps(column: str = "t") -> list[str]:
     return out
 
 
-def fast(raw: str) -> str:
-    """The canonical DOI of an ASCII DOI that is already bare (most of a corpus), else NULL."""
-    return f"CASE WHEN regexp_matches({raw}, {lit(BARE)}) THEN lower({raw}) END"
+FAST = "^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi:)?" + BARE.removeprefix("^")
+"""A DOI with nothing to do but lower case: bare ASCII, or behind one resolver URL or ``doi:``
+(no prefix holds ``10.``, so the DOI starts at the first ``10.``)."""
+
+
+def fast_test(raw: str) -> str:
+    """Whether ``raw`` is on the fast path: one regular expression, no other work."""
+    return f"regexp_matches({raw}, {lit(FAST)})"
+
+
+def canonical(raw: str) -> str:
+    """The canonical DOI of a ``raw`` that passed :func:`fast_test` (its first ``10.`` on)."""
+    return f"lower(substr({raw}, strpos({raw}, '10.')))"
 
 
 def short_doi(raw: str) -> str:
@@ -179,17 +189,17 @@ def blank(raw: str) -> str:
     return f"({raw} IS NULL OR NOT regexp_matches({raw}, {_NOT_BLANK}))"
 
 
-def chain(source: str, keep: list[str], raw: str) -> str:
-    """``source`` with a column ``doi``: the canonical DOI of column ``raw`` (NULL if none).
+def stages(source: str, keep: list[str], raw: str, name: str) -> list[tuple[str, str]]:
+    """(view name, statement) pairs, in order: :func:`steps` over column ``raw`` of ``source``,
+    one projection per view, the last view ``name`` holding ``keep`` and ``doi``.
 
-    The fast path answers bare ASCII DOIs; the rest go through :func:`steps`, one nested
-    projection each, so no expression is copied into the next (the text stays linear).
+    One step per view because each step names the previous value several times: an optimizer
+    that merges projections (Spark's CollapseProject) would copy every step into the next and
+    grow the plan exponentially. An engine materialises each view (Spark) or nests them (DuckDB).
     """
     cols = ", ".join(keep)
-    query = f"SELECT {cols}, {fast(raw)} AS fast_doi, {raw} AS t0 FROM {source}"
-    query = (
-        f"SELECT {cols}, fast_doi, CASE WHEN fast_doi IS NULL THEN t0 END AS t FROM ({query}) AS f"
-    )
-    for i, expr in enumerate(steps("t")):
-        query = f"SELECT {cols}, fast_doi, {expr} AS t FROM ({query}) AS s{i}"
-    return f"SELECT {cols}, coalesce(fast_doi, t) AS doi FROM ({query}) AS s"
+    out = [(f"{name}_0", f"SELECT {cols}, {raw} AS t FROM {source}")]
+    for i, expr in enumerate(steps("t"), start=1):
+        out.append((f"{name}_{i}", f"SELECT {cols}, {expr} AS t FROM {name}_{i - 1}"))
+    out.append((name, f"SELECT {cols}, t AS doi FROM {name}_{len(out) - 1}"))
+    return out

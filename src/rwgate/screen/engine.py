@@ -32,6 +32,7 @@ class Engine(Protocol):
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
     def run(self, statement: str) -> None: ...
     def view(self, name: str, statement: str) -> None: ...
+    def step(self, name: str, statement: str) -> None: ...
     def table(self, name: str, statement: str) -> None: ...
     def fetch(self, statement: str) -> list[tuple[Any, ...]]: ...
     def write_parquet(self, statement: str, path: Path) -> None: ...
@@ -77,13 +78,16 @@ class DuckEngine:
                 " max_line_size = 16777216)"
             )
         if grp.shape == "crossref":
+            # DuckDB sets aside buffers of this size: an ``items`` file is one object (tens of
+            # MB in the public data file), a line one work (a few MB at most).
+            size = 1 << 28 if any(_pretty_json(f) for f in grp.files) else 1 << 25
             return (
                 f"read_json({files}, format = 'auto', filename = true, ignore_errors = true,"
-                f" maximum_object_size = 1073741824, columns = {_CROSSREF_COLUMNS})"
+                f" maximum_object_size = {size}, columns = {_CROSSREF_COLUMNS})"
             )
         return (
             f"read_json({files}, format = 'newline_delimited', filename = true,"
-            " ignore_errors = true, maximum_object_size = 268435456, union_by_name = true)"
+            " ignore_errors = true, maximum_object_size = 33554432, union_by_name = true)"
         )
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
@@ -113,6 +117,10 @@ class DuckEngine:
     def view(self, name: str, statement: str) -> None:
         self.con.execute(f"CREATE TEMP VIEW {name} AS {statement}")
 
+    def step(self, name: str, statement: str) -> None:
+        """A link of the DOI chain: a view (DuckDB's planner nests them without copying)."""
+        self.view(name, statement)
+
     def table(self, name: str, statement: str) -> None:
         self.con.execute(f"CREATE TEMP TABLE {name} AS {statement}")
 
@@ -133,7 +141,13 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(self, master: str | None, progress: bool) -> None:
+    def __init__(
+        self,
+        master: str | None,
+        progress: bool,
+        driver_memory: str | None = "2g",
+        shuffle_partitions: int = 8,
+    ) -> None:
         try:
             import pyspark
             from pyspark.sql import SparkSession
@@ -147,12 +161,11 @@ class SparkEngine:
         builder = builder.config("spark.ui.showConsoleProgress", "true" if progress else "false")
         builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config("spark.sql.session.timeZone", "UTC")
-        # The DOI steps are nested projections, each naming the previous value several times:
-        # collapsed into one, Catalyst copies every step into the next (exponential plan size).
-        builder = builder.config(
-            "spark.sql.optimizer.excludedRules",
-            "org.apache.spark.sql.catalyst.optimizer.CollapseProject",
-        )
+        if master is None or master.startswith("local"):
+            # A local run shuffles small maps and one aggregate: a few partitions, not 200.
+            builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        if driver_memory:
+            builder = builder.config("spark.driver.memory", driver_memory)
         self.spark = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
 
@@ -172,11 +185,21 @@ class SparkEngine:
                 " items ARRAY<STRUCT<DOI: STRING, reference: ARRAY<STRUCT<DOI: STRING>>,"
                 " issued: STRUCT<`date-parts`: ARRAY<ARRAY<BIGINT>>>>>"
             )
-            multi = any(_pretty_json(f) for f in grp.files)
-            frame = reader.schema(schema).option("multiLine", multi).json(files)
+            # An ``items`` file is one JSON value over many lines, a JSON lines file one work
+            # per line: Spark reads the two with different options, so each form on its own.
+            frames = []
+            for multi in (True, False):
+                chosen = [str(f) for f in grp.files if _pretty_json(f) is multi]
+                if chosen:
+                    frames.append(reader.schema(schema).option("multiLine", multi).json(chosen))
+            frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
         else:
             frame = reader.json(files)
-        return frame.withColumn("filename", F.input_file_name())
+        # The file as DuckDB names it: a path, not a file: URI (bad-row samples name it).
+        uri = F.input_file_name()
+        bare = "regexp_replace(input_file_name(), '^file:(//)?', '')"
+        path = F.expr(f"try_url_decode(replace({bare}, '+', '%2B'))")
+        return frame.withColumn("filename", F.when(uri.startswith("file:"), path).otherwise(uri))
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         names = []
@@ -198,9 +221,14 @@ class SparkEngine:
     def view(self, name: str, statement: str) -> None:
         self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)
 
+    def step(self, name: str, statement: str) -> None:
+        """A link of the DOI chain, materialised: the next link's plan starts from its rows, so
+        Catalyst never sees the chain whole (merged, it grows exponentially)."""
+        self.table(name, statement)
+
     def table(self, name: str, statement: str) -> None:
-        self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)
-        self.spark.catalog.cacheTable(name)
+        frame = self.spark.sql(sql.to_spark(statement)).localCheckpoint(eager=True)
+        frame.createOrReplaceTempView(name)
 
     def fetch(self, statement: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in self.spark.sql(sql.to_spark(statement)).collect()]

@@ -28,6 +28,7 @@ from rwgate.errors import RwgateError
 FORMATS = ("auto", "table", "opencitations", "crossref")
 OC_COLUMNS = ("oci", "citing", "cited", "creation")
 _PEEK = 64 * 1024
+_CROSSREF_KEYS = frozenset({"items", "reference", "reference-count", "references-count"})
 
 
 class InputError(RwgateError):
@@ -137,9 +138,9 @@ def _json_shape(path: Path, head: bytes) -> str:
         first = json.loads(line)
     except ValueError:
         first = None  # a pretty-printed file: one object over many lines
-    if isinstance(first, dict):
-        return "crossref" if {"reference", "items"} & first.keys() else "table"
-    return "crossref" if '"items"' in text[:4096] or '"reference"' in text else "table"
+    if isinstance(first, dict):  # a work without references still has a reference-count
+        return "crossref" if _CROSSREF_KEYS & first.keys() else "table"
+    return "crossref" if any(f'"{key}"' in text for key in _CROSSREF_KEYS) else "table"
 
 
 def classify(path: Path, claimed: str) -> tuple[str, str, list[str]]:
@@ -174,4 +175,3 @@ def group(paths: list[Path], claimed: str) -> list[InputGroup]:
         grp = groups.setdefault((shape, container), InputGroup(shape, container, columns=columns))
         grp.files.append(path)
     return list(groups.values())
-

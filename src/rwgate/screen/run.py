@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,10 @@ def _write(engine: Any, statement: str, path: Path) -> None:
     """Write through a temporary name and rename, so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     engine.write_parquet(statement, tmp)
+    if path.is_dir() and not path.is_symlink():  # Spark's earlier output: a folder of parts
+        shutil.rmtree(path)
+    elif tmp.is_dir() and (path.exists() or path.is_symlink()):  # Spark's, over DuckDB's file
+        path.unlink()
     os.replace(tmp, path)
 
 
@@ -126,8 +131,8 @@ def screen(opts: ScreenOptions) -> ScreenResult:
             columns = engine.load(groups, verdict_file)
             raw = sql.raw_union(groups, opts.mapping, columns)
             engine.view("refs_raw", raw)
-            engine.table("per_citing", sql.per_citing(table.default_status))
-            engine.table("flagged_out", sql.FLAGGED_OUT)
+            for how, name, statement in sql.plan(table.default_status):
+                (engine.step if how == "step" else engine.table)(name, statement)
             outputs = {
                 "flagged": opts.out / "flagged.parquet",
                 "citing": opts.out / "citing.parquet",

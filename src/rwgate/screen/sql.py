@@ -126,29 +126,66 @@ def _statuses(names: tuple[str, ...]) -> str:
     return "(" + ", ".join(lit(s) for s in names) + ")"
 
 
-def screened(default: str) -> str:
-    """Every reference with its verdict, ``default`` being an unlisted work's status."""
-    norm = doisql.chain("refs_raw", list(RAW), "cited_raw")
-    base = (
-        f"SELECT citing, cited_raw, doi, {_pmid('pmid_raw')} AS pmid, {_date('date_raw')} AS"
-        f" citing_date, file, CASE WHEN doi IS NULL AND NOT {doisql.blank('cited_raw')} THEN"
-        f" {doisql.short_doi('cited_raw')} END AS short, {doisql.blank('cited_raw')} AS no_raw,"
-        f" (NOT {doisql.blank('pmid_raw')}) AS has_pmid_raw,"
-        f" CASE WHEN doi LIKE '%<%' OR doi LIKE '%>%' THEN replace(replace(doi, '<', ''), '>', '')"
-        f" END AS alt FROM ({norm}) AS n"
+KEYS = (
+    "SELECT GROUPING(d) AS gd, GROUPING(p) AS gp, GROUPING(t) AS gt, d, p, t FROM"
+    f" (SELECT CASE WHEN NOT {doisql.fast_test('cited_raw')} THEN cited_raw END AS d,"
+    " pmid_raw AS p, date_raw AS t FROM refs_raw) AS r GROUP BY GROUPING SETS ((d), (p), (t))"
+)
+"""First pass: the distinct identifiers that need more than a look (DOIs off the fast path,
+PubMed ids, dates), so the costly rules run once per spelling, not once per row."""
+
+
+def doi_stages() -> list[tuple[str, str]]:
+    """Views normalising the distinct slow DOIs of ``keys``, the last one ``doi_norm``."""
+    source = "(SELECT d AS raw FROM keys WHERE gd = 0 AND d IS NOT NULL) AS k"
+    return doisql.stages(source, ["raw"], "raw", "doi_norm")
+
+
+DOI_MAP = (
+    "SELECT n.raw AS raw, n.doi AS doi,"
+    f" CASE WHEN n.doi IS NULL AND NOT {doisql.blank('n.raw')} THEN"
+    f" {doisql.short_doi('n.raw')} END AS short, {doisql.blank('n.raw')} AS no_raw,"
+    " CASE WHEN d.id IS NULL AND a.id IS NOT NULL THEN a.id ELSE n.doi END AS vkey"
+    " FROM doi_norm AS n LEFT JOIN vdoi AS d ON d.id = n.doi"
+    " LEFT JOIN vdoi AS a ON a.id = CASE WHEN n.doi LIKE '%<%' OR n.doi LIKE '%>%'"
+    " THEN replace(replace(n.doi, '<', ''), '>', '') END AND a.n_notices > 0"
+)
+"""Each slow spelling: its DOI, whether it is a shortDOI or blank, and the key its verdict is
+found under (a SICI DOI written without its ``<>`` finds the listed one, as in check)."""
+PMID_MAP = (
+    f"SELECT p AS raw, {_pmid('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
+    " WHERE gp = 0 AND p IS NOT NULL"
+)
+DATE_MAP = f"SELECT t AS raw, {_date('t')} AS day FROM keys WHERE gt = 0 AND t IS NOT NULL"
+
+
+def _looked_up() -> str:
+    """Second pass, per row: only hash look-ups in the small maps, and lower case (once)."""
+    fast = doisql.canonical("r.cited_raw")
+    looked = (
+        "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.file AS file,"
+        f" m.raw IS NOT NULL AS hit, m.doi AS m_doi, m.vkey AS m_vkey,"
+        f" CASE WHEN m.raw IS NULL THEN {fast} END AS fast,"
+        " q.pmid AS pmid, coalesce(q.has_raw, false) AS has_pmid_raw, t.day AS citing_date,"
+        " m.short AS short, coalesce(m.no_raw, r.cited_raw IS NULL) AS no_raw"
+        " FROM refs_raw AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw"
+        " LEFT JOIN pmid_map AS q ON q.raw = r.pmid_raw"
+        " LEFT JOIN date_map AS t ON t.raw = r.date_raw"
+    )
+    return (
+        "SELECT citing, cited_raw, file, CASE WHEN hit THEN m_doi ELSE fast END AS doi,"
+        " CASE WHEN hit THEN m_vkey ELSE fast END AS vkey, pmid, has_pmid_raw, citing_date,"
+        f" short, no_raw FROM ({looked}) AS l"
     )
 
-    def picked(prefix: str, other: str, cond: str) -> str:
-        fields = ["status", "flag_rank", *NOTICE]
-        return ", ".join(
-            f"CASE WHEN {cond} THEN {prefix}.{f} ELSE {other}.{f} END AS d_{f}" for f in fields
-        )
 
+def screened(default: str) -> str:
+    """Every reference with its verdict, ``default`` being an unlisted work's status."""
+    fields = ["status", "flag_rank", *NOTICE]
     joined = (
-        f"SELECT b.*, {picked('d', 'a', 'd.id IS NOT NULL')},"
-        + ", ".join(f" p.{f} AS p_{f}" for f in ["status", "flag_rank", *NOTICE])
-        + f" FROM ({base}) AS b LEFT JOIN vdoi AS d ON d.id = b.doi"
-        " LEFT JOIN vdoi AS a ON a.id = b.alt AND a.n_notices > 0"
+        "SELECT b.*, "
+        + ", ".join(f"d.{f} AS d_{f}, p.{f} AS p_{f}" for f in fields)
+        + f" FROM ({_looked_up()}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
         " LEFT JOIN vpmid AS p ON p.id = b.pmid"
     )
     d_status = f"coalesce(d_status, {lit(default)})"
@@ -163,20 +200,41 @@ def screened(default: str) -> str:
         " WHEN NOT no_raw THEN CASE WHEN short THEN 'unverified' ELSE 'invalid_doi' END"
         " ELSE 'no_doi' END"
     )
-    chosen = ", ".join(f"CASE WHEN from_p THEN p_{f} ELSE d_{f} END AS {f}" for f in NOTICE)
+    chosen = ", ".join(
+        f"CASE WHEN from_p THEN p_{f} ELSE d_{f} END AS {f}" for f in ["flag_rank", *NOTICE]
+    )
     decided = (
         f"SELECT citing, cited_raw, doi, pmid, citing_date, file, short, no_raw, has_pmid_raw,"
         f" {status} AS status, {chosen}"
         f" FROM (SELECT j.*, ({use_p}) AS from_p FROM ({joined}) AS j) AS k"
     )
-    flagged = _statuses(FLAGGED_STATUSES)
+    # A verdict has a severity rank exactly when its status is a flagged one (verdicts.py):
+    # an integer test per row, not a look-up in the list of flagged statuses.
     return (
-        "SELECT *, status IN " + flagged + " AS flagged,"
-        " CASE WHEN status IN " + flagged + " THEN citing_date > notice_date END"
+        "SELECT * EXCLUDE (flag_rank), flag_rank IS NOT NULL AS flagged,"
+        " CASE WHEN flag_rank IS NOT NULL THEN citing_date > notice_date END"
         " AS cited_after_notice,"
         " ((status = 'invalid_doi') OR (has_pmid_raw AND pmid IS NULL) OR citing IS NULL)"
         f" AS bad FROM ({decided}) AS x"
     )
+
+
+def plan(default: str) -> list[tuple[str, str, str]]:
+    """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
+    link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`).
+
+    Two passes over the corpus: ``keys`` (distinct identifiers), then ``per_citing`` (look-ups,
+    verdicts and counts per citing work, the flagged citations carried as a list).
+    """
+    return [
+        ("table", "keys", KEYS),
+        *[("step", name, statement) for name, statement in doi_stages()],
+        ("table", "doi_map", DOI_MAP),
+        ("table", "pmid_map", PMID_MAP),
+        ("table", "date_map", DATE_MAP),
+        ("table", "per_citing", per_citing(default)),
+        ("table", "flagged_out", FLAGGED_OUT),
+    ]
 
 
 def status_column(status: str) -> str:
@@ -203,7 +261,8 @@ def per_citing(default: str) -> str:
         f"SELECT citing, count(*) AS refs, count(*) FILTER (WHERE flagged) AS flagged,"
         f" count(*) FILTER (WHERE cited_after_notice) AS cited_after_notice,"
         f" min(citing_date) AS citing_date, {counts},"
-        f" count(*) FILTER (WHERE bad) AS bad_rows, min({sample}) FILTER (WHERE bad) AS bad_sample,"
+        f" count(*) FILTER (WHERE bad) AS bad_rows,"
+        f" min(CASE WHEN bad THEN {sample} END) AS bad_sample,"
         f" list({row}) FILTER (WHERE flagged) AS flagged_rows"
         f" FROM ({screened(default)}) AS s GROUP BY citing"
     )
