@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from rwgate import __version__
+from rwgate.emit import emit
 from rwgate.errors import RwgateError, UsageError
 from rwgate.kit import (
     EXIT_USAGE,
     add_check_options,
-    emit,
     exit_code,
     flag_overrides,
     judge,

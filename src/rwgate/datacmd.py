@@ -21,12 +21,8 @@ from rwgate.paths import DEFAULT_RW_CSV_URL, default_snapshot_path
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.sources.snapshot import (
-        ImportResult,
-        ImportSource,
-        ProvenanceEntry,
-        SnapshotStatus,
-    )
+    from rwgate.sources.snapshot import ImportResult, ImportSource
+    from rwgate.sources.snapshot_info import ProvenanceEntry, SnapshotStatus
 
 # Every command module imports its machinery inside the command: building rwgate's parser must
 # stay cheap, because latexmk starts `rwgate bibtex` several times per build.

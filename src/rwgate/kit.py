@@ -6,6 +6,7 @@
 these functions, so they cannot disagree on a verdict, on which works get a note, on how a
 failing citation is described or on which exit code an error means. A new front end (Typst,
 Sphinx) is a reader (:mod:`rwgate.references.readers`) plus a renderer, and this kit between them.
+Where the reports go (files, stdout, stderr) is :mod:`rwgate.emit`'s.
 
 Heavy modules (the Pydantic models, the core, the verification machinery) are imported inside
 the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every build.
@@ -14,22 +15,20 @@ the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every
 from __future__ import annotations
 
 import argparse
-import functools
-import io
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
-from rwgate.errors import OutputError, RwgateError
+from rwgate.emit import write_output
+from rwgate.errors import RwgateError
 from rwgate.vocab import FLAGGED_STATUSES, STATUSES
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
     from rwgate.core import CheckResult
     from rwgate.models import Citation, CitedDocument, Problem, Reference
-    from rwgate.render import FormatChoice
     from rwgate.render.annotation import Annotation
     from rwgate.sources import OpenSources
     from rwgate.sources.interface import Progress
@@ -293,101 +292,6 @@ def failure_lines(result: CheckResult, detail: bool = False) -> list[str]:
 
 
 # --- outputs and exit codes --------------------------------------------------------------------
-
-
-Writer = Callable[[BinaryIO], object]
-"""Writes a report's bytes into a file or stdout, in pieces (:meth:`ReportFormat.write`)."""
-
-
-def write_output(path: Path, text: str | Writer) -> None:
-    """Write a report or generated file atomically (``text``, or what a writer writes);
-    OutputError (one line) when it cannot."""
-    from rwgate.fsutil import write_atomic, write_atomic_with
-
-    try:
-        if isinstance(text, str):
-            write_atomic(Path(path), text)
-        else:
-            write_atomic_with(Path(path), text)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _to_stdout(report: str | Writer) -> None:
-    if isinstance(report, str):
-        sys.stdout.write(report + "\n")
-        return
-    sys.stdout.flush()
-    raw = getattr(sys.stdout, "buffer", None)
-    if raw is not None:
-        report(raw)
-        raw.flush()
-    else:  # a replaced stdout (a test's, an embedding program's) takes text only
-        buffer = io.BytesIO()
-        report(buffer)
-        sys.stdout.write(buffer.getvalue().decode("utf-8"))
-
-
-def emit_texts(
-    to_stdout: str | Writer | None,
-    human: Callable[[bool], str],
-    beside_machine: bool = False,
-    files: Sequence[tuple[Path, str | Writer]] = (),
-) -> None:
-    """Write a run's outputs: ``to_stdout`` (a machine format: JSON, SARIF, ...) to stdout, else
-    the human text, on stderr when a machine format went to a file (``beside_machine``), and each
-    file (the ``--output`` reports, the ``report`` setting's JSON). A report is a text (a final
-    newline is added) or a writer of its bytes. Colour only on a terminal, never with
-    ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
-    if to_stdout is not None:
-        _to_stdout(to_stdout)
-    else:
-        stream = sys.stderr if beside_machine else sys.stdout
-        stream.write(human(stream.isatty() and not os.environ.get("NO_COLOR")))
-    for path, text in files:
-        write_output(path, text + "\n" if isinstance(text, str) else text)
-
-
-LISTED_BESIDE_REPORT = 50
-"""Citations listed on stderr when a machine format carries the whole report."""
-
-
-def emit(
-    result: CheckResult,
-    outputs: Sequence[tuple[FormatChoice, Path | None]],
-    report: Path | None = None,
-    verbose: bool = False,
-    template: str | None = None,
-    code: int | None = None,
-) -> None:
-    """Render ``result`` in each chosen format, each to its file (or one to stdout), and the JSON
-    report where ``report`` says: a CI job writes SARIF, JSON and the Markdown summary from one
-    run. The human text goes to stdout, or to stderr (its first citations only) when a machine
-    format is asked for, and not at all when a machine format takes stdout."""
-    from rwgate.render import FormatChoice
-    from rwgate.render.interface import View
-
-    view = View(verbose=verbose, template=template, exit_code=code)
-    files: list[tuple[Path, Writer]] = []
-    to_stdout: Writer | None = None
-    machine = False
-    for choice, path in outputs:
-        fmt = choice.to_format()
-        machine = machine or fmt.machine
-        if path is not None:
-            files.append((path, functools.partial(fmt.write, result, view)))
-        elif fmt.machine:
-            to_stdout = functools.partial(fmt.write, result, view)
-    if report is not None:
-        files.append((report, functools.partial(FormatChoice.JSON.to_format().write, result, view)))
-    # The human text: on stderr beside a machine report, its first citations only.
-    limit = None if verbose or not machine else LISTED_BESIDE_REPORT
-
-    def human(colour: bool) -> str:
-        text_view = View(colour, verbose, template, exit_code=code, limit=limit)
-        return FormatChoice.TEXT.to_format().render(result, text_view) + "\n"
-
-    emit_texts(to_stdout, human, machine, files)
 
 
 def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:

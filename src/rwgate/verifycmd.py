@@ -50,7 +50,8 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
 
 def run_verify(args: argparse.Namespace) -> int:
     from rwgate.config import load_settings
-    from rwgate.kit import emit_texts, flag_overrides
+    from rwgate.emit import emit_texts
+    from rwgate.kit import flag_overrides
     from rwgate.verify.render import render_verify_text
     from rwgate.verify.report import build_report, fails
     from rwgate.verify.verify import verify_many

@@ -9,13 +9,11 @@ same thesis is read from its ``.aux`` and annotated."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_latex_build import BIN, pdf_text, rw_latexmk
+from latex_helpers import enter_folder, rwgate_check
+from test_latex_build import pdf_text, rw_latexmk
 from test_mcp import call, error_text, structured
 
 from conftest import require_tool
@@ -48,28 +46,15 @@ def thesis(tmp_path: Path, fake_crossref: FakeCrossref, monkeypatch: pytest.Monk
     (folder / "thesis.tex").write_text(MAIN, encoding="utf-8")
     (folder / "chapter1.tex").write_text(CHAPTER, encoding="utf-8")
     (folder / "dissertation.bib").write_text(BIB, encoding="utf-8")
-    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
-    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.chdir(folder)
-    return folder
-
-
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rwgate", "check", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return enter_folder(folder, fake_crossref, monkeypatch)
 
 
 def test_the_class_macro_is_followed_and_the_retracted_work_named(thesis: Path) -> None:
-    done = _check("thesis.tex")
+    done = rwgate_check("thesis.tex")
     said = done.stdout + done.stderr
     assert "zhang2018: retracted" in said.lower(), said
     assert "in no bibliography" not in said
-    strict = _check("--policy", "strict", "thesis.tex")
+    strict = rwgate_check("--policy", "strict", "thesis.tex")
     assert strict.returncode == 1 and "Zhang2018" in strict.stdout + strict.stderr
 
 
@@ -77,7 +62,7 @@ def test_a_bibliography_nothing_names_is_exit_2_never_a_pass(thesis: Path) -> No
     (thesis / "mycls.cls").write_text("\\LoadClass{report}\n", encoding="utf-8")
     (thesis / "style.sty").write_text(CLS.split("\n", 1)[1], encoding="utf-8")  # not loaded
     for args in ((), ("--offline",)):  # as CI runs it, and as the pre-commit hook runs it
-        done = _check(*args, "thesis.tex")
+        done = rwgate_check(*args, "thesis.tex")
         said = done.stdout + done.stderr
         assert done.returncode == 2, said
         lines = [ln for ln in said.splitlines() if "cannot judge from the sources" in ln]
@@ -100,5 +85,6 @@ def test_a_real_build_of_the_thesis_is_read_from_its_aux(thesis: Path) -> None:
     assert built.returncode == 0, said[-3000:]
     assert "zhang2018: retracted" in said.lower()
     assert "Retracted2010" in pdf_text(thesis / "thesis.pdf")
-    done = _check("thesis.tex")  # the .aux is fresh now: read from it, whatever the class does
+    # The .aux is fresh now: read from it, whatever the class does.
+    done = rwgate_check("thesis.tex")
     assert "zhang2018: retracted" in (done.stdout + done.stderr).lower()

@@ -13,11 +13,11 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_latex_build import BIN, pdf_text, rw_latexmk
+from latex_helpers import enter_folder, rwgate_check
+from test_latex_build import pdf_text, rw_latexmk
 from test_mcp import call, structured
 
 from conftest import require_tool
@@ -50,24 +50,11 @@ STATUS = {"wakefield1998": "retracted", "kucsko2013": "clean", "lacour2014": "re
 def folder(tmp_path: Path, fake_crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch) -> Path:
     here = tmp_path / "paper"
     here.mkdir()
-    monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
-    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.chdir(here)
-    return here
-
-
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rwgate", "check", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return enter_folder(here, fake_crossref, monkeypatch)
 
 
 def _statuses(*args: str) -> tuple[dict[str, str], int]:
-    done = _check("--format", "json", *args)
+    done = rwgate_check("--format", "json", *args)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     report = json.loads(done.stdout)
     return {c["key"]: c["status"] for c in report["citations"]}, done.returncode
@@ -97,7 +84,7 @@ def test_rwgate_check_reads_the_documents_own_bibitems(folder: Path) -> None:
     status, code = _statuses("paper.tex")
     assert status == STATUS  # the uncited lacour2014 is printed too: judged
     assert code == 0
-    strict = _check("--policy", "strict", "paper.tex")
+    strict = rwgate_check("--policy", "strict", "paper.tex")
     assert strict.returncode == 1, strict.stdout + strict.stderr
     said = strict.stdout + strict.stderr
     assert "wakefield1998" in said and "lacour2014" in said and "missing_entry" not in said

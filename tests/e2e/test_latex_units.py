@@ -13,7 +13,7 @@ import pytest
 from rwgate.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblatex
 from rwgate.latex.gate import build_from_latexmk
 from rwgate.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
-from rwgate.latex.latexmk import split_args
+from rwgate.latex.latexmk_args import split_args
 from rwgate.render.latex import doi_markup, escape_text
 
 BIBTEX_BBL = r"""\begin{thebibliography}{2}
@@ -213,14 +213,14 @@ def test_reuse_ignores_a_state_file_that_is_not_an_object(tmp_path, monkeypatch)
 def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) -> None:
     """-pvc never returns to rw-latexmk: the hooks must not skip their gate or reuse a verdict."""
     from rwgate.latex.hooks import ENV_GATE
-    from rwgate.latex.latexmk import _environment
+    from rwgate.latex.latexmk_run import latexmk_env
     from rwgate.latex.reuse import ENV_BUILD
 
     monkeypatch.setenv(ENV_GATE, "0")
     monkeypatch.setenv(ENV_BUILD, "leaked")
-    ungated = _environment(tmp_path / "paper.tex", {}, None)
+    ungated = latexmk_env(tmp_path / "paper.tex", {}, None)
     assert ENV_GATE not in ungated and ENV_BUILD not in ungated
-    gated = _environment(tmp_path / "paper.tex", {}, tmp_path / "dirs")
+    gated = latexmk_env(tmp_path / "paper.tex", {}, tmp_path / "dirs")
     assert gated[ENV_GATE] == "0" and gated[ENV_BUILD] not in ("", "leaked")
 
 

@@ -280,9 +280,9 @@ def test_modules_in_the_document_folder_never_run(tmp_path: Path, runtime: Path)
     (tmp_path / "rwgate" / "__init__.py").write_text(
         f"open({str(marker)!r}, 'a').write('rwgate')\n", "utf-8"
     )
-    from rwgate.latex.latexmk import _hook_command
+    from rwgate.latex.latexmk_run import hook_command
 
-    hook = _hook_command().split("\n")
+    hook = hook_command().split("\n")
     for resident in ("0", "1"):
         run = subprocess.run(
             [*hook, "bibtex", "--ran", "0", "missing"],

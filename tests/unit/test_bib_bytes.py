@@ -7,27 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from offline_snapshot import offline_settings
 
-from rwgate.config import load_settings
+from rwgate.config import Settings
 from rwgate.core import check
 from rwgate.models import CitedDocument
 from rwgate.references import load_bibliography
 from rwgate.references.bibtex import parse_bib
 from rwgate.references.join import cited_references
 from rwgate.references.parsed import load_stream
-from rwgate.sources.snapshot_store import import_files
 
-RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 W = "10.1016/S0140-6736(97)11096-0"  # Wakefield 1998, retracted (in the RW extract)
 W_CANON = W.lower()
 
 
 @pytest.fixture
-def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    snapshot = tmp_path / "s.sqlite3"
-    import_files(snapshot, [RW / "rw-extract-2025.csv"], allow_shrink=True)  # as a full export
-    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
-    return load_settings(tmp_path, overrides={"offline": True, "snapshot": snapshot})
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    return offline_settings(tmp_path, monkeypatch)
 
 
 # --- bytes -------------------------------------------------------------------------------------

@@ -6,23 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from offline_snapshot import RW, offline_settings
 
-from rwgate.config import load_settings
+from rwgate.config import Settings
 from rwgate.core import check
 from rwgate.references.bibtex import parse_bib
 from rwgate.references.csl import parse_csl_json
 from rwgate.sources.snapshot_store import import_files
 
-RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 CLEAN_DOI = "10.1038/nature12373"  # not in the extract
 
 
 @pytest.fixture
-def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    snapshot = tmp_path / "s.sqlite3"
-    import_files(snapshot, [RW / "rw-extract-2025.csv"], allow_shrink=True)  # as a full export
-    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
-    return load_settings(tmp_path, overrides={"offline": True, "snapshot": snapshot})
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    return offline_settings(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize(

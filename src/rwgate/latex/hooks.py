@@ -197,7 +197,7 @@ def run_hook(tool: str, argv: list[str]) -> int:
     started = time.time()
     if opts.ran is None:
         code = _run_tool(tool, tool_args)
-    else:  # rw-latexmk already ran the project's own command (see latexmk.PERL_CODE)
+    else:  # rw-latexmk already ran the project's own command (see latexmk_run.PERL_CODE)
         code = opts.ran >> 8 if opts.ran > 255 else opts.ran
         started -= 600  # its .bbl was written before this process started
     usable = code <= 1 if tool == "bibtex" else code == 0  # bibtex exits 1 on mere warnings

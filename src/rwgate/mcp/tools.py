@@ -10,7 +10,6 @@ the only hosts asked are the configured Crossref (and the snapshot file).
 from __future__ import annotations
 
 import collections
-import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
-from rwgate.evidence import crossref_date, crossref_notice, first_text
+from rwgate.evidence import crossref_date, first_text
 from rwgate.kit import judge
 from rwgate.mcp import safety
 from rwgate.mcp.models import (
@@ -30,11 +29,17 @@ from rwgate.mcp.models import (
     DataStatus,
     DocumentCheck,
     DoiCheck,
-    NoticeRecord,
     NoticeSearch,
     RecentNotices,
     Record,
-    Update,
+)
+from rwgate.mcp.records import (
+    AUTHOR_SELECT,
+    NOTICE_SELECT,
+    author_matches,
+    author_names,
+    notice_record,
+    update_entry,
 )
 from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
@@ -46,74 +51,7 @@ from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.interface import Progress
 
-AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
-NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
-
-
-def _fold(text: str) -> str:
-    """Case- and accent-insensitive form of a name part (``Müller`` == ``muller``)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip(". ")
-
-
-def _name_parts(name: str) -> tuple[str, str]:
-    """(family, first initial) of ``Given Family`` or ``Family, Given``."""
-    if "," in name:
-        family, _, given = name.partition(",")
-    else:
-        *given_parts, family = name.split()
-        given = " ".join(given_parts)
-    return _fold(family), _fold(given)[:1]
-
-
-def author_names(authors: Any) -> list[str]:
-    names = []
-    for person in authors if isinstance(authors, list) else []:
-        if person.get("family"):
-            given = person.get("given")
-            names.append(f"{given} {person['family']}" if given else str(person["family"]))
-        elif person.get("name"):
-            names.append(str(person["name"]))
-    return names
-
-
-def author_matches(name: str, authors: Any) -> bool:
-    """Does the record list an author with this family name (and first initial, if given)?"""
-    family, initial = _name_parts(name)
-    for person in authors if isinstance(authors, list) else []:
-        if person.get("family"):
-            if _fold(str(person["family"])) != family:
-                continue
-            if not initial or _fold(str(person.get("given") or ""))[:1] in ("", initial):
-                return True
-        elif person.get("name") and _fold(str(person["name"])) == _fold(name):
-            return True
-    return False
-
-
-def _update(entry: Mapping[str, Any]) -> Update:
-    notice = crossref_notice(entry)  # read as the check reads it
-    return Update(
-        doi=notice.doi or entry.get("DOI"),
-        type=notice.type,
-        label=notice.label,
-        source=entry.get("source"),
-        date=notice.date,
-        record_id=notice.record_id,
-    )
-
-
-def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
-    updates = [_update(u) for u in item.get("update-to") or [] if isinstance(u, Mapping)]
-    dates = [u.date for u in updates if u.date is not None]
-    return NoticeRecord(
-        notice_doi=str(item.get("DOI") or "").lower(),
-        title=first_text(item.get("title")),
-        journal=first_text(item.get("container-title")),
-        date=max(dates) if dates else None,
-        updates=updates,
-    )
 
 
 class Toolbox:
@@ -371,8 +309,8 @@ class Toolbox:
             year=issued.year if issued else None,
             authors=author_names(item.get("author")),
             url=item.get("URL"),
-            updated_by=[_update(u) for u in item.get("updated-by") or []],
-            update_to=[_update(u) for u in item.get("update-to") or []],
+            updated_by=[update_entry(u) for u in item.get("updated-by") or []],
+            update_to=[update_entry(u) for u in item.get("update-to") or []],
         )
 
     # --- status ------------------------------------------------------------------------------

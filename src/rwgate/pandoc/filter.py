@@ -138,7 +138,7 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
 
 
 def write_report(text: str, path: Path) -> None:
-    from rwgate.kit import write_output
+    from rwgate.emit import write_output
 
     write_output(path, text)
 

@@ -21,20 +21,18 @@ matters for which entries exist and which DOI each has:
 - ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance: a child lacks a field, its
   parent has it: the child has it (see :func:`inherit`).
 
-Bounds: a macro value or field over :data:`MAX_VALUE` characters, more than :data:`MAX_ENTRIES`
-entries, are one-line problems naming the line; nothing here is quadratic.
+Values are read by :mod:`rwgate.references.bibvalues`. Bounds: a macro value or field over
+:data:`MAX_VALUE` characters, more than :data:`MAX_ENTRIES` entries, are one-line problems naming
+the line; nothing here is quadratic.
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
-MAX_VALUE = 10 * 1024 * 1024
+from rwgate.references.bibvalues import MAX_VALUE, MONTHS, WHITE, ScanError, ValueReader
+
 MAX_ENTRIES = 200_000
-_WHITE = frozenset(" \t\n\r\f\v")
-_NOT_ID = frozenset("\"#%'(),={}") | _WHITE
 # Fields that say which work an entry is: a repeat that changes one of them is another work.
 _IDENTIFYING = (
     "doi",
@@ -49,10 +47,6 @@ _IDENTIFYING = (
     "howpublished",
     "addendum",
 )
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december"
-)
-MONTHS = {name[:3]: name.capitalize() for name in _MONTH_NAMES.split(" ")}
 # Fields a biblatex child never inherits (biber's defaults); BibTeX inherits all it lacks.
 _NOT_INHERITED = frozenset(
     {
@@ -111,130 +105,16 @@ def fold(key: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
-class _Error(Exception):
-    """A syntax error: the entry keeps what was read, scanning resumes at the next '@'."""
+class _Scanner(ValueReader):
+    """The entry scanner: ``@`` commands, entries and their fields, over :class:`ValueReader`."""
 
-
-class _Scanner:
     def __init__(self, text: str, macros: dict[str, str] | None = None) -> None:
-        self.text = text
-        self.n = len(text)
-        self.i = 0
-        self.newlines = [m.start() for m in re.finditer("\n", text)]
-        # The month macros come from the style (every standard .bst defines jan..dec), so every
-        # file of a stream starts with them; the earlier files' @strings come on top.
-        self.macros: dict[str, str] = {**MONTHS, **(macros or {})}
-        self.out = BibScan()
+        super().__init__(text, macros)
+        self.out = BibScan(problems=self.problems)
         self.seen: dict[str, tuple[str, int]] = {}
         self.variants: set[str] = set()
         self.by_key: dict[str, BibEntry] = {}
         self.current: BibEntry | None = None
-        self.undefined: list[str] = []  # undefined macros met in the value being read
-        self.pandoc_value: str | None = None  # the last value as pandoc reads it, if it differs
-
-    def line(self, at: int | None = None) -> int:
-        return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
-
-    def problem(self, message: str, severity: str = "error", at: int | None = None) -> None:
-        self.out.problems.append((self.line(at), message, severity))
-
-    def skip_white(self) -> None:
-        while self.i < self.n and self.text[self.i] in _WHITE:
-            self.i += 1
-
-    def identifier(self) -> str:
-        start = self.i
-        while self.i < self.n and self.text[self.i] not in _NOT_ID:
-            self.i += 1
-        return self.text[start : self.i]
-
-    def expect(self, chars: str, what: str) -> str:
-        self.skip_white()
-        if self.i >= self.n or self.text[self.i] not in chars:
-            found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
-            raise _Error(f"expected {what}, found {found}")
-        self.i += 1
-        return self.text[self.i - 1]
-
-    # --- values ------------------------------------------------------------------------------
-
-    def braced(self) -> str:
-        """A ``{...}`` group (the opening brace consumed); every brace counts."""
-        start, depth = self.i, 1
-        while self.i < self.n:
-            char = self.text[self.i]
-            self.i += 1
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    return self.text[start : self.i - 1]
-        raise _Error("unbalanced braces: the value runs to the end of the file")
-
-    def quoted(self) -> str:
-        start, depth = self.i, 0
-        while self.i < self.n:
-            char = self.text[self.i]
-            self.i += 1
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth < 0:
-                    raise _Error("unbalanced braces in a quoted value")
-            elif char == '"' and depth == 0:
-                return self.text[start : self.i - 1]
-        raise _Error("unterminated quoted value")
-
-    def token(self) -> str:
-        self.skip_white()
-        if self.i >= self.n:
-            raise _Error("a value is missing at the end of the file")
-        char = self.text[self.i]
-        if char == "{":
-            self.i += 1
-            return self.braced()
-        if char == '"':
-            self.i += 1
-            return self.quoted()
-        at = self.i
-        if char.isdigit():  # BibTeX reads a number's digits only (``10.1/x`` is ``10``, then junk)
-            while self.i < self.n and self.text[self.i].isdigit():
-                self.i += 1
-            return self.text[at : self.i]
-        name = self.identifier()
-        if not name:
-            raise _Error(f"expected a value, found {char!r}")
-        value = self.macros.get(name.lower())
-        if value is None:
-            self.problem(f"undefined macro '{name}' (empty, as in BibTeX)", "warning", at)
-            self.undefined.append(name)
-            return ""
-        return value
-
-    def value(self) -> str:
-        """``token # token # ...``, white space collapsed as BibTeX does. Where an undefined
-        macro made it empty, pandoc's reading (the macro's name) is left in :attr:`pandoc_value`."""
-        met = len(self.undefined)
-        parts = [self.token()]
-        pandoc = [self.undefined[-1] if len(self.undefined) > met else parts[0]]
-        size = len(parts[0])
-        while True:
-            self.skip_white()
-            if self.i < self.n and self.text[self.i] == "#":
-                self.i += 1
-                before = len(self.undefined)
-                parts.append(self.token())
-                pandoc.append(self.undefined[-1] if len(self.undefined) > before else parts[-1])
-                size += len(parts[-1])
-                if size > MAX_VALUE:
-                    raise _Error(f"a value over {MAX_VALUE} characters (a macro bomb?)")
-                continue
-            self.pandoc_value = _collapse("".join(pandoc)) if len(self.undefined) > met else None
-            return _collapse("".join(parts))
-
-    # --- commands ----------------------------------------------------------------------------
 
     def run(self) -> BibScan:
         while True:
@@ -252,7 +132,7 @@ class _Scanner:
             self.current = None
             try:
                 self.command(kind, at)
-            except _Error as exc:
+            except ScanError as exc:
                 entry = self.current
                 if entry is not None:  # BibTeX keeps what it has read of the entry
                     kept = ", ".join(entry.fields) or "no fields"
@@ -272,7 +152,7 @@ class _Scanner:
             self.skip_white()
             name = self.identifier()
             if not name:
-                raise _Error("@string without a macro name")
+                raise ScanError("@string without a macro name")
             self.expect("=", "'=' after the macro name")
             self.macros[name.lower()] = self.value()
             self.expect(closer, f"'{closer}'")
@@ -283,11 +163,11 @@ class _Scanner:
         self.skip_white()
         start = self.i
         stop = f",{closer}" if closer == "}" else ","
-        while self.i < self.n and self.text[self.i] not in stop and self.text[self.i] not in _WHITE:
+        while self.i < self.n and self.text[self.i] not in stop and self.text[self.i] not in WHITE:
             self.i += 1
         key = self.text[start : self.i]
         if len(self.out.entries) >= MAX_ENTRIES:
-            raise _Error(f"more than {MAX_ENTRIES} entries; the rest are not read")
+            raise ScanError(f"more than {MAX_ENTRIES} entries; the rest are not read")
         record = BibEntry(type=kind, key=key, line=self.line(at))
         if fold(key) in self.seen:
             self.repeat(record, closer, at)
@@ -313,7 +193,7 @@ class _Scanner:
         self.n = size if end < 0 else end
         try:
             self.fields(record, key, closer)
-        except _Error:
+        except ScanError:
             pass  # pandoc's reading of a broken repeat: BibTeX never reads it
         finally:
             self.n, self.i = size, resume
@@ -357,7 +237,7 @@ class _Scanner:
             name = self.identifier().lower()
             if not name:
                 found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
-                raise _Error(f"expected a field name in entry '{key}', found {found}")
+                raise ScanError(f"expected a field name in entry '{key}', found {found}")
             self.expect("=", f"'=' after field '{name}'")
             self.undefined = []
             self.field(record, key, name, self.value(), self.pandoc_value)
@@ -384,10 +264,6 @@ class _Scanner:
             record.other = dict(record.fields)
         if record.other is not None:
             record.other[name] = pandoc
-
-
-def _collapse(joined: str) -> str:
-    return " ".join(joined.split()) if any(c in joined for c in "\n\t\r ") else joined
 
 
 def scan(text: str, macros: dict[str, str] | None = None) -> BibScan:

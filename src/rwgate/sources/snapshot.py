@@ -3,9 +3,10 @@
 The Retraction Watch database is the registry of record for retractions, so a local copy lets
 rwgate judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what
 Crossref's ``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the
-SQLite file that :mod:`rwgate.sources.snapshot_store` builds (its docstring documents the schema);
-the file is opened read-only, so a look-up can never damage it, and an import that replaces the
-file under an open :class:`Snapshot` does not disturb it either.
+SQLite file that :mod:`rwgate.sources.snapshot_store` builds (whose tables
+:mod:`rwgate.sources.snapshot_schema` documents); the file is opened read-only, so a look-up can
+never damage it, and an import that replaces the file under an open :class:`Snapshot` does not
+disturb it either.
 
 Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
 array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import sqlite3
 import threading
 from collections import defaultdict
@@ -24,148 +24,44 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from rwgate import recorded
 from rwgate.config import Settings
-from rwgate.doi import try_normalize
 from rwgate.evidence import merge_notices
-from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.models import Lookup, SourceInfo
 from rwgate.paths import default_snapshot_path
-from rwgate.sources import title_index
+from rwgate.sources import snapshot_rows, title_index
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import Absence, IdKind, IntegritySource, Progress
-from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
-from rwgate.sources.snapshot_store import (
+from rwgate.sources.snapshot_info import (
+    ProvenanceEntry,
+    SnapshotStatus,
+    read_provenance,
+    read_status,
+)
+from rwgate.sources.snapshot_rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
+from rwgate.sources.snapshot_schema import (
     SCHEMA_VERSION,
-    FileImport,
-    ImportResult,
-    ImportSource,
     SnapshotError,
     check_schema,
-    import_files,
     read_import_id,
 )
+from rwgate.sources.snapshot_store import FileImport, ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
-from rwgate.trusted import gc_paused, trusted
+from rwgate.trusted import gc_paused
 
 __all__ = [
     "SCHEMA_VERSION",
     "FileImport",
     "ImportResult",
     "ImportSource",
-    "ProvenanceEntry",
     "Snapshot",
     "SnapshotError",
-    "SnapshotStatus",
     "default_snapshot_path",
     "import_files",
     "snapshot_status",
 ]
 
-_NOT_FOUND: dict[str, Any] = {"outcome": "not_found", "title": None, "journal": None}
-_NOT_FOUND.update(year=None, error=None)
-_NOTICE_COLUMNS = (
-    "n.type, n.notice_doi, n.date, n.source, n.label, n.record_id, n.reasons,"
-    " n.title, n.journal, n.year"
-)
-
-
-class ProvenanceEntry(BaseModel):
-    """One imported file or download, as ``data status`` lists it."""
-
-    source: str
-    kind: str
-    sha256: str
-    rows: int
-    skipped: int
-    export_date: dt.date | None = None
-    imported_at: dt.datetime
-    etag: str | None = None
-    last_modified: str | None = None
-
-
-class SnapshotStatus(BaseModel):
-    """Everything ``rwgate data status`` (and the MCP ``rw_data_status`` tool) reports."""
-
-    path: str
-    exists: bool
-    schema_version: int | None = None
-    notices: int = 0
-    works: int = Field(default=0, description="distinct work DOIs with at least one notice")
-    newest_notice: dt.date | None = None
-    as_of: dt.date | None = Field(default=None, description="newest export date imported")
-    age_days: int | None = None
-    updated: dt.datetime | None = None
-    registry: bool = Field(
-        default=False,
-        description="a full Retraction Watch export was imported: unlisted works are clean offline",
-    )
-    provenance: list[ProvenanceEntry] = Field(default_factory=list)
-
-
-def _date(text: str | None) -> dt.date | None:
-    return dt.date.fromisoformat(text) if text else None
-
-
-# A DOI already in canonical form (what the core passes) skips the full normaliser, which costs
-# a tenth of a second per 100,000 DOIs. Only ASCII qualifies: the normaliser also lower-cases
-# non-ASCII capitals and strips invisible characters (soft hyphen, zero-width space), and a DOI
-# that kept them would miss its rows and be called clean.
-_CANONICAL = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\sA-Z%]*[^\sA-Z%.,;:!?\"')\]}>]")
 _CHUNK = 500  # below SQLite's smallest variable limit (999), for builds without JSON1
-
-
-def export_spelling(doi: str) -> str:
-    """How the Retraction Watch export spells a DOI: SICI DOIs without their ``<`` and ``>``."""
-    return doi.replace("<", "").replace(">", "") if "<" in doi or ">" in doi else doi
-
-
-def _key(doi: str) -> str:
-    if doi.isascii() and _CANONICAL.fullmatch(doi):
-        return doi
-    return try_normalize(doi) or doi.strip().lower()
-
-
-_WORDS: dict[str, str] = {}
-"""The export's vocabulary (notice types, labels, sources, reasons), one string object per word."""
-_DATES: dict[str, dt.date] = {}
-
-
-def _notice(row: Sequence[Any]) -> Notice:
-    """A notice from its row. Repeated words and dates are shared: SQLite returns a new string
-    per row, and 70,000 notices held a copy of "Retraction" each."""
-    if len(_WORDS) > 10_000 or len(_DATES) > 100_000:  # a vocabulary, not a copy of the data
-        _WORDS.clear()
-        _DATES.clear()
-    word = _WORDS.setdefault
-    when = row[2]
-    date = (
-        (_DATES.get(when) or _DATES.setdefault(when, dt.date.fromisoformat(when))) if when else None
-    )
-    return trusted(
-        Notice,
-        {
-            "type": word(row[0], row[0]),
-            "doi": row[1],
-            "date": date,
-            "source": [word(s, s) for s in row[3].split(";")],
-            "label": word(row[4], row[4]) if row[4] else row[4],
-            "record_id": row[5],
-            "reasons": [word(r, r) for r in row[6].split(";")] if row[6] else [],
-        },
-    )
-
-
-def _in_order(notices: list[Notice], rows: list[Any]) -> list[Notice]:
-    """Notices asserted by more than one source (CSV and Crossref) merged, in date order.
-
-    Rows come from SQLite in date order and CSV rows are unique by Record ID, so the notices of
-    a work that only the CSV lists are already final.
-    """
-    if len(notices) > 1 and any(r[3] != _CSV for r in rows):
-        return merge_notices(notices)
-    return notices
 
 
 class Snapshot(IntegritySource):
@@ -263,7 +159,7 @@ class Snapshot(IntegritySource):
         """One Lookup per DOI (or PMID): ``found`` with its notices when the snapshot lists it."""
         if kind == "pmid":
             return self.query_pmids(dois)
-        wanted = {doi: _key(doi) for doi in dois}
+        wanted = {doi: doi_key(doi) for doi in dois}
         # The export's spellings: SICI DOIs lost their '<' and '>' (all 24 in the 2026 export).
         alternates = {key: alt for key in wanted.values() if (alt := export_spelling(key)) != key}
         with gc_paused():
@@ -287,7 +183,7 @@ class Snapshot(IntegritySource):
         """Notices about, Crossref records of, and works noticed by each DOI in ``keys``."""
         notices: dict[str, list[Any]] = defaultdict(list)
         for row in self._select(
-            f"SELECT n.work_doi, {_NOTICE_COLUMNS} FROM notices n WHERE n.work_doi IN ({{keys}})"
+            f"SELECT n.work_doi, {NOTICE_COLUMNS} FROM notices n WHERE n.work_doi IN ({{keys}})"
             " ORDER BY n.date, n.type",  # each work's rows arrive in date order
             keys,
         ):
@@ -318,7 +214,7 @@ class Snapshot(IntegritySource):
         by_pmid: dict[str, list[Any]] = defaultdict(list)
         doi_of: dict[str, str] = {}
         for row in self._select(
-            f"SELECT n.work_pmid, n.work_doi, {_NOTICE_COLUMNS} FROM notices n"
+            f"SELECT n.work_pmid, n.work_doi, {NOTICE_COLUMNS} FROM notices n"
             " WHERE n.work_pmid IN ({keys}) ORDER BY n.work_doi IS NULL",
             list(set(wanted.values())),
         ):
@@ -337,7 +233,9 @@ class Snapshot(IntegritySource):
             elif doi:
                 # Rows of the same PubMed id filed without a DOI still count.
                 found = by_doi[doi]
-                notices = merge_notices([*found.notices, *(_notice(r) for r in by_pmid[key])])
+                notices = merge_notices(
+                    [*found.notices, *(snapshot_rows.notice(r) for r in by_pmid[key])]
+                )
                 answers[given] = found.model_copy(update={"notices": notices})
             else:
                 answers[given] = self._lookup("", by_pmid.get(key), None, None)
@@ -357,7 +255,7 @@ class Snapshot(IntegritySource):
         """The snapshot's answer for the work of ``rows`` (one work that has neither DOI nor
         PubMed id: its notices are those rows')."""
         found = self._select(
-            f"SELECT n.rowid, {_NOTICE_COLUMNS} FROM notices n WHERE n.rowid IN ({{keys}})"
+            f"SELECT n.rowid, {NOTICE_COLUMNS} FROM notices n WHERE n.rowid IN ({{keys}})"
             " ORDER BY n.date, n.type",
             [str(r.row) for r in rows],
         )
@@ -385,31 +283,7 @@ class Snapshot(IntegritySource):
         work: Sequence[Any] | None,
         notice_for: list[str] | None,
     ) -> Lookup:
-        if not rows and work is None and not notice_for:
-            return trusted(Lookup, {**_NOT_FOUND, "doi": doi, "notices": [], "notice_for": [],
-                                  "source": self.name, "as_of": self._as_of})  # fmt: skip
-        rows = rows or []
-        # Retraction Watch metadata first (it describes the original paper), then Crossref's.
-        first = next((r for r in rows if r[3] == _CSV), rows[0]) if rows else None
-        title, journal, year = first[7:10] if first else (None, None, None)
-        targets = list(notice_for or [])
-        if work:
-            title, journal, year = title or work[0], journal or work[1], year or work[2]
-            targets += [t for t in json.loads(work[3]) if t not in targets]
-        notices = [_notice(r) for r in rows]
-        values = {
-            "doi": doi,
-            "outcome": "found",
-            "source": self.name,
-            "notices": _in_order(notices, rows),
-            "title": title,
-            "journal": journal,
-            "year": year,
-            "notice_for": targets,
-            "error": None,
-            "as_of": self._as_of,
-        }
-        return trusted(Lookup, values)
+        return snapshot_rows.lookup(doi, rows, work, notice_for, self.name, self._as_of)
 
     # --- freshness and provenance -------------------------------------------------------------
 
@@ -421,7 +295,7 @@ class Snapshot(IntegritySource):
             " max(CASE WHEN kind = 'retraction-watch-csv' THEN export_date END),"
             " max(export_date) FROM provenance"
         ).fetchone()
-        day = _date(row[0] or row[1] or row[2]) if row else None
+        day = iso_date(row[0] or row[1] or row[2]) if row else None
         return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
 
     @property
@@ -482,32 +356,11 @@ class Snapshot(IntegritySource):
         return self._info
 
     def provenance(self) -> list[ProvenanceEntry]:
-        cursor = self._conn.execute(
-            "SELECT source, kind, sha256, rows, skipped, export_date, imported_at, etag,"
-            " last_modified FROM provenance ORDER BY id"
-        )
-        keys = [c[0] for c in cursor.description]
-        return [ProvenanceEntry.model_validate(dict(zip(keys, r, strict=True))) for r in cursor]
+        return read_provenance(self._conn)
 
     def status(self, now: dt.datetime | None = None) -> SnapshotStatus:
-        now = now or dt.datetime.now(dt.UTC)
-        count, works, newest = self._conn.execute(
-            "SELECT count(*), count(DISTINCT work_doi), max(date) FROM notices"
-        ).fetchone()
-        updated = self._conn.execute("SELECT value FROM meta WHERE key = 'updated'").fetchone()
-        as_of = self._as_of.date() if self._as_of else None
-        return SnapshotStatus(
-            path=str(self.path),
-            exists=True,
-            schema_version=self.schema_version,
-            notices=count,
-            works=works,
-            newest_notice=_date(newest),
-            as_of=as_of,
-            age_days=(now.date() - as_of).days if as_of else None,
-            updated=dt.datetime.fromisoformat(updated[0]) if updated else None,
-            registry=self.is_registry,
-            provenance=self.provenance(),
+        return read_status(
+            self._conn, self.path, self.schema_version, self._as_of, self.is_registry, now
         )
 
 

@@ -1,37 +1,9 @@
-"""Building the local Retraction Watch snapshot: schema, import, provenance.
+"""Building the local Retraction Watch snapshot: import and provenance.
 
-The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
-
-    meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC),
-                                                   import_id (16 hex digits, as in the header)
-    provenance(id INTEGER PRIMARY KEY,
-               source TEXT,        file path or URL the data came from
-               kind TEXT,          'retraction-watch-export' (whole), 'retraction-watch-csv'
-                                   (an extract) or 'crossref-json'
-               sha256 TEXT,        of the file's bytes; a file seen before is not imported again
-               rows INTEGER,       records imported from it
-               skipped INTEGER,    malformed rows skipped
-               export_date TEXT,   newest notice date in the file (else the file's mtime), ISO
-               imported_at TEXT,   ISO datetime, UTC
-               etag TEXT, last_modified TEXT)   HTTP validators of a downloaded file
-    notices(key TEXT UNIQUE,       'rw:<Record ID>' for CSV rows,
-                                   'cr:<work doi>|<notice doi>|<type>|<sources>' for Crossref
-            work_doi TEXT, work_pmid TEXT,       the work the notice is about (canonical DOI)
-            type TEXT, label TEXT, notice_doi TEXT, date TEXT (ISO),
-            source TEXT,           ';'-joined source names
-            record_id TEXT, reasons TEXT (';'-joined),
-            title TEXT, journal TEXT, year INTEGER,      the work's, as the source gave them
-            provenance_id INTEGER,
-            notice_pmid TEXT)      the notice's own PubMed id (version 2; a cited notice)
-            indexed on work_doi, work_pmid, notice_doi, notice_pmid
-    works(doi TEXT PRIMARY KEY, title, journal, year, notice_for TEXT (JSON list), provenance_id)
-            every Crossref record imported, so a clean record is "listed" too
-
-Every import that changes the file gives it a new random **import id**, the snapshot's identity
-for the memos (:mod:`rwgate.recorded`): 64 bits kept in the SQLite header itself, as
-``PRAGMA user_version`` (bytes 60-63) and ``PRAGMA application_id`` (bytes 68-71), so a reader
-learns it from the file's first 100 bytes, without SQLite (pandoc's Lua filter too), and never
-from the file's size or mtime (a re-import with one more retraction may keep both).
+The file's schema and its import id are :mod:`rwgate.sources.snapshot_schema`'s; how a Retraction
+Watch CSV and a recorded Crossref body become rows is :mod:`rwgate.sources.snapshot_rwcsv`'s and
+:mod:`rwgate.sources.snapshot_crossref`'s. This module decides which files to import and makes
+the import safe.
 
 Imports into one file are serialised by an advisory lock on ``<file>.lock`` (POSIX). An import
 never writes the live file: it copies the old snapshot (if any) to a temporary file in the
@@ -55,39 +27,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from rwgate.errors import DataError
 from rwgate.models import Problem
-from rwgate.sources import rwcsv, snapshot_crossref, title_index
-
-SCHEMA_VERSION = 2
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS provenance (
-    id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, sha256 TEXT NOT NULL,
-    rows INTEGER NOT NULL, skipped INTEGER NOT NULL, export_date TEXT, imported_at TEXT NOT NULL,
-    etag TEXT, last_modified TEXT);
-CREATE TABLE IF NOT EXISTS notices (
-    key TEXT NOT NULL UNIQUE, work_doi TEXT, work_pmid TEXT, type TEXT NOT NULL, label TEXT,
-    notice_doi TEXT, date TEXT, source TEXT NOT NULL, record_id TEXT,
-    reasons TEXT NOT NULL DEFAULT '', title TEXT, journal TEXT, year INTEGER,
-    provenance_id INTEGER REFERENCES provenance(id), notice_pmid TEXT);
-CREATE INDEX IF NOT EXISTS notices_work_doi ON notices(work_doi);
-CREATE INDEX IF NOT EXISTS notices_work_pmid ON notices(work_pmid);
-CREATE INDEX IF NOT EXISTS notices_notice_doi ON notices(notice_doi);
-CREATE TABLE IF NOT EXISTS works (
-    doi TEXT PRIMARY KEY, title TEXT, journal TEXT, year INTEGER,
-    notice_for TEXT NOT NULL DEFAULT '[]', provenance_id INTEGER REFERENCES provenance(id));
-"""
-_INSERT_NOTICE = (
-    "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi, date,"
-    " source, record_id, reasons, title, journal, year, provenance_id, notice_pmid)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_BATCH = 2000
-
-
-class SnapshotError(DataError):
-    """The snapshot cannot be used (missing, not a snapshot, newer schema); one-line message."""
+from rwgate.sources import rwcsv, snapshot_crossref, snapshot_rwcsv, title_index
+from rwgate.sources.snapshot_schema import SCHEMA_VERSION, check_schema, connect_rw, write_meta
 
 
 @dataclass(frozen=True)
@@ -122,64 +64,12 @@ class ImportResult(BaseModel):
     sources: list[FileImport] = Field(default_factory=list)
 
 
-class _FileFailed(DataError):
-    """An input file could not be read; caught per file so the other files still import."""
-
-
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def connect_rw(path: Path) -> sqlite3.Connection:
-    """A writable connection with the schema in place (for the temporary import file)."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = MEMORY")
-    conn.execute("PRAGMA synchronous = OFF")
-    version = check_schema(conn, path)
-    if version == 1:
-        _upgrade_from_1(conn)
-    conn.executescript(SCHEMA)
-    conn.execute("CREATE INDEX IF NOT EXISTS notices_notice_pmid ON notices(notice_pmid)")
-    return conn
-
-
-def _upgrade_from_1(conn: sqlite3.Connection) -> None:
-    """Version 1 had no notice PubMed ids: add the column, and forget the HTTP validators so that
-    the next ``data update`` downloads the export again and fills it in."""
-    conn.execute("ALTER TABLE notices ADD COLUMN notice_pmid TEXT")
-    conn.execute("UPDATE provenance SET etag = NULL, last_modified = NULL")
-
-
-def check_schema(conn: sqlite3.Connection, path: Path) -> int:
-    """The file's schema version; refuses non-snapshots and files from a newer rwgate."""
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
-        raise SnapshotError(f"{path}: not an rwgate snapshot ({exc})") from None
-    if not tables:
-        return 0
-    if "meta" not in tables:
-        raise SnapshotError(f"{path}: not an rwgate snapshot (no meta table)")
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    version = int(row[0]) if row else 0
-    if version > SCHEMA_VERSION:
-        raise SnapshotError(
-            f"{path}: snapshot schema {version} is newer than this rwgate understands "
-            f"({SCHEMA_VERSION}); upgrade rwgate or re-import"
-        )
-    return version
-
-
-FULL_EXPORT_FLOOR = 30_000
-"""Rows a first full Retraction Watch export has at least (the 2026-05-07 export: 70,061)."""
-SHRINK_FLOOR = 0.95
-"""A later full export has at least this share of the previous full export's rows."""
-EXPORT_KIND = "retraction-watch-export"
-"""Provenance kind of a whole export: only it makes the snapshot the registry of record."""
 
 
 def import_files(
@@ -197,8 +87,9 @@ def import_files(
     Unreadable files are reported in ``failed`` and the others still import.
 
     A Retraction Watch CSV is a *full export* only when every row parsed and it has at least
-    :data:`FULL_EXPORT_FLOOR` rows (a first import) or :data:`SHRINK_FLOOR` of the previous full
-    export's rows (``allow_shrink`` waives the floor). A full export replaces every Retraction
+    :data:`~rwgate.sources.snapshot_rwcsv.FULL_EXPORT_FLOOR` rows (a first import) or
+    :data:`~rwgate.sources.snapshot_rwcsv.SHRINK_FLOOR` of the previous full export's rows
+    (``allow_shrink`` waives the floor). A full export replaces every Retraction
     Watch row wholesale (records deleted upstream disappear) and makes the snapshot the registry
     of record, where a work it does not list is clean offline. Anything else is an *extract*: its
     notices are added, and unlisted works stay unverified. With ``require_full`` (a download)
@@ -263,7 +154,7 @@ def _rebuild(
             )
             if landed:
                 title_index.build(conn)  # an entry without a DOI is matched by its title
-                _write_meta(conn, now)
+                write_meta(conn, now)
         finally:
             conn.close()
         if not landed:
@@ -348,26 +239,17 @@ def _import_one(
         )
         prov_id = int(cursor.lastrowid or 0)
         if kind == rwcsv.SOURCE_NAME:
-            rows, skipped, newest = _import_csv(conn, source.path, prov_id, now.date())
-            full = rwcsv.has_export_header(source.path) and _is_full_export(
-                conn, rows, skipped, allow_shrink
+            kind, rows, skipped, newest = snapshot_rwcsv.import_export(
+                conn, source.path, name, prov_id, now.date(), allow_shrink, require_full
             )
-            if require_full and not full:
-                raise _FileFailed(
-                    f"{name}: not a whole Retraction Watch export ({rows} rows,"
-                    f" {len(skipped)} unreadable); refused, the snapshot is unchanged"
-                )
-            if full:
-                kind = EXPORT_KIND
-                # The export is the whole database: rows it no longer has were deleted upstream.
-                conn.execute(
-                    "DELETE FROM notices WHERE source = ? AND provenance_id != ?",
-                    (rwcsv.SOURCE_NAME, prov_id),
-                )
-                conn.execute("UPDATE provenance SET kind = ? WHERE id = ?", (kind, prov_id))
         else:
             rows, skipped, newest = snapshot_crossref.import_json(conn, source.path, prov_id)
-    except (_FileFailed, rwcsv.CSVFormatError, snapshot_crossref.JSONFormatError, OSError) as exc:
+    except (
+        snapshot_rwcsv.FileFailed,
+        rwcsv.CSVFormatError,
+        snapshot_crossref.JSONFormatError,
+        OSError,
+    ) as exc:
         conn.execute("ROLLBACK TO file_import")
         conn.execute("RELEASE file_import")
         message = f"{source.path}: {_os_reason(exc)}" if isinstance(exc, OSError) else str(exc)
@@ -389,21 +271,6 @@ def _import_one(
     return True
 
 
-def _is_full_export(
-    conn: sqlite3.Connection, rows: int, skipped: list[Problem], allow_shrink: bool
-) -> bool:
-    """Whole, by the rules of :func:`import_files`: every row read, enough rows."""
-    if skipped or rows == 0:
-        return False
-    if allow_shrink:
-        return True
-    previous = conn.execute(
-        "SELECT rows FROM provenance WHERE kind = ? ORDER BY id DESC LIMIT 1", (EXPORT_KIND,)
-    ).fetchone()
-    floor = FULL_EXPORT_FLOOR if previous is None else SHRINK_FLOOR * int(previous[0])
-    return rows >= floor
-
-
 def _detect_kind(path: Path) -> str:
     """JSON bodies start with ``{`` or ``[``; everything else is read as a Retraction Watch CSV."""
     with path.open("rb") as handle:
@@ -416,88 +283,3 @@ def _mtime_date(path: Path) -> dt.date | None:
         return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date()
     except OSError:
         return None
-
-
-def _csv_params(
-    rows: Iterator[rwcsv.RowResult],
-    prov_id: int,
-    skipped: list[Problem],
-    newest: list[dt.date],
-    today: dt.date,
-) -> Iterator[tuple[object, ...]]:
-    """Rows as INSERT parameters; problems and the newest date are collected on the side (a
-    date in the future, a typo such as 1/1/2099, never makes the data look fresh)."""
-    for row in rows:
-        if isinstance(row, Problem):
-            skipped.append(row)
-            continue
-        day = row.notice_date
-        if day and day <= today and (not newest or day > newest[0]):
-            newest[:] = [day]
-        yield (
-            f"rw:{row.record_id}",
-            row.doi,
-            row.pmid,
-            row.notice_type,
-            row.nature,
-            row.notice_doi,
-            row.notice_date.isoformat() if row.notice_date else None,
-            rwcsv.SOURCE_NAME,
-            row.record_id,
-            ";".join(row.reasons),
-            row.title,
-            row.journal,
-            row.year,
-            prov_id,
-            row.notice_pmid,
-        )
-
-
-def _import_csv(
-    conn: sqlite3.Connection, path: Path, prov_id: int, today: dt.date
-) -> tuple[int, list[Problem], dt.date | None]:
-    skipped: list[Problem] = []
-    newest: list[dt.date] = []
-    params = _csv_params(rwcsv.iter_rows(path), prov_id, skipped, newest, today)
-    count = 0
-    while True:
-        batch = [p for _, p in zip(range(_BATCH), params, strict=False)]
-        if not batch:
-            break
-        conn.executemany(_INSERT_NOTICE, batch)
-        count += len(batch)
-    if count == 0 and not skipped:
-        raise _FileFailed(f"{path}: no Retraction Watch rows in the file")
-    return count, skipped, newest[0] if newest else None
-
-
-def new_import_id(conn: sqlite3.Connection) -> str:
-    """Give the snapshot open on ``conn`` a new random import id (module docstring); its hex."""
-    while True:
-        raw = secrets.token_bytes(8)
-        if any(raw):
-            break
-    user_version = int.from_bytes(raw[:4], "big", signed=True)
-    application_id = int.from_bytes(raw[4:], "big", signed=True)
-    conn.execute(f"PRAGMA user_version = {user_version}")  # PRAGMAs take no parameters
-    conn.execute(f"PRAGMA application_id = {application_id}")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('import_id', ?)", (raw.hex(),))
-    return raw.hex()
-
-
-def read_import_id(conn: sqlite3.Connection) -> str:
-    """The import id of the snapshot open on ``conn`` ("" for one written before ids)."""
-    user_version = conn.execute("PRAGMA user_version").fetchone()[0]
-    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    raw = (user_version & 0xFFFFFFFF).to_bytes(4, "big") + (application_id & 0xFFFFFFFF).to_bytes(
-        4, "big"
-    )
-    return raw.hex() if any(raw) else ""
-
-
-def _write_meta(conn: sqlite3.Connection, now: dt.datetime) -> None:
-    new_import_id(conn)
-    stamp = now.isoformat()
-    conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (stamp,))
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('updated', ?)", (stamp,))
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
