@@ -58,6 +58,19 @@ def read_latex(
         bibliographies += [str(p) for p in scan.embedded if str(p) not in bibliographies]
         cite_all = cite_all or not names
     elif origin == str(tex):
+        root = _root_of(tex, keys, names, allowed)
+        if root is not None:  # a chapter staged alone: its main document names the .bib
+            whole = read_latex(root, None, allowed)
+            return whole.model_copy(
+                update={
+                    "path": str(tex),
+                    "keys": keys,
+                    "cite_all": cite_all,
+                    "key_locations": scan.key_locations,
+                    "problems": [*problems, *whole.problems],
+                    "parts": [],
+                }
+            )
         _judgeable(tex, keys, names, bibliographies)
     # multibib, bibunits, chapterbib: the .aux files bibtex reads besides this one
     parts = bibliography_parts(out, tex.stem, aux, allowed) if aux is not None else []
@@ -70,6 +83,18 @@ def read_latex(
         key_locations=scan.key_locations,
         parts=[aux_document(path, [tex.parent], allowed, info) for path, info in parts],
     )
+
+
+def _root_of(tex: Path, keys: list[str], names: list[str], allowed: Allowed | None) -> Path | None:
+    """The main document of a chapter that cites but names no bibliography
+    (:mod:`rwgate.references.texroot`), or None."""
+    if not keys or names:
+        return None
+    from rwgate.references.latexread import read_tex
+    from rwgate.references.texroot import is_fragment, main_document
+
+    text = read_tex(tex, allowed)
+    return main_document(tex, text, allowed) if is_fragment(text) else None
 
 
 CANNOT_JUDGE = (
