@@ -8,7 +8,6 @@ import hashlib
 import io
 import json
 import socket
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 
 from fakes.rwexport import CSVServer
 from rwgate import datacmd
-from rwgate.sources.rwdownload import CONNECT_TIMEOUT, TerminalProgress, part_paths
+from rwgate.sources.rwdownload import TerminalProgress, part_paths
 from rwgate.sources.snapshot import Snapshot
 
 RW = Path(__file__).parents[1] / "fixtures" / "rw"
@@ -190,14 +189,13 @@ def test_update_without_network_fails_fast_with_one_line(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/retraction_watch.csv"
-    started = time.monotonic()
     code, out, err = run(
         capsys, "data", "update", "--allow-shrink", "--url", url, "--snapshot", str(tmp_path / "s")
     )
-    # Refused at once, not a connect timeout waited out (the downloader's own bound).
-    assert time.monotonic() - started < CONNECT_TIMEOUT
+    # Refused at once, not a connect timeout waited out: the error is the refusal itself.
     assert code == 2 and out == ""
     assert err.startswith(f"rwgate: error: cannot reach {url}")
+    assert "refused" in err.lower() and "timed out" not in err.lower()
     assert len(err.strip().splitlines()) == 1
 
 
