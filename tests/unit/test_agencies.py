@@ -108,11 +108,11 @@ def test_the_handle_api_is_asked_as_every_upstream_is(settings, fake_crossref) -
     fake_crossref.fail_next("slow", times=5)
     quick = settings.model_copy(update={"max_total_seconds": 1.0, "timeout": 0.5})
     fake_crossref.slow_seconds = 30 * quick.max_total_seconds
-    started = time.monotonic()
+    before = len(fake_crossref.requests_to("/api/handles/"))
     (late,) = judge(refs, quick).citations
-    # Not the slow answer waited out: ended within ten deadlines, however busy the machine.
-    assert time.monotonic() - started < 10 * quick.max_total_seconds
     assert late.status == "unverified" and "shortDOI '10/f8vrcz'" in (late.reason or "")
+    # Not the slow answers waited out one by one: the deadline ended it before the five faults.
+    assert 1 <= len(fake_crossref.requests_to("/api/handles/")) - before < 5
 
 
 def test_dashes_from_pdfs_and_the_old_acm_form_are_the_same_doi() -> None:
