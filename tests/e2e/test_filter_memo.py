@@ -155,6 +155,10 @@ def test_latex_shadow_bibliography_is_replayed(tmp_path: Path, fake_crossref: Fa
     again = _filter(ast, tmp_path, env, "latex")
     assert "rwgate.core" in again["heavy"] and again["stdout"] == full["stdout"]
     assert "note = {{Retracted" in shadow.read_text(encoding="utf-8")
+    shadow.unlink()  # .rwgate/ cleaned: the record names the file, so the run judges again
+    gone = _filter(ast, tmp_path, env, "latex")
+    assert "rwgate.core" in gone["heavy"] and gone["stdout"] == full["stdout"]
+    assert "note = {{Retracted" in shadow.read_text(encoding="utf-8")
 
 
 def _change_bib(cwd: Path, env: dict[str, str]) -> None:

@@ -280,11 +280,11 @@ def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None
     """A memo hit: the full run's lines, report, exit status and placements; None if it can't."""
     output = source
     if verdict.exit_code == 0 and verdict.annotations and verdict.mode is not None:
-        from rwgate.pandoc.render import load, place, placement_mode, shadows_intact
+        from rwgate.pandoc.render import load, place, placement_mode
 
         doc = load(source, fmt)
-        if placement_mode(doc, fmt) != verdict.mode or not shadows_intact(verdict.shadowing):
-            return None  # e.g. --citeproc moved, or .rwgate/ cleaned: check again
+        if placement_mode(doc, fmt) != verdict.mode:  # (a cleaned .rwgate/: the record says)
+            return None  # e.g. --citeproc moved: check again
         placement = place(doc, verdict.mode, verdict.annotations, verdict.shadowing, verdict.inline)
         if placement.placed.keys() != verdict.annotations.keys() or not all(
             line in verdict.lines for line in placement.messages

@@ -19,7 +19,6 @@ are apart: a rebuild answered from the verdict memo places the remembered shadow
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import panflute as pf
 from panflute.elements import from_json
 
+from rwgate import recorded
 from rwgate.pandoc.log import line, say
 from rwgate.pandoc.placement import annotate_entries, has_rendered_bibliography, mark_citations
 from rwgate.render.annotation import Annotation
@@ -46,13 +46,14 @@ class Shadowing:
     """The shadow bibliographies written for one document.
 
     ``names``: the new ``bibliography`` list; ``keys``: the works annotated in a shadow;
-    ``files``: each shadow file (relative to the working directory) with the sha256 of what was
-    written, so a memo hit can tell that the file is still the one it points at.
+    ``files``: each shadow file written (relative to the working directory). What each holds is
+    in the run's record (:mod:`rwgate.recorded`), so a memo hit replays only while the files it
+    points at are the ones written.
     """
 
     names: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
-    files: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
 
 
 def _relative(path: Path) -> str:
@@ -97,21 +98,9 @@ def write_shadows(
     for name, found in files:
         shadow = shadows.get(found)
         names.append(_relative(shadow) if shadow is not None else name)
-    written = {_relative(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in shadows.values()}
-    return Shadowing(names, sorted(done), written), complete
-
-
-def shadows_intact(shadowing: Shadowing | None) -> bool:
-    """Whether every shadow file still holds what was written (a memo hit points at them)."""
-    if shadowing is None:
-        return True
-    for name, digest in shadowing.files.items():
-        try:
-            if hashlib.sha256(Path(name).read_bytes()).hexdigest() != digest:
-                return False
-        except OSError:
-            return False
-    return True
+    for shadow in shadows.values():  # re-checked by the memo like every file the run read
+        recorded.note_file(shadow, shadow.read_bytes())
+    return Shadowing(names, sorted(done), [_relative(p) for p in shadows.values()]), complete
 
 
 def load(source: bytes, fmt: str) -> pf.Doc:
