@@ -64,3 +64,12 @@ def test_outside_the_allowed_roots_nothing_is_read(tmp_path: Path) -> None:
 
     with pytest.raises(LatexError, match="no bibliography command found"):
         read_latex(chapter, allowed=allowed)
+
+
+def test_a_chapter_none_of_whose_keys_its_main_bibliography_holds_cannot_be_judged(
+    tmp_path: Path,
+) -> None:
+    """The same rule as for a whole document: keys that reach no entry are no pass."""
+    chapter = _project(tmp_path, chapter="As \\cite{elsewhere2020} showed.\n")
+    with pytest.raises(LatexError, match=r"none of the 1 cited keys is in refs\.bib"):
+        read_latex(chapter)

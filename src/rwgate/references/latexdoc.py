@@ -61,6 +61,7 @@ def read_latex(
         root = _root_of(tex, keys, names, allowed)
         if root is not None:  # a chapter staged alone: its main document names the .bib
             whole = read_latex(root, None, allowed)
+            _judgeable(tex, keys, whole.bibliographies, whole.bibliographies)  # as for any doc
             return whole.model_copy(
                 update={
                     "path": str(tex),
