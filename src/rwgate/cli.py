@@ -14,6 +14,7 @@ from typing import Any
 from rwgate import __version__
 from rwgate.emit import emit
 from rwgate.errors import RwgateError, UsageError
+from rwgate.extras import missing_extra
 from rwgate.kit import (
     EXIT_USAGE,
     add_check_options,
@@ -159,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except RwgateError as exc:  # configuration, template, output: one line, exit 2
         return print_error("rwgate", exc)
+    except ImportError as exc:  # an optional extra (screen, spark, mcp) that is not installed
+        error = missing_extra(exc, f"rwgate {args.command}")
+        if error is None:
+            raise
+        return print_error("rwgate", error)
     except KeyboardInterrupt:
         print("rwgate: interrupted", file=sys.stderr)
         return 130
