@@ -94,6 +94,12 @@ def _isolated_environment(
     # The DOI resolver's /ra/ endpoint answers no (see resolver_off); tests of the endpoint point
     # it at a fake.
     monkeypatch.setenv("RWGATE_DOI_URL", resolver_off)
+    # The pandoc every test drives is the wheel's (3.x, the newest rwgate is tested with), first on
+    # PATH, whatever pandoc the machine has (Debian's 2.17 comes with R Markdown); a test about
+    # another version names its binary (tests/e2e/test_pandoc_versions.py, pandoc_matrix.py).
+    wheel = wheel_pandoc()
+    if wheel is not None:
+        monkeypatch.setenv("PATH", f"{os.path.dirname(wheel)}{os.pathsep}{os.environ['PATH']}")
     # Loopback fakes must never be sent through a proxy the machine may define.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
@@ -104,6 +110,13 @@ def fake_crossref() -> Iterator[FakeCrossref]:
     """A running fake Crossref serving tests/fixtures/crossref (fresh for each test)."""
     with FakeCrossref() as fake:
         yield fake
+
+
+def wheel_pandoc() -> str | None:
+    """The pandoc the pypandoc-binary wheel in this venv ships (None without the wheel)."""
+    from rwgate.pandoc_exe import bundled_pandoc
+
+    return bundled_pandoc()
 
 
 def require_tool(name: str) -> str:

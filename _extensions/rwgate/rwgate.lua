@@ -50,6 +50,67 @@ local function stop(code, message)
   os.exit(code)
 end
 
+-- The supported pandoc range (rwgate.pandoc_version): 2.17 (Debian 12's) and newer. Below it, one
+-- line naming the version, the floor and what to do, before anything is read.
+local FLOOR = { 2, 17 }
+local function below(version, floor)
+  for i = 1, #floor do
+    local part = tonumber(version[i]) or 0
+    if part ~= floor[i] then
+      return part < floor[i]
+    end
+  end
+  return false
+end
+local VERSION = tostring(PANDOC_VERSION)
+if PANDOC_VERSION == nil or below(PANDOC_VERSION, FLOOR) then
+  stop(2, "pandoc " .. VERSION .. " is older than 2.17, the oldest the Lua filter supports: "
+    .. "install a newer pandoc (https://pandoc.org/installing.html) or put the one "
+    .. "`pip install pypandoc-binary` ships first on PATH")
+end
+
+local function positive(name, default)
+  local value = tonumber(os.getenv(name) or "")
+  return (value and value > 0) and math.floor(value) or default
+end
+
+-- pandoc's citeproc on `doc`: `pandoc.utils.citeproc` (pandoc 2.19.1 and later), else (2.17 to
+-- 2.19.0) this very pandoc binary run as a JSON-to-JSON citeproc (`/proc/PPID/exe` of the shell
+-- it is started from: Linux), under rwgate's bounds (pandoc_exe.run_bounded: heap by `+RTS -M`,
+-- time by `timeout`); its failure, or no such binary, is one line.
+local function citeproc(doc)
+  if pandoc.utils.citeproc ~= nil then
+    return pandoc.utils.citeproc(doc)
+  end
+  local seconds = positive("RWGATE_PANDOC_SECONDS", 60)
+  local heap = positive("RWGATE_PANDOC_HEAP_MB", 1024)
+  local errors = os.tmpname()
+  local script = 'exe=$(readlink "/proc/$PPID/exe") && [ -x "$exe" ] || exit 126; '
+    .. 'exec timeout "$0" "$exe" +RTS "-M$1m" -RTS --from=json --to=json --citeproc 2>"$2"'
+  local ok, result = pcall(pandoc.pipe, "sh", { "-c", script, tostring(seconds), tostring(heap),
+    errors }, pandoc.write(doc, "json"))
+  local said, handle = "", io.open(errors, "r")
+  if handle then
+    said = handle:read("a") or ""
+    handle:close()
+  end
+  os.remove(errors)
+  if ok then
+    return pandoc.read(result, "json")
+  end
+  local code = type(result) == "table" and tonumber(result.error_code) or nil
+  if code == 124 then
+    stop(2, "pandoc's citeproc took longer than " .. seconds .. " s; split the document")
+  elseif said:find("Heap exhausted", 1, true) then
+    stop(2, "pandoc's citeproc needed more than " .. heap .. " MB; split the document")
+  elseif code == 126 or code == 127 then
+    stop(2, "pandoc " .. VERSION .. " has no pandoc.utils.citeproc (2.19.1) and its binary "
+      .. "cannot be run here: use pandoc 2.19.1 or newer, or rw-filter after --citeproc")
+  end
+  local first = said:match("[^\n]+") or ("exit " .. tostring(code))
+  stop(2, "pandoc's citeproc failed: " .. first)
+end
+
 local function wants_citeproc(doc)
   local method = PANDOC_WRITER_OPTIONS and PANDOC_WRITER_OPTIONS.cite_method or "citeproc"
   local meta = doc.meta
@@ -407,7 +468,7 @@ function Pandoc(doc)
   local probe = doc.clone and doc:clone() or doc -- (Pandoc:clone: pandoc 2.19 and later)
   local own = wants_citeproc(probe) and not rendered(probe.blocks)
   if own then
-    doc = pandoc.utils.citeproc(doc)
+    doc = citeproc(doc)
   end
   local ids, settled = citations(doc, own)
   local memo = memo_path(probe, ids, own)

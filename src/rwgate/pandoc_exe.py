@@ -7,8 +7,10 @@ Org ``#+INCLUDE``, AsciiDoc ``include::``) could otherwise make it read any file
 which the MCP server, whose manuscripts an agent may have written, must not allow; rwgate reads
 bibliographies itself, so pandoc needs no file but the manuscript.
 
-A ``pandoc`` on PATH wins, because that is the one the user builds with; otherwise the binary that
-the ``pypandoc-binary`` wheel ships is used, found on disk so that no heavy import is needed.
+A ``pandoc`` on PATH wins, because that is the one the user builds with, when it is at least the
+floor (:mod:`rwgate.pandoc_version`); otherwise the binary that the ``pypandoc-binary`` wheel ships
+is used (found on disk so that no heavy import is needed), and a pandoc on PATH that was passed
+over is named in one line.
 """
 
 from __future__ import annotations
@@ -18,20 +20,22 @@ import json
 import os
 import shutil
 import subprocess
-from contextvars import ContextVar
+import sys
 from pathlib import Path
 from typing import Any
 
 from rwgate.errors import ToolError
+from rwgate.pandoc_version import FLOOR, Version, shown, too_old, version_of
 
-PANDOC_TIMEOUT = 120.0
-LIMITS: ContextVar[tuple[float, int | None]] = ContextVar(
-    "rwgate_pandoc_limits", default=(PANDOC_TIMEOUT, None)
-)
-"""(seconds, heap MB or None) for pandoc runs in this context: a caller that serves others (the
-MCP server) bounds each call's pandoc; ``+RTS -M`` is pandoc's own heap limit (its manual's
-advice for untrusted input)."""
+PANDOC_TIMEOUT = 60.0
+PANDOC_HEAP_MB = 1024
+"""The bounds of every pandoc rwgate starts itself (``rwgate check``, the MCP server, RIS
+reading, the Lua filter's own citeproc run): ``+RTS -M`` is pandoc's own heap limit (its manual's
+advice for untrusted input; every pandoc build tested accepts it: 2.17 from Debian, the wheels'),
+and a run past either bound is the one-line "split the document" error. ``RWGATE_PANDOC_HEAP_MB``
+and ``RWGATE_PANDOC_SECONDS`` (the invoking user's environment) change them."""
 _WARNING = "[WARNING] "
+_said: set[str] = set()
 
 
 class PandocError(ToolError):
@@ -42,7 +46,23 @@ class PandocNotFound(PandocError):
     """No pandoc executable is available."""
 
 
-def _bundled_pandoc() -> str | None:
+def bounds() -> tuple[float, int]:
+    """(seconds, heap MB) for this run, from the environment or the defaults."""
+
+    def number(name: str, default: float) -> float:
+        raw = os.environ.get(name, "").strip()
+        try:
+            value = float(raw) if raw else default
+        except ValueError:
+            value = default
+        return value if value > 0 else default
+
+    return number("RWGATE_PANDOC_SECONDS", PANDOC_TIMEOUT), int(
+        number("RWGATE_PANDOC_HEAP_MB", PANDOC_HEAP_MB)
+    )
+
+
+def bundled_pandoc() -> str | None:
     """The pandoc inside the pypandoc-binary wheel, located without importing pypandoc."""
     spec = importlib.util.find_spec("pypandoc")
     if spec is None:
@@ -61,14 +81,33 @@ def _bundled_pandoc() -> str | None:
     return str(found) if found else None
 
 
-def pandoc_path() -> str:
-    """The pandoc to run: the one on PATH, else the one pypandoc-binary ships."""
+def _note(line: str) -> None:
+    """Say ``line`` on stderr once per process (a long-running server reads many files)."""
+    if line not in _said:
+        _said.add(line)
+        print(f"rwgate: {line}", file=sys.stderr)
+
+
+def pandoc_path(minimum: Version = FLOOR, what: str = "rwgate") -> str:
+    """The pandoc to run: the one on PATH when it is at least ``minimum``, else the one
+    pypandoc-binary ships (saying so once, in one line), else a one-line error naming the
+    version, the floor and what to do."""
     on_path = shutil.which("pandoc")
-    if on_path:
-        return on_path
-    bundled = _bundled_pandoc()
-    if bundled:
+    found = version_of(on_path) if on_path else None
+    if on_path and (found is None or found >= minimum):
+        return on_path  # (a pandoc that prints no version is not second-guessed)
+    bundled = bundled_pandoc()
+    wheel = version_of(bundled) if bundled else None
+    if bundled and (wheel is None or wheel >= minimum):
+        if on_path and found is not None:
+            _note(
+                f"pandoc {shown(found)} on PATH is older than {shown(minimum)}, the oldest "
+                f"{what} supports: reading with the pypandoc-binary wheel's pandoc"
+                + (f" {shown(wheel)}" if wheel else "")
+            )
         return bundled
+    if found is not None or wheel is not None:
+        raise PandocError(too_old(found or wheel or minimum, minimum, what))
     raise PandocNotFound(
         "pandoc not found: install pandoc (https://pandoc.org/installing.html) "
         "or `pip install pypandoc-binary`"
@@ -81,35 +120,49 @@ def _short_message(text: str) -> str:
     return " ".join(lines[:2]) if lines else "no message"
 
 
+def run_bounded(
+    args: list[str], label: str, stdin: bytes | None = None, exe: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``pandoc ARGS`` under rwgate's bounds; past one, or not started, a one-line PandocError
+    naming ``label`` (the file). A non-zero exit is the caller's to word."""
+    timeout, heap = bounds()
+    cmd = [exe or pandoc_path(), "+RTS", f"-M{heap}m", "-RTS", *args]
+    try:
+        proc = subprocess.run(
+            cmd,
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PandocError(
+            f"{label}: pandoc took longer than {timeout:.0f} s; split the document"
+        ) from exc
+    except OSError as exc:
+        raise PandocError(f"{label}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
+    if proc.returncode != 0 and b"Heap exhausted" in proc.stderr:
+        raise PandocError(f"{label}: pandoc needed more than {heap} MB; split the document")
+    return proc
+
+
 def run_pandoc_json(
     path: Path | str, input_fmt: str = "markdown", warnings: list[str] | None = None
 ) -> dict[str, Any]:
-    """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed.
+    """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed
+    and bounded (:func:`run_bounded`).
 
     pandoc's ``[WARNING]`` lines (an include the sandbox refused, for one) are appended to
     ``warnings`` when it is given, without the prefix. ``input_fmt`` is the reader's
     (:data:`rwgate.references.readers.READERS`): the registry, not pandoc's guess, chooses it.
     """
     path = Path(path)
-    fmt = input_fmt
     # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
-    timeout, heap = LIMITS.get()
-    rts = ["+RTS", f"-M{heap}m", "-RTS"] if heap else []
-    cmd = [pandoc_path(), *rts, "--sandbox", f"--from={fmt}", "--to=json", "--", str(path)]
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise PandocError(f"{path}: pandoc timed out after {timeout:.0f}s") from exc
-    except OSError as exc:
-        raise PandocError(f"{path}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
+    args = ["--sandbox", f"--from={input_fmt}", "--to=json", "--", str(path)]
+    proc = run_bounded(args, str(path))
     if proc.returncode != 0:
         said = proc.stderr.decode("utf-8", "replace")
-        message = _short_message(said)
-        if heap and "Heap exhausted" in said:
-            raise PandocError(f"{path}: pandoc needed more than {heap} MB; split the document")
-        raise PandocError(f"{path}: pandoc failed: {message}")
+        raise PandocError(f"{path}: pandoc failed: {_short_message(said)}")
     try:
         ast = json.loads(proc.stdout)
     except ValueError as exc:

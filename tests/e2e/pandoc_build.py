@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import require_tool
+from conftest import require_tool, wheel_pandoc
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "pandoc"
@@ -18,12 +18,9 @@ CLEAN_KEYS = ("kucsko2013", "watson1953")
 
 
 def pandoc() -> str:
-    from rwgate.pandoc_exe import PandocNotFound, pandoc_path
-
-    try:
-        return pandoc_path()
-    except PandocNotFound:
-        return require_tool("pandoc")  # not on PATH either: skips, or fails in CI
+    """The pandoc the e2e tests drive: the wheel's, named explicitly, whatever pandoc is on PATH
+    (a test about another version takes its binary from ``pandoc_matrix``)."""
+    return wheel_pandoc() or require_tool("pandoc")  # no wheel: PATH's, or skip (fail in CI)
 
 
 def rw_filter() -> str:

@@ -696,10 +696,8 @@ def test_work_per_call_is_bounded(fake: FakeCrossref, tmp_path: Path) -> None:
 def test_pandoc_runs_under_the_calls_heap_limit(
     fake: FakeCrossref, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rwgate.mcp import safety
-
-    monkeypatch.setattr(safety, "PANDOC_HEAP_MB", 64)
-    monkeypatch.setattr("rwgate.mcp.calls.PANDOC_HEAP_MB", 64)
+    """The server's pandoc runs under rwgate's one set of bounds (rwgate.pandoc_exe.bounds)."""
+    monkeypatch.setenv("RWGATE_PANDOC_HEAP_MB", "64")
     (tmp_path / "big.md").write_text("# t\n\n" + "word " * 600_000 + "[@x]\n", encoding="utf-8")
     text = error_text(call([tmp_path], "rw_check_manuscript", {"path": "big.md"}))
     assert "pandoc needed more than 64 MB; split the document" in text

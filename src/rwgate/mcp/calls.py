@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from rwgate.mcp.models import BatchCheck, DocumentCheck, compact
-from rwgate.mcp.safety import PANDOC_HEAP_MB, PANDOC_SECONDS, BadArgument, one_line, printable
+from rwgate.mcp.safety import BadArgument, one_line, printable
 
 PROGRESS_AFTER = 1.0  # seconds a call runs before progress notifications start
 
@@ -103,14 +103,12 @@ async def _in_thread(work: Callable[[], BaseModel]) -> BaseModel:
     """``work()`` in a worker thread that stops asking upstream when the call is cancelled: the
     event reaches every source through :data:`rwgate.sources.http.CANCEL` (a cancelled call went
     on sending 6 of its 10 requests)."""
-    from rwgate.pandoc_exe import LIMITS
     from rwgate.sources.http import CANCEL
 
     cancel = threading.Event()
 
     def run() -> BaseModel:
         CANCEL.set(cancel)  # this thread's own context: anyio runs it in a copy
-        LIMITS.set((PANDOC_SECONDS, PANDOC_HEAP_MB))
         return work()
 
     try:

@@ -43,6 +43,7 @@ from rwgate.mcp.records import (
 )
 from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
+from rwgate.pandoc_exe import bounds as pandoc_bounds
 from rwgate.references import load_bibliography, parse_bibliography
 from rwgate.references.gather import Gathered, doi_reference
 from rwgate.references.locate import OUTSIDE
@@ -345,8 +346,8 @@ class Toolbox:
                 "file_bytes": safety.MAX_FILE_BYTES,
                 "manuscript_bytes": safety.MAX_MANUSCRIPT_BYTES,
                 "works": safety.MAX_WORKS,
-                "pandoc_seconds": int(safety.PANDOC_SECONDS),
-                "pandoc_heap_mb": safety.PANDOC_HEAP_MB,
+                "pandoc_seconds": int(pandoc_bounds()[0]),
+                "pandoc_heap_mb": pandoc_bounds()[1],
                 "rows": safety.MAX_LIMIT,
             },
         )

@@ -47,6 +47,7 @@ from rwgate.pandoc.memo import (
     store_for_lua,
 )
 from rwgate.pandoc.memo import load as load_memo
+from rwgate.pandoc_version import check_filter_env
 from rwgate.pandoc.memo import store as store_memo
 
 if TYPE_CHECKING:
@@ -346,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rest = [a for a in args[1:] if a != "--verdicts"]
     lua_memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
     try:
+        check_filter_env(os.environ)  # a pandoc below the floor: one line, before any reading
         status, output = process(sys.stdin.buffer.read(), fmt, os.environ, lua_memo, verdicts)
     except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))

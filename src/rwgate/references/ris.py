@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,14 +74,14 @@ def _scan(text: str) -> list[_Record]:
 
 
 def _pandoc_items(text: str, file: str) -> list[dict[str, object]]:
-    from rwgate.pandoc_exe import PANDOC_TIMEOUT, PandocError, pandoc_path
+    from rwgate.pandoc_exe import PandocError, pandoc_path, run_bounded
+    from rwgate.pandoc_version import RIS_READER
 
     try:
-        cmd = [pandoc_path(), "--sandbox", "--from=ris", "--to=csljson"]
-        done = subprocess.run(
-            cmd, input=text.encode("utf-8"), capture_output=True, timeout=PANDOC_TIMEOUT
-        )
-    except (OSError, subprocess.TimeoutExpired, PandocError) as exc:
+        exe = pandoc_path(RIS_READER, "pandoc's RIS reader")
+        args = ["--sandbox", "--from=ris", "--to=csljson"]
+        done = run_bounded(args, file, text.encode("utf-8"), exe)
+    except PandocError as exc:
         raise ReaderError(f"{file}: pandoc could not read it as RIS ({exc})") from None
     if done.returncode != 0:
         message = " ".join(done.stderr.decode("utf-8", "replace").split())[:200]
