@@ -158,6 +158,38 @@ local place_answer -- below, with the placement
 -- it cannot (shadow .bib files, citation markers, JATS, unusual entries). The notices go into
 -- `settled` (doc, or doc settled after this filter's own citeproc: `citations`); a document
 -- answered is settled here when `settled` is not doc itself.
+-- How rw-filter is started: as it is, except under R (rmarkdown, bookdown), whose start-up script
+-- (R_HOME/etc/ldpaths) puts R's library folders before LD_LIBRARY_PATH for its own libraries:
+-- R_HOME/lib, the system's multiarch folder, Java's lib/server. They are taken off again for
+-- rw-filter, whose Python would otherwise load the system's libpython in place of its own (a
+-- shared-library pyenv Python then fails to import `_ssl`); what the user had set stays.
+local function from_r(entry, r_home)
+  return entry == r_home .. "/lib" or entry:match("^/usr/lib/[%w_]+%-linux%-gnu$") ~= nil
+    or entry:match("/lib/server$") ~= nil
+end
+
+local function filter_command(args)
+  local r_home, paths = os.getenv("R_HOME"), os.getenv("LD_LIBRARY_PATH")
+  local r_lib = r_home and (r_home .. "/lib") or nil
+  if r_lib == nil or paths == nil or (paths .. ":"):sub(1, #r_lib + 1) ~= r_lib .. ":" then
+    return FILTER, args
+  end
+  local rest, kept = {}, false
+  for entry in paths:gmatch("[^:]+") do
+    kept = kept or not from_r(entry, r_home)
+    if kept then
+      rest[#rest + 1] = entry
+    end
+  end
+  local cmd = #rest == 0 and { "-u", "LD_LIBRARY_PATH" }
+    or { "LD_LIBRARY_PATH=" .. table.concat(rest, ":") }
+  cmd[#cmd + 1] = FILTER
+  for _, arg in ipairs(args) do
+    cmd[#cmd + 1] = arg
+  end
+  return "env", cmd
+end
+
 local function judge(doc, settled, memo, whole)
   local args = { FORMAT }
   if pandoc.json ~= nil and not whole then
@@ -167,7 +199,8 @@ local function judge(doc, settled, memo, whole)
     args[#args + 1] = "--lua-memo"
     args[#args + 1] = memo
   end
-  local ok, result = pcall(pandoc.pipe, FILTER, args, pandoc.write(doc, "json"))
+  local program, argv = filter_command(args)
+  local ok, result = pcall(pandoc.pipe, program, argv, pandoc.write(doc, "json"))
   if ok then
     if result:sub(1, 10) == '{"layout":' then
       return place_answer(settled, pandoc.json.decode(result, false))
