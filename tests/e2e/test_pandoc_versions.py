@@ -147,8 +147,9 @@ def test_check_reads_markdown_with_2_17_and_ris_with_the_wheel(
     assert said == [
         "rwgate: pandoc 2.17.1.1 on PATH is older than 2.19, the oldest pandoc's RIS reader "
         "supports: reading with the pypandoc-binary wheel's pandoc "
-        + subprocess.run([pandoc_of("newest"), "--version"], capture_output=True, text=True)
-        .stdout.split()[1]
+        + subprocess.run(
+            [pandoc_of("newest"), "--version"], capture_output=True, text=True
+        ).stdout.split()[1]
     ]
 
 

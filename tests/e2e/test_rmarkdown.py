@@ -120,7 +120,7 @@ def _text(path: Path) -> str:
 
 
 def _entries(text: str) -> dict[str, str]:
-    """Each work's reference entry: from its start to the next entry's (the last: 600 characters)."""
+    """Each work's reference entry: from its start to the next entry's (the last: 600 chars)."""
     starts = sorted((text.rindex(start), key) for key, start in ENTRY_STARTS.items())
     ends = [*(start for start, _ in starts[1:]), starts[-1][0] + 600]
     return {key: text[start:end] for (start, key), end in zip(starts, ends, strict=True)}
@@ -156,3 +156,87 @@ def test_strict_stops_the_render(
     assert proc.returncode != 0
     assert "rwgate: the integrity gate stopped the build" in proc.stderr, proc.stderr
     assert sorted(p.name for p in project.iterdir()) == ["paper.Rmd", "refs.bib"]
+
+
+def _book(project: Path, policy: str | None) -> None:
+    """A two-chapter bookdown book whose bibliography is named in index.Rmd only."""
+    project.mkdir()
+    shutil.copy(FIXTURES / "refs.bib", project / "refs.bib")
+    rwgate = f"rwgate:\n  policy: {policy}\n" if policy else ""
+    (project / "index.Rmd").write_text(
+        '---\ntitle: "A book on the literature"\nsite: bookdown::bookdown_site\n'
+        f"bibliography: refs.bib\nlink-citations: true\n{rwgate}---\n\n"
+        "# Introduction\n\nThe claim [@wakefield1998] was retracted.\n",
+        encoding="utf-8",
+    )
+    (project / "01-methods.Rmd").write_text(
+        "# Methods\n\n```{r}\nx <- 1\n\ny <- 2\n```\n\n"
+        "The survey experiment of @lacour2014 was retracted. A Cochrane review [@njei2011] was\n"
+        "withdrawn. Thermometry [@kucsko2013; @watson1953] is fine.\n",
+        encoding="utf-8",
+    )
+    args = f'  pandoc_args: ["--lua-filter", "{LUA}"]\n'
+    (project / "_output.yml").write_text(
+        f"bookdown::gitbook:\n{args}bookdown::pdf_book:\n{args}", encoding="utf-8"
+    )
+
+
+def _render_book(project: Path, fmt: str, fake: FakeCrossref) -> subprocess.CompletedProcess[str]:
+    require_tool("Rscript")
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+        "RWGATE_CROSSREF_URL": fake.url,
+        "HOME": str(project.parent),
+    }
+    script = f'bookdown::render_book("index.Rmd", "{fmt}", quiet = TRUE)'
+    proc = subprocess.run(
+        ["Rscript", "-e", script],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert "traceback" not in proc.stderr.lower(), proc.stderr
+    return proc
+
+
+def test_a_bookdown_book_carries_each_note_in_its_entry(
+    tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """`bookdown::render_book`: gitbook splits the bibliography over the chapters (each chapter's
+    entries at its end, moved there by bookdown itself); the notes move with their entries."""
+    project = tmp_path / "book"
+    _book(project, None)
+    proc = _render_book(project, "bookdown::gitbook", fake_crossref)
+    assert proc.returncode == 0, proc.stderr
+    pages = {page.name: page.read_text("utf-8") for page in (project / "_book").glob("*.html")}
+    entries: dict[str, list[str]] = {}
+    for html in pages.values():
+        found = re.findall(r'<div id="ref-([^"]+)" class="csl-entry"[^>]*>(.*?)</div>', html, re.S)
+        for key, body in found:
+            entries.setdefault(key, []).append(body)
+    assert set(entries) == set(ENTRY_STARTS)
+    for key, bodies in entries.items():
+        for body in bodies:
+            assert ("rw-notice" in body) == (key in FLAGGED_KEYS), (key, body)
+    assert "rw-notice" in pages["index.html"] and "rw-notice" in pages["methods.html"]
+    assert not (project / ".rwgate").exists()
+    proc = _render_book(project, "bookdown::pdf_book", fake_crossref)
+    assert proc.returncode == 0, proc.stderr
+    text = re.sub(r"\s+", " ", _text(project / "_book" / "_main.pdf"))
+    parts = _entries(text)
+    for key in ENTRY_STARTS:
+        assert bool(NOTICE.search(parts[key])) == (key in FLAGGED_KEYS), (key, parts[key])
+    assert not (project / ".rwgate").exists()
+
+
+def test_strict_stops_a_bookdown_book(tmp_path: Path, fake_crossref: FakeCrossref) -> None:
+    project = tmp_path / "book"
+    _book(project, "strict")
+    proc = _render_book(project, "bookdown::gitbook", fake_crossref)
+    assert proc.returncode != 0
+    assert "rwgate: the integrity gate stopped the build" in proc.stderr, proc.stderr
+    assert not list(project.glob("_book/*.html")) and not (project / ".rwgate").exists()

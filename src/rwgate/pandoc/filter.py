@@ -47,8 +47,8 @@ from rwgate.pandoc.memo import (
     store_for_lua,
 )
 from rwgate.pandoc.memo import load as load_memo
-from rwgate.pandoc_version import check_filter_env
 from rwgate.pandoc.memo import store as store_memo
+from rwgate.pandoc_version import check_filter_env
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
