@@ -12,7 +12,7 @@ def test_versions_are_read_as_pandoc_prints_them() -> None:
     assert parse("3.9") == (3, 9)
     assert parse("pandoc.exe 3.1.12.3\nFeatures: +server") == (3, 1, 12, 3)
     assert parse("") is None
-    assert (2, 17, 1, 1) >= FLOOR and (2, 16, 2) < FLOOR and (2, 9) < FLOOR
+    assert FLOOR <= (2, 17, 1, 1) and FLOOR > (2, 16, 2) and FLOOR > (2, 9)
     assert shown(FLOOR) == "2.17"
 
 
