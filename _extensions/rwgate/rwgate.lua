@@ -27,6 +27,11 @@ Contract:
   lines and one `rwgate:` line saying the build was stopped. rw-filter missing: exit 2 with one line
   saying how to install it. Nothing is ever written when the gate stops the build.
 * Policy comes from the document's `rwgate:` metadata and rwgate's configuration, as for rw-filter.
+* pandoc 2.17 (Debian 12's) and newer (rwgate.pandoc_version); older: exit 2 with one line naming
+  the version, the floor and what to do. pandoc.utils.citeproc arrived in 2.19.1: on 2.17 to 2.19.0
+  the bibliography is rendered by this very pandoc binary run as a JSON-to-JSON citeproc (Linux),
+  under rwgate's bounds (1 GB heap, 60 s: RWGATE_PANDOC_HEAP_MB / RWGATE_PANDOC_SECONDS), each
+  bound's breach one `split the document` line, exit 2.
 * Rebuilds: a build whose citation inputs did not change replays the last verdict without starting
   Python. The memo's name covers what is asked (the output format, the working directory, the cited
   ids, the `bibliography`/`references`/`rwgate`/`nocite` metadata, which rw-filter); rw-filter
