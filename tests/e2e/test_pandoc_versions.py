@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,40 @@ def test_check_stops_pandoc_at_the_time_bound(tmp_path: Path) -> None:
     said = "rwgate: error: nested.md: pandoc took longer than 1 s; split the document"
     assert said in done.stdout.splitlines(), done.stdout
     assert done.stderr == "rwgate: exit 2: could not read nested.md\n"
+
+
+@pytest.mark.parametrize("version", ["3.5", "newest"])
+def test_quarto_extension_under_emulated_quarto(
+    version: str, tmp_path: Path, fake_crossref: FakeCrossref
+) -> None:
+    """Quarto 1.4 to 1.10 bundle pandoc 3.1.12 to 3.10: the extension at `post-finalize`, then
+    Quarto's citeproc, as quarto-emulation.lua runs them (see tests/fixtures/quarto/README.md)."""
+    exe = pandoc_of(version)
+    quarto = ROOT / "tests" / "fixtures" / "quarto"
+    shutil.copy(quarto / "paper.qmd", tmp_path / "paper.qmd")
+    copy_fixtures(tmp_path, "refs.bib")
+    defaults = tmp_path / "quarto-defaults.yaml"
+    emulation = quarto / "quarto-emulation.lua"
+    defaults.write_text(f"from: markdown\nfilters:\n  - {emulation}\n  - citeproc\n", "utf-8")
+    env = {
+        **os.environ,
+        "PATH": path_with(exe),
+        "RWGATE_CROSSREF_URL": fake_crossref.url,
+        "RWGATE_TEST_EXTENSION": str(ROOT / "_extensions" / "rwgate"),
+    }
+    proc = subprocess.run(
+        [exe, "paper.qmd", "-d", str(defaults), "--wrap=none", "-o", "out.html"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "out.html").read_text(encoding="utf-8")
+    entries = _entries(html)
+    assert set(entries) == {"wakefield1998", "lacour2014", "kucsko2013"}
+    assert "rw-notice" in entries["wakefield1998"] and "rw-notice" in entries["lacour2014"]
+    assert "rw-notice" not in entries["kucsko2013"]
+    assert html.count('id="refs"') == 1
