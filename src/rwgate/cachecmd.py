@@ -126,7 +126,12 @@ def run_clear(args: argparse.Namespace) -> int:
 
 def add_cache_command(sub: Any) -> None:
     """``rwgate cache [--cache-dir DIR]`` and ``rwgate cache clear [--memos-only]``."""
-    cache = sub.add_parser("cache", help="show or clear what rwgate remembers (memos, look-ups)")
+    cache = sub.add_parser(
+        "cache",
+        help="show or clear what rwgate remembers (memos, look-ups)",
+        description="Show where rwgate keeps remembered verdicts (memos) and upstream look-ups, "
+        "and how much; 'rwgate cache clear' forgets them.",
+    )
     cache.add_argument("--cache-dir", type=Path, help="the cache folder (default: as a check)")
     cache.set_defaults(func=run_show)
     actions = cache.add_subparsers(dest="cache_action")

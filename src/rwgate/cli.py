@@ -98,10 +98,20 @@ def _outputs(args: argparse.Namespace) -> list[tuple[FormatChoice, Path | None]]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rwgate", description="Keep retracted research out of manuscripts.")
+    parser = _Parser(
+        prog="rwgate",
+        description="Keep retracted research out of manuscripts.",
+        epilog="'rwgate COMMAND --help' describes each command.",
+    )
     parser.add_argument("--version", action="version", version=f"rwgate {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    check = sub.add_parser("check", help="check the works a manuscript or bibliography cites")
+    check = sub.add_parser(
+        "check",
+        help="check the works a manuscript or bibliography cites",
+        description="Check the works a manuscript or bibliography cites against Retraction "
+        "Watch data. Exit status: 0 the gate passed, 1 the policy failed, 2 an input could not "
+        "be read or the command line is wrong.",
+    )
     check.add_argument(
         "inputs", nargs="*", type=Path, help=".md/.tex manuscript, .bib/CSL, DOI list"
     )

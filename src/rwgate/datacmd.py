@@ -253,10 +253,18 @@ def _snapshot_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_DATA_HELP = (
+    "Manage the local Retraction Watch snapshot, which lets checks run offline. Each command "
+    "says what happened: rows imported, rows skipped (with file and line), files that could not "
+    "be read, whether a download was unchanged, and how old the data is. Exit status: 0 done, "
+    "2 bad input or no network (the other files of an import still land)."
+)
+
+
 def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``data import|update|status|export`` on the main parser's sub-parsers."""
     data = subparsers.add_parser(
-        "data", help="manage the local Retraction Watch snapshot", description=__doc__
+        "data", help="manage the local Retraction Watch snapshot", description=_DATA_HELP
     )
     commands = data.add_subparsers(dest="data_command", metavar="COMMAND", required=True)
 

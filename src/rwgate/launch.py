@@ -4,6 +4,9 @@
 ``python -P -m rwgate``) start on every build; :func:`rwgate.resident.delegate` lets a warm worker
 run them. Everything else, and every run the worker does not take, goes to the usual entry point
 in this process. This module imports nothing heavy before that choice.
+
+``--help`` and ``--version`` are answered here, before anything reads standard input: pandoc
+gives ``rw-filter`` a document there, and a person typing ``rw-filter --help`` gives it nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +14,40 @@ from __future__ import annotations
 import sys
 
 from rwgate.resident import delegate
+
+
+FILTER_HELP = """usage: pandoc INPUT --citeproc --filter rw-filter [pandoc options]
+
+rw-filter is a pandoc JSON filter: pandoc runs it with the document on standard input.
+Each flagged work of the rendered bibliography ends with its notice (e.g. "Retracted 2010;
+notice doi:..."); when the policy fails, each offending citation is an ERROR line on standard
+error and the filter exits 1, so pandoc writes no output.
+
+Settings: the document's rwgate: metadata block (policy only), rwgate.toml or [tool.rwgate] in
+pyproject.toml searched upward from the working directory, and the RWGATE_* environment
+variables (RWGATE_POLICY, RWGATE_OFFLINE, RWGATE_SNAPSHOT, RWGATE_REPORT, RWGATE_VERBOSE, ...).
+See the README's "Pandoc: rw-filter" section.
+"""
+_HELP = frozenset(("-h", "--help"))
+
+
+def answer_itself(entry: str, argv: list[str]) -> str | None:
+    """The text ``entry --help`` or ``entry --version`` prints, or None for any other run (the
+    only arguments pandoc ever passes are the output format, and latexmk's own ``-help`` and
+    ``-version`` keep their single dash)."""
+    if entry == "rwgate" or len(argv) != 1:
+        return None
+    from rwgate import __version__
+
+    if argv[0] == "--version":
+        return f"{entry} (rwgate {__version__})\n"
+    if argv[0] in _HELP and entry == "rw-filter":
+        return FILTER_HELP
+    if argv[0] in _HELP:
+        from rwgate.latex.latexmk_args import USAGE
+
+        return USAGE
+    return None
 
 
 def run_here(entry: str, argv: list[str]) -> int:
@@ -31,6 +68,10 @@ def run_here(entry: str, argv: list[str]) -> int:
 
 def _launch(entry: str) -> int:
     argv = sys.argv[1:]
+    text = answer_itself(entry, argv)
+    if text is not None:
+        sys.stdout.write(text)
+        return 0
     code = delegate(entry, argv)
     return code if code is not None else run_here(entry, argv)
 

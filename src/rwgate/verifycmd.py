@@ -85,13 +85,20 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def add_verify_command(sub: Any) -> None:
-    p = sub.add_parser("verify", help="check that every cited work exists and matches its entry")
+    p = sub.add_parser(
+        "verify",
+        help="check that every cited work exists and matches its entry",
+        description="Check that every entry of a bibliography names a real work (Crossref and "
+        "OpenAlex) and matches it (title, authors, year, venue), with the integrity status of "
+        "each match. Exit status: 0 all verified, 1 a work not found or failing the policy, 2 "
+        "bad usage.",
+    )
     p.add_argument("inputs", nargs="+", type=Path, help=".bib or CSL bibliography")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--output", "-o", type=Path, help="write the JSON report here")
     p.add_argument("--verbose", "-v", action="store_true", help="show BibTeX of every match")
     p.add_argument("--sources", help="comma-separated: crossref,openalex (default both)")
-    p.add_argument("--openalex-url")
+    p.add_argument("--openalex-url", help="OpenAlex API base URL (tests, mirrors)")
     p.add_argument("--fail-on-partial", action="store_true", help="partial matches fail the gate")
     add_check_options(p)
     p.set_defaults(func=run_verify)

@@ -1,7 +1,9 @@
 """``rwgate bibtex``, ``rwgate biber`` and ``rwgate latexmk``: the LaTeX front end's sub-commands.
 
 Their arguments belong to bibtex, biber and latexmk, so argparse must not read them: each parser
-takes everything after the sub-command name verbatim (no prefix characters, no ``--help``).
+takes everything after the sub-command name verbatim (no prefix characters). Only a lone
+``--help``/``-h`` or ``--version`` is rwgate's own (bibtex and biber spell theirs ``-help`` and
+``-version``, and latexmk never passes either alone).
 """
 
 from __future__ import annotations
@@ -10,21 +12,47 @@ import argparse
 from typing import Any
 
 
+_HOOK_HELP = """usage: rwgate {tool} [{tool} arguments]
+
+Runs {tool}, then checks the works the bibliography holds and annotates each flagged entry of the
+.bbl {tool} wrote; when the policy fails, the citations are listed and the exit code is 1.
+latexmk runs it in place of {tool} (rw-latexmk, or the $bibtex/$biber lines of
+latexmkrc.example); every argument goes to {tool}.
+"""
+
+
+def _own_answer(tool: str, args: list[str]) -> int | None:
+    """``rwgate bibtex --help`` / ``--version``: rwgate's answer, exit 0 (None: a real run)."""
+    if args in (["--help"], ["-h"]):
+        print(_HOOK_HELP.format(tool=tool), end="")
+        return 0
+    if args == ["--version"]:
+        from rwgate import __version__
+
+        print(f"rwgate {tool} (rwgate {__version__})")
+        return 0
+    return None
+
+
 def _bibtex(args: argparse.Namespace) -> int:
     from .hooks import run_hook
 
-    return run_hook("bibtex", list(args.args))
+    answered = _own_answer("bibtex", list(args.args))
+    return answered if answered is not None else run_hook("bibtex", list(args.args))
 
 
 def _biber(args: argparse.Namespace) -> int:
     from .hooks import run_hook
 
-    return run_hook("biber", list(args.args))
+    answered = _own_answer("biber", list(args.args))
+    return answered if answered is not None else run_hook("biber", list(args.args))
 
 
 def _latexmk(args: argparse.Namespace) -> int:
     from .latexmk import main
 
+    if list(args.args) == ["--version"]:  # --help is latexmk.main's own (rw-latexmk's usage)
+        return _own_answer("latexmk", ["--version"]) or 0
     return main(list(args.args))
 
 
