@@ -221,12 +221,13 @@ local function judge(doc, settled, memo, whole)
   if type(result) == "table" and result.error_code ~= nil then
     local code = tonumber(result.error_code) or 1
     if code == 127 then
-      stop(2, FILTER .. " not found: install rwgate (pip install rwgate) or set RWGATE_FILTER")
+      stop(2, FILTER .. " not found: install rwgate (pip install . in a clone of rwgate)"
+        .. " or set RWGATE_FILTER")
     end
     stop(code, "the integrity gate stopped the build (see the rw-filter lines above)")
   end
   stop(2, "could not run " .. FILTER .. " (" .. tostring(result) .. "): install rwgate"
-    .. " (pip install rwgate) or set RWGATE_FILTER")
+    .. " (pip install . in a clone of rwgate) or set RWGATE_FILTER")
 end
 
 -- The verdict memo (see the header) ---------------------------------------------------------

@@ -146,7 +146,7 @@ def test_a_missing_rwgate_stops_the_build_in_one_line(
     proc = _render(tmp_path, fake_crossref, "out.html", RWGATE_FILTER="/nonexistent/rw-filter")
     assert proc.returncode == 2 and not (tmp_path / "out.html").exists()
     assert proc.stderr.strip().splitlines()[-1].startswith("rwgate: could not run /nonexistent/")
-    assert "pip install rwgate" in proc.stderr
+    assert "(pip install . in a clone of rwgate)" in proc.stderr  # as the README installs it
 
 
 @pytest.mark.parametrize("order", ["before", "after"])
