@@ -100,6 +100,24 @@ _HISTORY: dict[str, tuple[str | None, str | None]] = {
 }
 
 
+# How grave a status is, for colours (badges, headlines) and the headline's order: a work that
+# is gone, a work under a notice, a work corrected, a work nobody could judge, a clean work. The
+# word is always shown beside the colour (a page printed in greyscale still says it).
+Severity = Literal["retracted", "concern", "correction", "unverified", "clean"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+
+
+def severity(status: str) -> Severity:
+    """The severity class of ``status`` (``replaced`` is retracted; ``no_doi`` unverified)."""
+    if status in RETRACTED_LIKE:
+        return "retracted"
+    if status in ("expression_of_concern", "unknown_notice"):
+        return "concern"
+    if status in FLAGGED_STATUSES:
+        return "correction"
+    return "clean" if status == "clean" else "unverified"
+
+
 def status_label(status: str) -> str:
     """A status as a person reads it (``expression_of_concern`` -> ``expression of concern``)."""
     return STATUS_LABELS.get(status) or status.replace("_", " ")

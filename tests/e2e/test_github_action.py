@@ -123,7 +123,9 @@ def test_strict_fails_the_job_with_a_summary_and_sarif(tmp_path: Path, workspace
     )
     assert code == 1
     assert outputs["exit-code"] == "1" and outputs["flagged"] == "7"
-    assert summary.startswith("## rwgate: gate :x: FAILED")
+    head = summary.splitlines()[0]  # the headline: what the policy did (issue 40)
+    assert head.startswith("## :x: rwgate: 7 works failed the policy: ")
+    assert head.endswith("the gate failed under the strict policy")
     assert "| :x: retracted | `wakefield1998` |" in summary
     assert "paper/refs\\.bib:22" in summary  # the entry's file:line, relative to the workspace
     sarif = json.loads(Path(outputs["sarif"]).read_text())
@@ -147,7 +149,9 @@ def test_default_policy_passes_and_a_failed_data_update_only_warns(
     )
     assert code == 0
     assert outputs["exit-code"] == "0"
-    assert summary.startswith("## rwgate: gate :white_check_mark: passed")
+    head = summary.splitlines()[0]  # in the colour of the gravest finding: retracted
+    assert head.startswith("## :red_circle: rwgate: ") and "works annotated: " in head
+    assert head.endswith("the gate passed under the default policy; \\-\\-policy strict would fail")
 
 
 def test_bad_inputs_fail_with_one_line(tmp_path: Path, workspace: Path) -> None:

@@ -56,7 +56,10 @@ def test_report_renders_in_chromium(report: Path) -> None:
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(report.as_uri())
             assert page.title() == "rwgate report: gate FAILED"
-            assert page.inner_text("#verdict") == "rwgate: gate FAILED"
+            verdict = page.inner_text("#verdict")
+            assert verdict.startswith("8 works failed the policy: 3 retracted, 1 withdrawn, ")
+            assert verdict.endswith(" — the gate failed under the strict policy")
+            assert page.get_attribute("#verdict", "class") == "fail"
             rows = page.locator("tr.row")
             assert rows.count() == 11
             visible = {r.get_attribute("data-key") for r in rows.all() if r.is_visible()}
@@ -64,7 +67,9 @@ def test_report_renders_in_chromium(report: Path) -> None:
             assert {"wakefield1998", "lacour2014", "yu2020", "hostile2020"} <= visible
             assert "watson1953" not in visible
             wake = page.locator('tr[data-key="wakefield1998"]')
-            assert wake.locator(".badge.fail").inner_text() == "retracted"
+            assert wake.locator(".badge.fail.sev-retracted").inner_text() == "retracted"
+            zhang = page.locator('tr[data-key="zhang2014"] .badge')
+            assert "sev-concern" in (zhang.get_attribute("class") or "")
             link = wake.locator('a[href="https://doi.org/10.1016/s0140-6736%2810%2960175-4"]')
             assert link.count() == 1
             assert "Falsification/Fabrication of Data" in wake.inner_text()
@@ -127,3 +132,67 @@ def test_status_badges_stay_inside_their_cells(report: Path, width: int) -> None
             browser.close()
     assert shot.stat().st_size > 10_000
     print(f"screenshot: {shot}")
+
+
+WIDTHS = [1280, 800, 500]
+DOCS = ROOT / "docs"
+UPDATE_SHOTS = os.environ.get("RWGATE_UPDATE_SCREENSHOTS") == "1"  # read before the fixtures
+# Every cell that holds text, as the reader sees it (hidden rows and empty cells do not count).
+_CELLS = """() => [...document.querySelectorAll('#citations td, #citations th')]
+  .filter(td => td.offsetParent !== null && td.innerText.trim() !== '')
+  .map(td => ({width: td.getBoundingClientRect().width, text: td.innerText.trim().slice(0, 40),
+               key: td.closest('tr').dataset.key || 'head'}))"""
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page ``make demo`` writes: ``rwgate check -v examples/paper.md``, offline, on the
+    sample snapshot, the default policy, run from the checkout."""
+    tmp = tmp_path_factory.mktemp("demo-report")
+    env = dict(os.environ, RWGATE_SNAPSHOT=str(tmp / "s.sqlite3"), RWGATE_OFFLINE="1")
+    env["RWGATE_CACHE_DIR"] = str(tmp / "cache")
+    import_sample(env)
+    out = tmp / "report.html"
+    args = ["check", "-v", "examples/paper.md", "--format", "html", "-o", str(out)]
+    done = subprocess.run([RWGATE, *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("which", ["demo", "strict"])
+def test_page_holds_at_every_width(
+    report: Path, demo_report: Path, which: str, width: int
+) -> None:
+    """Issue 40: at 800 px the table overflowed into a horizontal scrollbar and the Notes column
+    was a column of single letters. At each width the page is no wider than the window and no
+    cell that holds text is narrower than 40 px (narrow windows show each citation as a card).
+    The screenshots are written beside the report; ``RWGATE_UPDATE_SCREENSHOTS=1`` writes them to
+    docs/ (the README shows them)."""
+    chromium = require_tool("chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 1000})
+            page.goto((demo_report if which == "demo" else report).as_uri())
+            page.click("label[for=show-all]")
+            wide = page.evaluate("() => document.documentElement.scrollWidth")
+            assert wide <= width, f"the page is {wide} px wide in a {width} px window"
+            cells = page.evaluate(_CELLS)
+            assert len(cells) > 10 * 4
+            narrow = [c for c in cells if c["width"] < 40]
+            assert not narrow, narrow
+            # Paths and DOIs wrap at a slash, never mid-word.
+            where = page.locator('tr[data-key="wakefield1998"] code.where')
+            assert where.inner_text().replace("\n", "").endswith("refs.bib:22")
+            assert "\n" not in where.inner_text().split("/")[-1]
+            page.click("label[for=show-flagged]")
+            shot = report.with_name(f"report-{which}-{width}.png")
+            page.screenshot(path=str(shot))
+        finally:
+            browser.close()
+    if UPDATE_SHOTS and which == "demo":
+        (DOCS / f"report-html-{width}.png").write_bytes(shot.read_bytes())
+    assert shot.stat().st_size > 10_000

@@ -10,16 +10,18 @@ bidi characters (:func:`rwgate.render.safe.one_line`) before it is escaped.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from rwgate import __version__
 from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation
+from rwgate.render.headline import headline
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
@@ -29,7 +31,7 @@ from rwgate.render.report import (
     summary_line,
 )
 from rwgate.render.safe import one_line
-from rwgate.vocab import notice_label, status_label
+from rwgate.vocab import notice_label, severity, status_label
 
 
 @lru_cache(maxsize=1)
@@ -41,6 +43,8 @@ def _template() -> Template:
         finalize=_inert,
     )
     env.filters["notice_label"] = notice_label  # every word a person reads: rwgate.vocab
+    env.filters["breakable"] = breakable
+    env.filters["code_spans"] = code_spans
     return env.get_template("report.html.j2")
 
 
@@ -54,11 +58,34 @@ def _inert(value: Any) -> Any:
     return one_line(value)
 
 
+def breakable(text: object) -> Markup:
+    """Escaped text that may wrap after each ``/`` (a DOI, a path) rather than mid-word."""
+    return Markup("/<wbr>").join(escape(part) for part in str(text).split("/"))
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: object) -> Markup:
+    """Escaped text whose `command` spans (the warnings' Markdown) are shown as code, not as
+    literal backticks."""
+    parts = _CODE_SPAN.split(str(text))  # text, code, text, code, ..., text
+    return Markup("").join(
+        Markup("<code>%s</code>") % p if i % 2 else escape(p) for i, p in enumerate(parts)
+    )
+
+
+def headline_html(text: str) -> Markup:
+    """The headline, its option a code span that never wraps inside ``--policy``."""
+    return escape(text).replace("--policy strict", Markup("<code>--policy strict</code>"))
+
+
 def _row(c: Citation, root: Path) -> dict[str, Any]:
     flagged = c.status in FLAGGED or c.action != "ignore" or c.allowed
     return {
         "c": c,
         "label": status_label(c.status),
+        "severity": severity(c.status),
         "flagged": flagged,
         "added": added_text(c),
         "where": location_text(c, root),
@@ -78,6 +105,8 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
         version=__version__,
         code=code,
         verdict=gate_verdict(code),
+        headline=(said := headline(result, code)),
+        headline_text=headline_html(said.text),
         s=result.summary(),
         counts=summary_line(result),
         generated=result.generated.strftime("%Y-%m-%d %H:%M UTC"),
@@ -85,7 +114,8 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
         rows=rows,
         flagged_rows=sum(r["flagged"] for r in rows),
         sources=[describe_source(i) for i in result.sources],
-        warnings=[*result.warnings, *(str(p) for p in result.problems)],
+        notices=result.warnings,  # about the data (a sample, its age): read before the table
+        warnings=[str(p) for p in result.problems],
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rwgate.core import CheckResult
 from rwgate.models import Citation
+from rwgate.render.headline import headline
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
@@ -24,6 +25,15 @@ from rwgate.render.sarif import reported
 from rwgate.vocab import notice_label, status_label
 
 _ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}
+# The headline's mark, by the gravest finding (None: the gate failed); the words say it too.
+_HEAD_ICONS = {
+    None: ":x:",
+    "retracted": ":red_circle:",
+    "concern": ":orange_circle:",
+    "correction": ":large_blue_circle:",
+    "unverified": ":white_circle:",
+    "clean": ":white_check_mark:",
+}
 _MAX_ROWS = 200
 """GitHub caps a step summary at 1 MiB; past this many rows the table says how many are left."""
 
@@ -71,9 +81,10 @@ def render_markdown(
     """The job summary; file locations are relative to ``root`` (default: the working folder)."""
     code = result.exit_code if exit_code is None else exit_code
     base = (root or Path.cwd()).resolve()
-    verdict = (":white_check_mark: " if code == 0 else ":x: ") + gate_verdict(code)
+    said = headline(result, code)
     s = result.summary()
-    out = [f"## rwgate: gate {verdict}", "", md_safe(summary_line(result))]
+    out = [f"## {_HEAD_ICONS[said.severity]} rwgate: {md_safe(said.text)}", ""]
+    out.append(f"{md_safe(summary_line(result))}; gate {gate_verdict(code)}")
     if result.since is not None:
         out += ["", f"Compared with the lockfile `{md_safe(result.since)}`: {s.changed} changed."]
     rows = sorted(reported(result), key=lambda c: (c.change is None, c.action != "fail"))

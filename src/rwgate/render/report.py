@@ -33,6 +33,14 @@ from rwgate.vocab import (
 )
 
 _COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
+_SEVERITY_COLOURS = {
+    "retracted": "31;1",
+    "concern": "33;1",
+    "correction": "36",
+    "unverified": "35",
+    "clean": "32",
+    None: "31;1",  # the gate failed
+}
 _TAGS = {"fail": "FAIL", "annotate": "FLAG", "warn": "WARN", "ignore": "ok"}
 
 
@@ -51,18 +59,45 @@ def gate_line(exit_code: int, colour: bool) -> str:
     return paint(f"rwgate: gate {gate_verdict(exit_code)}", "31;1" if exit_code else "32", colour)
 
 
-def _age(when: dt.datetime | None) -> str:
+def headline_line(result: CheckResult, exit_code: int, colour: bool) -> str:
+    """The first line of the human report: what happened, in the colour of the gravest finding."""
+    from rwgate.render.headline import headline
+
+    said = headline(result, exit_code)
+    return paint(f"rwgate: {said.text}", _SEVERITY_COLOURS[said.severity], colour)
+
+
+def _age(when: dt.datetime | None) -> str | None:
     if when is None:
-        return "age unknown"
+        return None
     stamp = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
     days = (dt.datetime.now(dt.UTC) - stamp).days
-    return f"as of {stamp.date().isoformat()}, {days} day{'s' if days != 1 else ''} old"
+    return f"data as of {stamp.date().isoformat()}, {days} day{'s' if days != 1 else ''} old"
+
+
+_SOURCE_NAMES = {
+    "crossref": "Crossref",
+    "snapshot": "Retraction Watch snapshot",
+    "openalex": "OpenAlex",
+}
+_NOTE_WORDS = {
+    "offline: cache only": "not asked (offline); only answers already in its cache count",
+    "cache disabled": "no cache",
+}
+_SNAPSHOT_NOTE = "local Retraction Watch snapshot: "
 
 
 def describe_source(info: SourceInfo) -> str:
-    where = info.url or info.path or ""
-    note = f"; {term_safe(info.note)}" if info.note else ""
-    return f"{info.name} {term_safe(where)} ({_age(info.as_of)}{note})"
+    """A source in plain words: ``Crossref (https://api.crossref.org): not asked (offline): ...``,
+    ``Retraction Watch snapshot (/path): data as of 2025-10-24, 398 days old; 13 notices ...``."""
+    name = _SOURCE_NAMES.get(info.name, info.name)
+    where = info.url or info.path
+    head = f"{name} ({term_safe(where)})" if where else name
+    notes = [n.removeprefix(_SNAPSHOT_NOTE) for n in (info.note or "").split("; ") if n]
+    words = [_NOTE_WORDS.get(n, n).replace("import(s)", "imports") for n in notes]
+    age = _age(info.as_of)
+    said = "; ".join(term_safe(w) for w in ([age] if age else []) + words)
+    return f"{head}: {said}" if said else head
 
 
 def _recovered(c: Citation) -> bool:
@@ -191,7 +226,8 @@ def render_text(
 ) -> str:
     """The human report. Clean, ignored citations are listed only with ``verbose``; beside a
     machine report, the first ``limit`` of them (the report has every one)."""
-    out = ["rwgate: sources:"]
+    code = result.exit_code if exit_code is None else exit_code
+    out = [headline_line(result, code, colour), "rwgate: sources:"]
     out += [f"  {describe_source(s)}" for s in result.sources]
     shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
     unchanged = 0
@@ -226,7 +262,7 @@ def render_text(
             "(verified matches; not in the bibliography)"
         )
     out.append(f"rwgate: {summary_line(result)}")
-    out.append(gate_line(result.exit_code if exit_code is None else exit_code, colour))
+    out.append(gate_line(code, colour))
     return "\n".join(out) + "\n"
 
 

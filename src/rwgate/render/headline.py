@@ -1,0 +1,67 @@
+"""The first line of every human report: what the policy did with the findings, and what
+``--policy strict`` would do.
+
+A large green "gate passed" above six retracted works reads as "nothing wrong"; the headline says
+instead what happened ("6 works annotated: 3 retracted, 1 withdrawn, ... - the gate passed under
+the default policy; --policy strict would fail") and takes the colour of the gravest finding
+(:func:`rwgate.vocab.severity`), red whenever the gate failed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from rwgate.core import CheckResult
+from rwgate.models import Citation
+from rwgate.vocab import STATUSES, SEVERITIES, Severity, severity, status_label
+
+_VERBS = {"fail": "failed the policy", "annotate": "annotated", "warn": "with a warning"}
+
+
+@dataclass(frozen=True)
+class Headline:
+    text: str
+    severity: Severity | None
+    """The gravest finding's class; None when the gate failed (shown as a failure)."""
+
+
+def _works(n: int) -> str:
+    return f"{n} work{'s' if n != 1 else ''}"
+
+
+def _breakdown(citations: list[Citation]) -> str:
+    counts = Counter(c.status for c in citations)
+    order = sorted(counts, key=STATUSES.index)
+    return ", ".join(f"{counts[s]} {status_label(s)}" for s in order)
+
+
+def _strict_fails(result: CheckResult) -> bool:
+    """Whether ``--policy strict`` (with the same overrides and allow-list) would fail."""
+    actions = result.policy.model_copy(update={"preset": "strict"}).actions()
+    return any(not c.allowed and actions[c.status] == "fail" for c in result.citations)
+
+
+def _verdict(result: CheckResult, code: int) -> str:
+    preset = result.policy.preset
+    if code == 2:
+        return "the gate failed: an input could not be read"
+    said = f"the gate {'passed' if code == 0 else 'failed'} under the {preset} policy"
+    if code == 0 and preset != "strict":
+        said += "; --policy strict would " + ("fail" if _strict_fails(result) else "pass too")
+    return said
+
+
+def headline(result: CheckResult, code: int) -> Headline:
+    """What happened, in one line (no trailing full stop, no markup)."""
+    acted = [c for c in result.citations if c.action != "ignore"]
+    groups = [
+        f"{_works(len(group))} {verb}: {_breakdown(group)}"
+        for action, verb in _VERBS.items()
+        if (group := [c for c in acted if c.action == action])
+    ]
+    if not groups:
+        groups = [f"{_works(len(result.citations))} cited, none flagged"]
+    found = {severity(c.status) for c in result.citations if c.action != "ignore" or c.status != "clean"}
+    worst = min(found, key=SEVERITIES.index, default="clean")
+    return Headline(f"{'; '.join(groups)} — {_verdict(result, code)}", None if code else worst)
