@@ -124,7 +124,7 @@ def test_strict_fails_the_job_with_a_summary_and_sarif(tmp_path: Path, workspace
     assert code == 1
     assert outputs["exit-code"] == "1" and outputs["flagged"] == "7"
     head = summary.splitlines()[0]  # the headline: what the policy did (issue 40)
-    assert head.startswith("## :x: rwgate: 7 works failed the policy: ")
+    assert head.startswith("## :x: rwgate: 4 works failed the policy: 3 retracted, 1 withdrawn; ")
     assert head.endswith("the gate failed under the strict policy")
     assert "| :x: retracted | `wakefield1998` |" in summary
     assert "paper/refs\\.bib:22" in summary  # the entry's file:line, relative to the workspace
