@@ -155,6 +155,58 @@ def test_client_sees_twelve_tools_with_schemas(fake: FakeCrossref, tmp_path: Pat
     assert "citation" in tools["rw_check_doi"].output_schema["properties"]
 
 
+TOOL_LIST_BYTES = 12_000
+"""Issue 40: the tool list an agent loads at every start (59,449 bytes of compact JSON before)."""
+
+
+def tool_list_bytes(tools: list[Any]) -> int:
+    """The compact JSON of ``tools/list``'s tools as the client received them (names, titles,
+    descriptions, input and output schemas, annotations), in UTF-8 bytes."""
+    listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    return len(json.dumps(listed, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def test_the_tool_list_fits_an_agents_context(fake: FakeCrossref, tmp_path: Path) -> None:
+    """At most TOOL_LIST_BYTES for the 12 tools, and no answer field is hidden: each output
+    schema names every top-level field of its model, or the tool that answers with the same
+    model (shared definitions, once); each description says when to use the tool."""
+    from rwgate.mcp import models
+    from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
+
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = in_process([tmp_path], body)
+    size = tool_list_bytes(tools)
+    assert size <= TOOL_LIST_BYTES, f"tools/list is {size} bytes (bound {TOOL_LIST_BYTES})"
+    answers = {
+        "rw_check_doi": models.DoiCheck,
+        "rw_check_dois": models.BatchCheck,
+        "rw_check_author": models.AuthorCheck,
+        "rw_search": models.NoticeSearch,
+        "rw_recent_retractions": models.RecentNotices,
+        "rw_get_record": models.Record,
+        "rw_data_status": models.DataStatus,
+        "rw_check_bibliography": models.DocumentCheck,
+        "rw_check_manuscript": models.DocumentCheck,
+        "verify_citation": VerifyResult,
+        "search_references": SearchResult,
+        "get_bibtex": BibtexResult,
+    }
+    by_name = {t.name: t for t in tools}
+    for name, model in answers.items():
+        tool = by_name[name]
+        assert tool.description and tool.description.startswith("Use "), name
+        schema = tool.output_schema
+        assert schema is not None and schema["type"] == "object", name
+        if "properties" not in schema:  # the same model as an earlier tool's answer
+            assert schema["description"] == f"{model.__name__}, as rw_check_bibliography answers"
+            continue
+        assert set(schema["properties"]) == set(model.model_json_schema()["properties"]), name
+    citation = by_name["rw_check_doi"].output_schema["properties"]["citation"]["description"]
+    assert "status, action" in citation and "notices[type, doi, date" in citation
+
+
 def test_check_doi_url_form_gives_both_wakefield_notices(
     fake: FakeCrossref, tmp_path: Path
 ) -> None:

@@ -36,10 +36,11 @@ from rwgate.mcp.models import (
 )
 from rwgate.mcp.resources import add_resources_and_prompts
 from rwgate.mcp.safety import MAX_BATCH, MAX_LIMIT, MAX_NAME, MAX_PATH, MAX_QUERY
+from rwgate.mcp.schemas import shrink_tools
 from rwgate.mcp.tools import Toolbox
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)  # (never destructive)
 INSTRUCTIONS = (
     "rwgate checks cited works for retractions, withdrawals, expressions of concern and "
     "corrections (Retraction Watch data via Crossref, plus a local snapshot). Before citing a "
@@ -53,57 +54,49 @@ INSTRUCTIONS = (
     "to export entries instead of writing BibTeX yourself."
 )
 
-Detail = Annotated[
-    bool, Field(description="true: every work in full; false (default): clean works by key only")
-]
+Detail = Annotated[bool, Field(description="true: clean works in full too")]
 Doi = Annotated[
     str,
     Field(
-        description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/...",
+        description="a DOI in any form (10.x/y, doi:, https://doi.org/)",
         max_length=1000,
     ),
 ]
 OptionalDoi = Annotated[
     str | None,
     Field(
-        description="a DOI in any spelling: 10.1038/nature12373, doi:..., https://doi.org/...",
+        description="a DOI, any spelling",
         max_length=1000,
     ),
 ]
 Title = Annotated[
     str,
     Field(
-        description=f"the cited title as written (max {drafting.MAX_TITLE} characters)",
+        description="as cited",
         max_length=drafting.MAX_TITLE,
     ),
 ]
 Authors = Annotated[
     list[str] | str | None,
-    Field(
-        description="cited authors, a list ['LaCour, Michael J.', 'Green, D. P.'] or one string "
-        "'LaCour, M. J. and Green, D. P.'; family names are compared"
-    ),
+    Field(description="a list, or one string 'A. Smith and B. Doe'"),
 ]
 ArxivId = Annotated[
     str | None,
-    Field(description="arXiv id: 1706.03762 or arXiv:1706.03762v5", max_length=drafting.MAX_ARXIV),
+    Field(description="e.g. 1706.03762 or arXiv:1706.03762v5", max_length=drafting.MAX_ARXIV),
 ]
 Url = Annotated[
     str | None,
     Field(
-        description="a URL of the work: READ for a DOI or arXiv id, never fetched",
+        description="read for a DOI or arXiv id, never fetched",
         max_length=drafting.MAX_URL,
     ),
 ]
-Limit = Annotated[int, Field(description=f"how many results, 1..{MAX_LIMIT}", ge=1, le=MAX_LIMIT)]
-Year = Annotated[
-    int | None, Field(description="publication year bound (inclusive)", ge=1000, le=2999)
-]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
+Year = Annotated[int | None, Field(ge=1000, le=2999)]  # a bound, inclusive (the name says which)
 UpdateTypes = Annotated[
     list[str] | None,
     Field(
-        description="Crossref update types to include, e.g. ['retraction', "
-        "'expression_of_concern', 'withdrawal', 'correction']",
+        description="e.g. retraction, withdrawal, expression_of_concern",
         max_length=20,
     ),
 ]
@@ -118,6 +111,7 @@ def build_server(toolbox: Toolbox) -> RwServer:
     _add_verify_tool(server, toolbox)
     _add_finding_tools(server, toolbox)
     add_resources_and_prompts(server, toolbox)
+    shrink_tools(server._tool_manager.list_tools())  # what an agent reads at every start
     server.close_schemas()
     return server
 
@@ -126,46 +120,38 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
     """Verdicts on works named by DOI or author."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
-    @tool(title="Check one work before citing it")
+    @tool(title="Check a work")
     async def rw_check_doi(doi: Doi) -> DoiCheck:
-        """Check ONE work before citing it: is it retracted, withdrawn, under an expression of
-        concern, corrected? Returns the verdict the build would give: `status` (evidence),
-        `action` (the project's policy: fail/annotate/warn/ignore), every notice in date order
-        (type, notice DOI, date, sources, label, Retraction Watch record id), title, journal,
-        year. Status `unverified` means the sources could not be asked: it is NOT clean."""
+        """Use before citing ONE work: retracted, withdrawn, under concern, corrected? The
+        build's verdict: status (evidence), action (the policy's), notices. unverified (no source
+        answered) is NOT clean."""
         return await run_tool(toolbox.check_doi, doi)
 
-    @tool(title="Check many works at once")
+    @tool(title="Check many works")
     async def rw_check_dois(
         dois: Annotated[
             list[Annotated[str, Field(max_length=1000)]],
-            Field(description=f"up to {MAX_BATCH} DOIs, any spelling", max_length=MAX_BATCH),
+            Field(description="DOIs, any spelling", max_length=MAX_BATCH),
         ],
         ctx: Context,
         detail: Detail = False,
     ) -> BatchCheck:
-        """Check MANY works at once (up to 1,000 DOIs per call, one batched look-up). Verdicts
-        come back in input order with a summary count: flagged and unjudged works in full, clean
-        ones as `clean.keys` (detail=true: every work in full). Prefer this over repeated
-        rw_check_doi calls when vetting a reference list."""
+        """Use to vet a reference list (up to 1,000 DOIs, one call): verdicts in input order,
+        clean works as clean.keys."""
         return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
 
-    @tool(title="Flagged works of an author name")
+    @tool(title="Flagged works of an author")
     async def rw_check_author(
         name: Annotated[
             str,
-            Field(
-                description="author name: 'A. J. Wakefield' or 'Wakefield, A'", max_length=MAX_NAME
-            ),
+            Field(description="'A. J. Wakefield' or 'Wakefield, A'", max_length=MAX_NAME),
         ],
-        limit: Annotated[int, Field(description="works to search, 1..1000", ge=1, le=1000)] = 200,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 200,
         year_min: Year = None,
         year_max: Year = None,
     ) -> AuthorCheck:
-        """List works of an author NAME that carry retractions or other notices (Crossref author
-        search, then the same verdicts as rw_check_doi, including the Retraction Watch
-        snapshot). A name match is not an identity match: read the `caveat` and confirm
-        identity before saying anything about a person."""
+        """Use to find works with notices by an author NAME. A name is not an identity:
+        read caveat before saying anything about a person."""
         return await run_tool(toolbox.check_author, name, limit, year_min, year_max)
 
 
@@ -173,11 +159,9 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
     """Evidence: notices, records and where the data come from."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
-    @tool(title="Search editorial notices")
+    @tool(title="Search notices")
     async def rw_search(
-        query: Annotated[
-            str | None, Field(description="words of the notice or work", max_length=MAX_QUERY)
-        ] = None,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY)] = None,
         journal: Annotated[
             str | None, Field(description="exact journal title", max_length=MAX_QUERY)
         ] = None,
@@ -187,40 +171,36 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
         posted_since: Annotated[
             str | None,
             Field(
-                description="notices updated on or after YYYY[-MM[-DD]]",
+                description="updated on or after YYYY[-MM[-DD]]",
                 pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$",
             ),
         ] = None,
         limit: Limit = 20,
     ) -> NoticeSearch:
-        """Search editorial NOTICES (retractions, corrections, expressions of concern, ...) by
-        words, journal, publication years, update type and date, newest first. Each result is
-        a notice with the works it updates (`updates[].doi`). Use it to explore a topic or a
-        journal; to judge a specific work use rw_check_doi."""
+        """Use to explore notices by words, journal, years, type or date (newest first),
+        each with the works it updates. To judge a work: rw_check_doi."""
         return await run_tool(
             toolbox.search, query, journal, year_min, year_max, update_types, posted_since, limit
         )
 
-    @tool(title="Most recent notices")
+    @tool(title="Recent notices")
     async def rw_recent_retractions(
         limit: Limit = 20, update_types: UpdateTypes = None
     ) -> RecentNotices:
-        """The most recent notices (default: retractions), newest first, with a count per
-        journal. Useful to see what changed lately in a field before finalising a draft."""
+        """Use to see the latest notices (default: retractions), newest first, with
+        a count per journal."""
         return await run_tool(toolbox.recent, limit, update_types)
 
-    @tool(title="A work's or notice's Crossref record")
+    @tool(title="Crossref record")
     async def rw_get_record(doi: Doi) -> Record:
-        """The Crossref record of a work or of a notice, trimmed to what matters: title,
-        authors, journal, year, type, `updated_by` (notices about this work) and `update_to`
-        (works this record is a notice for). `found` is false when Crossref does not know it."""
+        """Use to read a work's or notice's Crossref record: updated_by (notices about it),
+        update_to (works it is a notice for)."""
         return await run_tool(toolbox.get_record, doi)
 
-    @tool(title="Where verdicts come from")
+    @tool(title="Data sources")
     async def rw_data_status() -> DataStatus:
-        """Where verdicts come from: Crossref URL and polite-pool use, offline mode, cache
-        folder, the Retraction Watch snapshot (provenance, date, age, staleness), the policy in
-        force and the folders this server may read."""
+        """Use when verdicts are unverified or look stale: sources, offline, cache, snapshot
+        age, policy, readable folders."""
         return await run_tool(toolbox.data_status)
 
 
@@ -237,38 +217,27 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         ] = None,
         text: Annotated[
             str | list[Any] | dict[str, Any] | None,
-            Field(
-                description="the bibliography itself (max 2 MB): BibTeX, CSL YAML, a DOI list, "
-                "or CSL JSON (as text or as JSON)"
-            ),
+            Field(description="or the bibliography's text"),
         ] = None,
         detail: Detail = False,
     ) -> DocumentCheck:
-        """Check EVERY entry of a bibliography (BibTeX, CSL JSON, CSL YAML, or one DOI per line),
-        given as a file under the server's roots or as text. Returns a verdict per entry (key,
-        DOI, status, action, notices, file:line) and whether the gate would pass; clean works
-        as `clean.keys` unless detail=true. Limits: 1,000 works, 2 MB of text, a 20 MB file."""
+        """Use to check every entry of a .bib/CSL/DOI-list file (or text): verdicts,
+        file:line, the gate."""
         if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
             text = json.dumps(text, ensure_ascii=False)
         return await run_tool(toolbox.check_bibliography, path, text, detail=detail, ctx=ctx)
 
-    @tool(title="Check a manuscript as its build will")
+    @tool(title="Check a manuscript")
     async def rw_check_manuscript(
         path: Annotated[
             str,
-            Field(
-                description=".md/.qmd/.tex manuscript under the server roots", max_length=MAX_PATH
-            ),
+            Field(description=".md/.qmd/.tex file under the server roots", max_length=MAX_PATH),
         ],
         ctx: Context,
         detail: Detail = False,
     ) -> DocumentCheck:
-        """Check a manuscript exactly as its build will: the cited keys, its bibliographies,
-        its `rwgate:` metadata and the rwgate.toml/pyproject.toml policy and allow-list found
-        above it. Returns every cited work's verdict and `gate` ('pass'/'fail'), identical to
-        `rwgate check`, `rw-filter` and `rw-latexmk` on the same file (clean works as
-        `clean.keys` unless detail=true). Limits: 1,000 cited works, a 5 MB manuscript, 30 s
-        and 1 GB for pandoc; split a larger document by chapter."""
+        """Use before handing over a .md/.qmd/.tex manuscript: each cited work's verdict and
+        the gate (pass/fail), exactly as its build (rwgate check, rw-filter, rw-latexmk) gives."""
         return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 
@@ -277,27 +246,21 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
     tool = functools.partial(server.tool, annotations=READ_ONLY)
     settings = toolbox.settings
 
-    @tool(title="Does this reference exist?")
+    @tool(title="Verify a reference")
     async def verify_citation(
         title: Title,
         authors: Authors = None,
-        year: Annotated[
-            int | None, Field(description="cited publication year", ge=1000, le=2999)
-        ] = None,
+        year: Annotated[int | None, Field(ge=1000, le=2999)] = None,
         doi: OptionalDoi = None,
         arxiv_id: ArxivId = None,
         url: Url = None,
         venue: Annotated[
-            str | None, Field(description="cited journal or proceedings", max_length=MAX_QUERY)
+            str | None, Field(description="journal or proceedings", max_length=MAX_QUERY)
         ] = None,
     ) -> VerifyResult:
-        """Check that a reference EXISTS and that its metadata match, before citing it
-        (references written from memory are often invented or wrong). Crossref and OpenAlex
-        are searched; `verdict` is `verified` (confidence >= 0.85), `partial_match` (0.50-0.85:
-        read `errors`/`discrepancies`, e.g. "year: cited 2018, found 2017"), `not_found` (do
-        NOT cite it; `closest` is only a hint) or `unverified` (no source answered: unknown,
-        not wrong). `matched` is the real work, `bibtex` its corrected entry, `integrity` its
-        retraction status (as rw_check_doi gives it), `sources_answered` who answered."""
+        """Use on each reference not taken from a registry: does it EXIST and match? verdict
+        verified, partial_match (read errors), not_found (do NOT cite), unverified (no source
+        answered); integrity: its retraction status."""
         return await run_tool(
             drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
         )
@@ -316,7 +279,6 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         max_results: Annotated[
             int,
             Field(
-                description=f"how many works, 1..{drafting.MAX_RESULTS}",
                 ge=1,
                 le=drafting.MAX_RESULTS,
             ),
@@ -325,23 +287,22 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         year_to: Year = None,
         sources: Annotated[
             list[Annotated[str, Field(pattern=r"(?i)^\s*(crossref|openalex)\s*$")]] | None,
-            Field(description="'crossref' and/or 'openalex' (default both)", max_length=2),
+            Field(description="crossref and/or openalex (default both)", max_length=2),
         ] = None,
     ) -> SearchResult:
-        """Find REAL works to cite (Crossref and OpenAlex; nothing is ever made up), de-duplicated
-        by DOI and title, each with its `integrity` status: never cite a `retracted` one without
-        saying so. `sources_answered` says which registries answered this time."""
+        """Use to find REAL works to cite, each with its integrity status (never cite a
+        retracted one silently)."""
         return await run_tool(
             drafting.search_references, settings, query, max_results, year_from, year_to, sources
         )
 
-    @tool(title="BibTeX from registry records")
+    @tool(title="BibTeX of real works")
     async def get_bibtex(
         doi: OptionalDoi = None,
         dois: Annotated[
             list[str] | None,
             Field(
-                description=f"up to {drafting.MAX_BIBTEX_DOIS} DOIs or arXiv ids",
+                description="DOIs or arXiv ids",
                 max_length=drafting.MAX_BIBTEX_DOIS,
             ),
         ] = None,
@@ -350,10 +311,8 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
             Field(description="a title (exported if it verifies)", max_length=drafting.MAX_TITLE),
         ] = None,
     ) -> BibtexResult:
-        """BibTeX entries from the registries' records (Crossref's own rendering when it has
-        one), keyed {lastname}{year}{word}, no field guessed. Give a doi, a list of dois, or a
-        title (exported only when it matches one work). Retracted works carry the notice in
-        `note`; each entry has its `integrity`. Unresolvable inputs are listed in `not_found`."""
+        """Use instead of writing BibTeX: entries from registry records for a doi, dois or a
+        title, each with its integrity (a retracted work's notice is in note)."""
         return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
 
 
