@@ -2,7 +2,7 @@
 
 Resources are read-only JSON: ``rwgate://data-status`` (sources, snapshot provenance and age),
 ``rwgate://policy`` (the preset, overrides, allow-list and the action of every status), and
-``rwgate://notice/{doi}`` (the verdict on one work with every notice, as ``rw_check_doi`` gives
+``rwgate://notice/{+doi}`` (the verdict on one work with every notice, as ``rw_check_doi`` gives
 it). Prompts are two conversations the user can start: a pre-submission screening of a
 manuscript, and how to word a citation of a retracted work (careful, non-accusatory: a
 retraction is a fact about a paper, not a verdict on its authors).
