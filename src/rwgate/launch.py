@@ -15,7 +15,6 @@ import sys
 
 from rwgate.resident import delegate
 
-
 FILTER_HELP = """usage: pandoc INPUT --citeproc --filter rw-filter [pandoc options]
 
 rw-filter is a pandoc JSON filter: pandoc runs it with the document on standard input.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
 _HOOK_HELP = """usage: rwgate {tool} [{tool} arguments]
 
 Runs {tool}, then checks the works the bibliography holds and annotates each flagged entry of the

@@ -116,7 +116,7 @@ def _noise(key: str, value: Any) -> bool:
     )
 
 
-_TRIVIAL = ({"items": {}}, {"additionalProperties": True})
+_TRIVIAL: tuple[Schema, ...] = ({"items": {}}, {"additionalProperties": True})
 
 
 def _one_type(options: list[Any]) -> list[str] | None:

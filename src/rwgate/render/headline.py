@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rwgate.core import CheckResult
 from rwgate.models import Citation
-from rwgate.vocab import STATUSES, SEVERITIES, Severity, severity, status_label
+from rwgate.vocab import SEVERITIES, STATUSES, Severity, severity, status_label
 
 _VERBS = {"fail": "failed the policy", "annotate": "annotated", "warn": "with a warning"}
 
@@ -62,6 +62,6 @@ def headline(result: CheckResult, code: int) -> Headline:
     ]
     if not groups:
         groups = [f"{_works(len(result.citations))} cited, none flagged"]
-    found = {severity(c.status) for c in result.citations if c.action != "ignore" or c.status != "clean"}
-    worst = min(found, key=SEVERITIES.index, default="clean")
+    found = {severity(c.status) for c in result.citations}
+    worst: Severity = min(found, key=SEVERITIES.index, default="clean")
     return Headline(f"{'; '.join(groups)} — {_verdict(result, code)}", None if code else worst)
