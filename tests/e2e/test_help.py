@@ -5,12 +5,14 @@ pandoc document and fail), and a missing optional extra is one line naming what 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from example_data import ROOT, import_sample
 
 from rwgate import __version__
 from rwgate.cli import build_parser
@@ -89,18 +91,36 @@ def test_rw_filter_still_filters_with_a_format_argument() -> None:
     assert "not a pandoc JSON document" in done.stderr
 
 
-def test_mcp_without_its_extra_is_one_line(tmp_path: Path) -> None:
-    """Through the real entry point, with the MCP SDK made unimportable by a sitecustomize."""
-    (tmp_path / "sitecustomize.py").write_text(
-        "import sys\nsys.modules['mcp'] = None\nsys.modules['mcp_types'] = None\n"
-    )
-    import os
+def _without(tmp_path: Path, *modules: str) -> dict[str, str]:
+    """The environment of a Python that cannot import ``modules`` (a sitecustomize)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    blocked = "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+    (site / "sitecustomize.py").write_text("import sys\n" + blocked)
+    return dict(os.environ, PYTHONPATH=str(site))
 
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    done = _run([str(BIN / "rwgate"), "mcp"], env=env)
-    assert done.returncode == 2
-    assert done.stdout == ""
+
+def _one_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert "pip install '.[mcp]'" in lines[0]
-    assert lines[0].startswith("rwgate: error: rwgate mcp needs the MCP SDK")
+    return lines[0]
+
+
+def test_mcp_without_its_extra_is_one_line(tmp_path: Path) -> None:
+    """Through the real entry point, with the MCP SDK made unimportable by a sitecustomize."""
+    env = _without(tmp_path, "mcp", "mcp_types")
+    line = _one_line(_run([str(BIN / "rwgate"), "mcp"], env=env))
+    assert line.startswith("rwgate: error: rwgate mcp needs the MCP SDK")
+    assert "pip install '.[mcp]'" in line
+
+
+def test_screen_without_duckdb_is_one_line(tmp_path: Path) -> None:
+    env = _without(tmp_path, "duckdb")
+    env["RWGATE_SNAPSHOT"] = str(tmp_path / "s.sqlite3")
+    import_sample(env)
+    refs = sorted(str(p) for p in (ROOT / "examples" / "screen").glob("*.csv"))
+    done = _run([str(BIN / "rwgate"), "screen", *refs, "--out", str(tmp_path / "out")], env=env)
+    line = _one_line(done)
+    assert "rwgate screen needs DuckDB" in line and "pip install '.[screen]'" in line
