@@ -30,12 +30,16 @@ from pathlib import Path
 import pytest
 from example_data import import_sample
 
+from conftest import require_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 DOCUMENTS = [ROOT / "README.md", ROOT / "filters" / "README.md"]
 UPDATE = os.environ.get("RWGATE_UPDATE_README") == "1"  # read before the fixtures clear RWGATE_*
 MARKER = re.compile(r"^<!-- output of: (?P<command>.+?) -->\n(?P<fence>```[a-z]*)\n", re.M)
 DEFAULT_SNAPSHOT = "~/.local/share/rwgate/snapshot.sqlite3"
+TOOLS = {"rw-latexmk": ("latexmk", "pdflatex", "bibtex")}
+"""Programs a command needs beyond this venv and the pandoc wheel (a CI run without them fails)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ def test_example_is_what_the_command_prints(
     example: Example, workspace: tuple[Path, dict[str, str]]
 ) -> None:
     work, env = workspace
+    for tool in TOOLS.get(example.command.split(" && ")[-1].split()[0], ()):
+        require_tool(tool)
     done = subprocess.run(
         ["bash", "-c", example.command],
         cwd=work,
