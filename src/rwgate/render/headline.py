@@ -37,9 +37,14 @@ def _breakdown(citations: list[Citation]) -> str:
 
 
 def _strict_fails(result: CheckResult) -> bool:
-    """Whether ``--policy strict`` (with the same overrides and allow-list) would fail."""
+    """Whether ``--policy strict`` (with the same overrides and allow-list) would fail; against
+    a lock only what changed can fail (:func:`rwgate.lock.since`)."""
     actions = result.policy.model_copy(update={"preset": "strict"}).actions()
-    return any(not c.allowed and actions[c.status] == "fail" for c in result.citations)
+    since = result.since is not None
+    return any(
+        not c.allowed and actions[c.status] == "fail" and not (since and c.change is None)
+        for c in result.citations
+    )
 
 
 def _verdict(result: CheckResult, code: int) -> str:
