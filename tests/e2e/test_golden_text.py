@@ -30,7 +30,12 @@ SNAKE = re.compile(
 
 
 def normalise(text: str, out: Path) -> str:
-    """The demo's text without what changes from run to run or checkout to checkout."""
+    """The demo's text without what changes from run to run or checkout to checkout (a Crossref
+    record file's data date is its mtime: the day of the checkout, not of the run)."""
+    for record in (ROOT / "examples" / "data" / "crossref").glob("*.json"):
+        day = dt.datetime.fromtimestamp(record.stat().st_mtime, dt.UTC).date().isoformat()
+        said = f"{record.name}, data as of "
+        text = text.replace(said + day, said + "<checkout date>")
     text = text.replace(str(out), "<out>").replace(str(BIN), "<bin>").replace(str(ROOT), "<repo>")
     text = re.sub(r"/\S*?rwgate-demo-[^/\s]+", "<tmp>", text)
     text = re.sub(r"\$ \S*pandoc(\.exe)? ", "$ pandoc ", text)
