@@ -18,7 +18,7 @@ from rwgate import __version__
 from rwgate.cli import build_parser
 
 BIN = Path(sys.executable).parent
-MARKUP = re.compile(r"``|:(?:func|class|mod|meth|data):`|Traceback")
+MARKUP = re.compile(r"`|:(?:func|class|mod|meth|data):|Traceback")  # no RST, no Markdown
 
 
 def _commands(
