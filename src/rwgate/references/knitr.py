@@ -31,7 +31,9 @@ CHUNK_BEGIN = re.compile(r"^([\t >]*`{3,})\s*\{([a-zA-Z0-9_][a-zA-Z0-9_.]*)( *[ 
 CHUNK_END = re.compile(r"^[\t >]*`{3,}\s*$")
 LOOKAHEAD = 2000
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_CHILD = re.compile(r"""\bchild\s*[=:]\s*(?:c\(\s*)?["']([^"']+)["']""")
+_CHILD = re.compile(
+    r"""\bchild\s*=\s*(?:c\(\s*)?["']([^"']+)["']|^[\t >]*#\|\s*child:\s*["']?([^"'\s]+)"""
+)
 
 PROSE_ENGINES = frozenset(
     {
@@ -117,7 +119,7 @@ def _notice(lines: list[str], first: int, last: int, out: Chunks) -> None:
         if number == first or line.lstrip(" \t>").startswith("#|"):
             child = _CHILD.search(line)
             if child:
-                out.children.append((child.group(1), number + 1))
+                out.children.append((child.group(1) or child.group(2), number + 1))
     fence = CHUNK_BEGIN.match(lines[first])
     end = lines[last]
     if last > first and fence and CHUNK_END.match(end) and end.rstrip() != fence.group(1):

@@ -192,7 +192,7 @@ def _args_layer(args: list[str], root: Path, allowed: Allowed | None, project: P
     """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in ``args`` add (pandoc
     runs in ``root``); the ``--bibliography`` files go to ``project.command_line``."""
     merged: Layer = {}
-    pairs = list(zip(args, [*args[1:], ""], strict=True))
+    pairs = list(zip(args, [*args[1:], ""], strict=False))
     for arg, following in pairs:
         option, _, value = arg.partition("=")
         value = value or following
