@@ -38,6 +38,7 @@ from rwgate.references.locate import Allowed
 Layer = dict[str, Any]
 _KEYS = ("bibliography", "nocite", "rwgate")
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+MARKDOWN = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown")
 LEVELS = 6
 """Folders looked through above a document for ``_quarto.yml`` or ``_bookdown.yml``."""
 
@@ -246,6 +247,8 @@ def _bookdown(document: Path, root: Path, allowed: Allowed | None) -> Project:
 
 def project_for(document: Path, allowed: Allowed | None = None) -> Project | None:
     """The Quarto project or bookdown book ``document`` is part of, with its metadata, or None."""
+    if document.suffix.lower() not in MARKDOWN:
+        return None  # Quarto renders Markdown and notebooks; rst and Org are pandoc's alone
     here = document.resolve().parent
     for folder in [here, *here.parents][: LEVELS + 1]:
         for name in ("_quarto.yml", "_quarto.yaml"):
