@@ -39,8 +39,9 @@ Layer = dict[str, Any]
 _KEYS = ("bibliography", "nocite", "rwgate")
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MARKDOWN = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown")
-LEVELS = 6
-"""Folders looked through above a document for ``_quarto.yml`` or ``_bookdown.yml``."""
+LEVELS = 2
+"""Folders looked through above a chapter for ``_bookdown.yml`` (``rmd_subdir`` chapters sit in
+subfolders of the book); Quarto looks all the way up, and so does rwgate."""
 
 
 @dataclass
@@ -250,7 +251,7 @@ def project_for(document: Path, allowed: Allowed | None = None) -> Project | Non
     if document.suffix.lower() not in MARKDOWN:
         return None  # Quarto renders Markdown and notebooks; rst and Org are pandoc's alone
     here = document.resolve().parent
-    for folder in [here, *here.parents][: LEVELS + 1]:
+    for folder in [here, *here.parents]:
         for name in ("_quarto.yml", "_quarto.yaml"):
             if (folder / name).is_file() and (allowed is None or allowed(folder / name)):
                 return _quarto(document.resolve(), folder, allowed)
