@@ -13,8 +13,9 @@ The rules are knitr's own (``all_patterns$md`` in ``R/pattern.R`` and ``group_in
 ``^[\\t >]*```+\\s*\\{engine( *[ ,].*)?\\}\\s*$`` and closes on the next line that is exactly its
 opening prefix (indent or blockquote) and backticks; a header with the same prefix and backticks
 inside an open chunk starts the next chunk; a closing line with other backticks ends the chunk when
-no exact one follows (knitr 1.42 warns, later versions refuse the file). Quarto's cell regex adds
-``.`` to engine names, which is accepted too. ``{=html}`` is a pandoc raw block, not a chunk.
+no exact one follows (knitr 1.42 to 1.45 warn, 1.46 and later refuse the file). Quarto's cell
+regex adds ``.`` to engine names, which is accepted too. ``{=html}`` is a pandoc raw block, not a
+chunk.
 
 Chunks whose engine writes its text into the document as Markdown (``asis``, ``block``,
 ``block2``, bookdown's theorem and proof environments) keep their text: the citations inside are
@@ -67,7 +68,7 @@ class Chunks:
     children: list[tuple[str, int]] = field(default_factory=list)
     """``child=`` documents a chunk names (name, line): knitr reads them, rwgate does not."""
     mismatched: list[int] = field(default_factory=list)
-    """Lines of closing fences that do not match their opening (knitr ≥ 1.43 refuses these)."""
+    """Lines of closing fences that do not match their opening (knitr ≥ 1.46 refuses these)."""
 
 
 def _prefix(line: str) -> str:

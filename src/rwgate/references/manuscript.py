@@ -172,13 +172,13 @@ def read_source_ast(
 
 def _chunk_problems(path: Path, chunks: Chunks) -> list[Problem]:
     """Warnings for what knitr reads that rwgate does not: child documents; and fences knitr
-    1.43 and later refuse."""
+    1.46 and later refuse."""
     found = []
     for name, line in chunks.children:
         message = f"child document not read (its citations are not checked): {name}"
         found.append(Problem(message=message, location=Location(file=str(path), line=line)))
     for line in chunks.mismatched:
-        message = "a chunk's closing fence differs from its opening one (knitr >= 1.43 stops here)"
+        message = "a chunk's closing fence differs from its opening one (knitr >= 1.46 stops here)"
         found.append(Problem(message=message, location=Location(file=str(path), line=line)))
     return found
 
