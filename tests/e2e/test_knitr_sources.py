@@ -146,3 +146,15 @@ def test_a_document_that_cites_nothing_or_holds_its_references_is_judged(
     )
     code, report, _ = _check(capsys, inline, "--policy", "strict")
     assert _statuses(report) == {"lacour2014": "retracted"} and code == 1
+
+
+def test_a_bibliography_under_a_format_key_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path / "refs.bib", BIB)
+    paper = _write(
+        tmp_path / "paper.qmd",
+        "---\nformat:\n  pdf:\n    bibliography: refs.bib\n---\n\nMinds changed [@lacour2014].\n",
+    )
+    code, report, _ = _check(capsys, paper, "--policy", "strict")
+    assert _statuses(report) == {"lacour2014": "retracted"} and code == 1

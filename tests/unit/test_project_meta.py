@@ -117,3 +117,17 @@ def test_files_outside_the_allowed_roots_are_not_read(tmp_path: Path) -> None:
     _write(tmp_path / "_quarto.yml", "bibliography: refs.bib\n")
     doc = _write(tmp_path / "inner" / "paper.qmd", "x\n")
     assert project_for(doc, allowed=lambda p: Path(p).is_relative_to(tmp_path / "inner")) is None
+
+
+def test_bibliographies_under_a_format_are_read_after_the_top_level_ones(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "_quarto.yml",
+        "bibliography: top.bib\nformat:\n  html:\n    bibliography: web.bib\n  pdf: default\n",
+    )
+    _write(tmp_path / "top.bib", "")
+    _write(tmp_path / "web.bib", "")
+    project = project_for(_write(tmp_path / "ch.qmd", "x\n"))
+    assert project is not None
+    assert combined(project, {}) == {
+        "bibliography": [str(tmp_path / "top.bib"), str(tmp_path / "web.bib")]
+    }

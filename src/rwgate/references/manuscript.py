@@ -185,6 +185,8 @@ def _chunk_problems(path: Path, chunks: Chunks) -> list[Problem]:
 
 def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
     """The document's own citation fields, as plain values (a list stays a list)."""
+    from rwgate.references.project import FORMATS, format_bibliographies
+
     meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
     own: dict[str, Any] = {}
     raw = meta.get("bibliography") if isinstance(meta, dict) else None
@@ -194,6 +196,10 @@ def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
     block = pandoc_ast.rwgate_metadata(ast)
     if block:
         own["rwgate"] = block
+    formats = pandoc_ast.meta_to_plain(meta.get("format")) if isinstance(meta, dict) else None
+    per_format = format_bibliographies(formats)
+    if per_format:
+        own[FORMATS] = per_format
     return own
 
 
@@ -201,9 +207,11 @@ def _with_project(
     ast: dict[str, Any], path: Path, resource_path: list[Path] | None, allowed: Allowed | None
 ) -> CitedDocument:
     """The document, with what its Quarto project or bookdown book adds to its metadata."""
-    from rwgate.references.project import cited_in, combined, project_for
+    from rwgate.references.project import Project, cited_in, combined, project_for
 
     project = project_for(path, allowed)
+    if project is None and path.suffix.lower() == ".qmd":
+        project = Project(kind="quarto")  # a lone .qmd: its own format-level bibliographies
     if project is None:
         return document_from_ast(ast, path, resource_path, allowed)
     merged = combined(project, _own_layer(ast))

@@ -102,7 +102,23 @@ def _layer(data: dict[str, Any], base: Path, fixup: bool = True) -> Layer:
     layer = {key: data[key] for key in _KEYS if key in data}
     if "bibliography" in layer:
         layer["bibliography"] = _paths(layer["bibliography"], base, fixup)
+    per_format = format_bibliographies(data.get("format"))
+    if per_format:
+        layer[FORMATS] = _paths(per_format, base, fixup)
     return layer
+
+
+FORMATS = "format-bibliography"
+"""Bibliographies set under ``format: <name>:``: every format's, since any may be rendered."""
+
+
+def format_bibliographies(formats: Any) -> list[str]:
+    """The ``bibliography`` names under each output format of a ``format:`` map, in order."""
+    found: list[str] = []
+    for options in formats.values() if isinstance(formats, dict) else []:
+        if isinstance(options, dict):
+            found += [str(n) for n in _as_list(options.get("bibliography") or []) if n]
+    return found
 
 
 def merge(low: Any, high: Any) -> Any:
@@ -268,6 +284,9 @@ def combined(project: Project, own: Layer) -> Layer:
         out: Layer = {}
         for layer in [*project.layers, own]:
             out = merge(out, layer)
+        extra = out.pop(FORMATS, [])
+        if extra:  # after the top-level names: those are found first, as in a format that has none
+            out["bibliography"] = merge(out.get("bibliography"), list(extra))
         return out
     files, *book = project.layers  # bookdown: --metadata-file/--defaults, then index.Rmd
     yaml_blocks = dict(own)
