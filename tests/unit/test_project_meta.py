@@ -131,3 +131,16 @@ def test_bibliographies_under_a_format_are_read_after_the_top_level_ones(tmp_pat
     assert combined(project, {}) == {
         "bibliography": [str(tmp_path / "top.bib"), str(tmp_path / "web.bib")]
     }
+
+
+def test_a_lone_r_markdown_document_reads_its_pandoc_args(tmp_path: Path) -> None:
+    doc = _write(
+        tmp_path / "paper.Rmd",
+        "---\noutput:\n  html_document:\n    pandoc_args: ['--metadata-file', 'meta.yaml']\n---\n",
+    )
+    _write(tmp_path / "meta.yaml", "bibliography: [a.bib]\n")
+    project = project_for(doc)
+    assert project is not None
+    assert combined(project, {}) == {"bibliography": [str(tmp_path / "a.bib")]}
+    plain = _write(tmp_path / "other" / "plain.Rmd", "---\noutput: html_document\n---\n")
+    assert project_for(plain) is None

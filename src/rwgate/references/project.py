@@ -36,6 +36,7 @@ import yaml
 from rwgate.references.locate import Allowed
 
 Layer = dict[str, Any]
+_ARG_OPTIONS = ("--metadata-file", "--defaults", "-d", "--bibliography")
 _KEYS = ("bibliography", "nocite", "rwgate")
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MARKDOWN = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown")
@@ -275,7 +276,20 @@ def project_for(document: Path, allowed: Allowed | None = None) -> Project | Non
         root = _book_root(document.resolve(), allowed)
         if root is not None:
             return _bookdown(document, root, allowed)
+        return _rmarkdown(document.resolve(), allowed)
     return None
+
+
+def _rmarkdown(document: Path, allowed: Allowed | None) -> Project | None:
+    """A lone R Markdown document whose ``pandoc_args`` (its ``output:`` or the ``_output.yml``
+    beside it, which rmarkdown reads too) name metadata files or bibliographies; else None."""
+    project = Project(kind="bookdown", root=document.parent)
+    args = _pandoc_args(front_matter(document, allowed, project).get("output") or {})
+    args += _pandoc_args(_load(document.parent / "_output.yml", allowed, project))
+    if not any(a.split("=")[0] in _ARG_OPTIONS for a in args):
+        return None
+    project.layers = [_args_layer(args, document.parent, allowed, project)]
+    return project
 
 
 def combined(project: Project, own: Layer) -> Layer:
