@@ -158,3 +158,24 @@ def test_a_bibliography_under_a_format_key_is_read(
     )
     code, report, _ = _check(capsys, paper, "--policy", "strict")
     assert _statuses(report) == {"lacour2014": "retracted"} and code == 1
+
+
+def test_quarto_cross_references_are_not_citations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Quarto's crossref filter takes @fig-..., @sec-... (and crossref: custom: types) before
+    # citeproc: a chapter that cites nothing else is judged, not "cannot judge".
+    paper = _write(
+        tmp_path / "paper.qmd",
+        "---\ncrossref:\n  custom:\n    - kind: float\n      key: vid\n---\n\n"
+        "# Intro {#sec-intro}\n\nSee @sec-intro, @fig-plot, @Tbl-data and @vid-demo.\n",
+    )
+    code, report, _ = _check(capsys, paper, "--policy", "strict")
+    assert code == 0 and _statuses(report) == {}
+    _write(tmp_path / "refs.bib", BIB)
+    both = _write(
+        tmp_path / "both.qmd",
+        "---\nbibliography: refs.bib\n---\n\nAs in @fig-plot [@lacour2014; @sec-x].\n",
+    )
+    code, report, _ = _check(capsys, both, "--policy", "strict")
+    assert _statuses(report) == {"lacour2014": "retracted"} and code == 1

@@ -196,6 +196,9 @@ def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
     block = pandoc_ast.rwgate_metadata(ast)
     if block:
         own["rwgate"] = block
+    crossref = pandoc_ast.meta_to_plain(meta.get("crossref")) if isinstance(meta, dict) else None
+    if isinstance(crossref, dict):
+        own["crossref"] = crossref
     formats = pandoc_ast.meta_to_plain(meta.get("format")) if isinstance(meta, dict) else None
     per_format = format_bibliographies(formats)
     if per_format:
@@ -207,7 +210,13 @@ def _with_project(
     ast: dict[str, Any], path: Path, resource_path: list[Path] | None, allowed: Allowed | None
 ) -> CitedDocument:
     """The document, with what its Quarto project or bookdown book adds to its metadata."""
-    from rwgate.references.project import Project, cited_in, combined, project_for
+    from rwgate.references.project import (
+        Project,
+        cited_in,
+        combined,
+        cross_references,
+        project_for,
+    )
 
     project = project_for(path, allowed)
     if project is None and path.suffix.lower() == ".qmd":
@@ -220,6 +229,9 @@ def _with_project(
     doc = document_from_ast(ast, path, resource_path, allowed, names=names)
     keys, cite_all = cited_in(merged.get("nocite"))
     doc.keys += [key for key in keys if key not in doc.keys]
+    if project.kind == "quarto":  # @fig-x, @sec-y: Quarto's cross-references, not citations
+        refs = cross_references(doc.keys, merged.get("crossref"))
+        doc.keys = [key for key in doc.keys if key not in refs]
     doc.cite_all = doc.cite_all or cite_all
     block = merged.get("rwgate")
     if isinstance(block, dict):

@@ -37,7 +37,7 @@ from rwgate.references.locate import Allowed
 
 Layer = dict[str, Any]
 _ARG_OPTIONS = ("--metadata-file", "--defaults", "-d", "--bibliography")
-_KEYS = ("bibliography", "nocite", "rwgate")
+_KEYS = ("bibliography", "nocite", "rwgate", "crossref")
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MARKDOWN = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown")
 LEVELS = 2
@@ -310,6 +310,33 @@ def combined(project: Project, own: Layer) -> Layer:
     if project.command_line:
         out["bibliography"] = project.command_line  # --bibliography replaces the field
     return out
+
+
+QUARTO_REF_TYPES = frozenset(
+    {
+        *("fig", "tbl", "lst", "eq", "sec"),  # floats, equations, sections
+        *("thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "alg", "prf", "rem", "sol"),
+        *("nte", "tip", "wrn", "imp", "cau"),  # callouts
+    }
+)
+"""Quarto's cross-reference types (quarto-cli filters/crossref/refs.lua ``valid_ref_types``,
+customnodes/theorem.lua, the callout and float categories)."""
+
+
+def cross_references(keys: list[str], crossref: Any) -> set[str]:
+    """The keys Quarto's crossref filter takes for cross-references (``@fig-plot``, ``@sec-intro``,
+    and a ``crossref: custom:`` type): they never reach citeproc, resolved or not."""
+    types = set(QUARTO_REF_TYPES)
+    custom = crossref.get("custom") if isinstance(crossref, dict) else None
+    for kind in custom if isinstance(custom, list) else []:
+        if isinstance(kind, dict) and isinstance(kind.get("key"), str):
+            types.add(kind["key"].lower())
+    found = set()
+    for key in keys:
+        match = re.match(r"([A-Za-z]+)-", key)
+        if match and match.group(1).lower() in types:
+            found.add(key)
+    return found
 
 
 def cited_in(value: Any) -> tuple[list[str], bool]:
