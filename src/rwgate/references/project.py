@@ -58,9 +58,15 @@ class Project:
     """``--bibliography`` files a book's ``pandoc_args`` give (they replace the field)."""
 
 
+def _visible(path: Path, allowed: Allowed | None) -> bool:
+    """Whether ``path`` may be read and is a file: outside the allowed roots (MCP) a file is never
+    looked at, so its existence is never revealed."""
+    return (allowed is None or allowed(path)) and path.is_file()
+
+
 def _load(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
     """A YAML file's top-level map ({} when absent, refused or not a map; a parse error noted)."""
-    if not path.is_file() or (allowed is not None and not allowed(path)):
+    if not _visible(path, allowed):
         return {}
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
@@ -73,7 +79,7 @@ def _load(path: Path, allowed: Allowed | None, project: Project) -> dict[str, An
 
 def front_matter(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
     """The YAML front matter of a Markdown file ({} when it has none)."""
-    if not path.is_file() or (allowed is not None and not allowed(path)):
+    if not _visible(path, allowed):
         return {}
     try:
         match = _FRONT.match(path.read_text(encoding="utf-8", errors="replace"))
@@ -176,7 +182,7 @@ def _quarto(document: Path, root: Path, allowed: Allowed | None) -> Project:
     for profile in reversed(_profiles(config, root)):
         for suffix in (".yml", ".yaml"):
             path = root / f"_quarto-{profile}{suffix}"
-            if path.is_file():
+            if _visible(path, allowed):
                 layers.append(_layer(_load(path, allowed, project), root))
                 break
     layers.append(_layer(_load(root / "_quarto.yml.local", allowed, project), root))
@@ -184,7 +190,7 @@ def _quarto(document: Path, root: Path, allowed: Allowed | None) -> Project:
     for part in document.parent.relative_to(root).parts:
         folder = folder / part
         for name in ("_metadata.yml", "_metadata.yaml"):
-            if (folder / name).is_file():
+            if _visible(folder / name, allowed):
                 layers.append(_layer(_load(folder / name, allowed, project), folder))
                 break
     project.layers = [layer for layer in layers if layer]
@@ -237,10 +243,10 @@ def _book_root(document: Path, allowed: Allowed | None) -> Path | None:
     """The bookdown book a ``.Rmd`` belongs to: the nearest folder with ``_bookdown.yml``, else
     the document's own folder when its ``index.Rmd`` says ``site: bookdown::bookdown_site``."""
     for folder in [document.parent, *document.parent.parents][: LEVELS + 1]:
-        if (folder / "_bookdown.yml").is_file() and (allowed is None or allowed(folder)):
+        if _visible(folder / "_bookdown.yml", allowed):
             return folder
     index = document.parent / "index.Rmd"
-    if index.is_file() and (allowed is None or allowed(index)):
+    if _visible(index, allowed):
         head = index.read_text(encoding="utf-8", errors="replace")[:4096]
         if re.search(r"^site:\s*[\"']?bookdown::bookdown_site", head, re.M):
             return document.parent
@@ -270,7 +276,7 @@ def project_for(document: Path, allowed: Allowed | None = None) -> Project | Non
     here = document.resolve().parent
     for folder in [here, *here.parents]:
         for name in ("_quarto.yml", "_quarto.yaml"):
-            if (folder / name).is_file() and (allowed is None or allowed(folder / name)):
+            if _visible(folder / name, allowed):
                 return _quarto(document.resolve(), folder, allowed)
     if document.suffix.lower() in (".rmd", ".rmarkdown"):
         root = _book_root(document.resolve(), allowed)
