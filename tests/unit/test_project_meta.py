@@ -70,7 +70,9 @@ def test_quarto_profiles_metadata_files_and_directory_metadata_merge_in_quartos_
     assert str(tmp_path / "draft.bib") not in combined(project, {})["bibliography"]
 
 
-def test_a_bookdown_chapter_takes_index_rmd_bibliography_first(tmp_path: Path) -> None:
+def test_a_bookdown_chapter_takes_index_rmd_bibliography_unless_it_names_one(
+    tmp_path: Path,
+) -> None:
     _write(tmp_path / "_bookdown.yml", "book_filename: book\n")
     _write(
         tmp_path / "index.Rmd", "---\ntitle: A book\nbibliography: [book.bib, packages.bib]\n---\n"
@@ -78,8 +80,10 @@ def test_a_bookdown_chapter_takes_index_rmd_bibliography_first(tmp_path: Path) -
     chapter = _write(tmp_path / "02-two.Rmd", "---\nbibliography: own.bib\n---\n# Two\n")
     project = project_for(chapter)
     assert project is not None and project.kind == "bookdown"
-    # pandoc keeps the first YAML block's value, and index.Rmd comes first
-    assert combined(project, {"bibliography": "own.bib"})["bibliography"] == [
+    # bookdown puts the chapter (its YAML block too) after index.Rmd, and pandoc takes a field
+    # from the last YAML block that sets it
+    assert combined(project, {"bibliography": "own.bib"})["bibliography"] == "own.bib"
+    assert combined(project, {})["bibliography"] == [
         str(tmp_path / "book.bib"),
         str(tmp_path / "packages.bib"),
     ]

@@ -14,8 +14,9 @@ the later one win when both are single values. A path is made relative to the fi
 when a file is there, as Quarto's ``toInputRelativePaths`` does; otherwise it stays the document's.
 
 bookdown (``merge_chapters``): chapters are concatenated after the book's first file (``index.Rmd``
-or the first of ``_bookdown.yml``'s ``rmd_files``), and pandoc keeps the first value of a field:
-``index.Rmd``'s bibliography wins, the chapter's counts when it names none. pandoc runs in the
+or the first of ``_bookdown.yml``'s ``rmd_files``), and pandoc takes a field from the last YAML
+block that sets it: the chapter's bibliography wins, ``index.Rmd``'s counts when it names none (a
+later chapter's would win over both; it is not read). pandoc runs in the
 book's folder, so names are the book folder's. The ``pandoc_args`` of ``_output.yml`` and of the
 front matter may name ``--metadata-file``, ``--defaults`` or ``--bibliography``; those are read too.
 
@@ -309,9 +310,9 @@ def combined(project: Project, own: Layer) -> Layer:
             out["bibliography"] = merge(out.get("bibliography"), list(extra))
         return out
     files, *book = project.layers  # bookdown: --metadata-file/--defaults, then index.Rmd
-    yaml_blocks = dict(own)
-    for layer in book:
-        yaml_blocks.update(layer)  # pandoc keeps the first YAML block's value: index.Rmd's
+    yaml_blocks: Layer = {}
+    for layer in [*book, own]:  # pandoc takes a field from the last YAML block that sets it
+        yaml_blocks.update(layer)
     out = {**files, **yaml_blocks}  # the document's metadata over a metadata file's
     if project.command_line:
         out["bibliography"] = project.command_line  # --bibliography replaces the field
