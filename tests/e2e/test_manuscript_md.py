@@ -263,7 +263,9 @@ def test_include_directives_are_not_followed_and_are_reported(
 def test_sandbox_leaves_markdown_reading_unchanged(tmp_path: Path) -> None:
     secret = _outside_secret(tmp_path)
     doc_path = tmp_path / "paper.md"
-    doc_path.write_text(f"![figure]({secret})\n\nText [@a] and [@b].\n", encoding="utf-8")
+    # its own references: citations that reach no bibliography are "cannot judge"
+    refs = "---\nreferences:\n- id: a\n- id: b\n---\n\n"
+    doc_path.write_text(f"{refs}![figure]({secret})\n\nText [@a] and [@b].\n", encoding="utf-8")
     sandboxed = run_pandoc_json(doc_path)
     plain = subprocess.run(
         [pandoc_path(), "--to=json", "--", str(doc_path)],

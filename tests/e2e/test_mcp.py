@@ -753,3 +753,23 @@ def test_pandoc_runs_under_the_calls_heap_limit(
     (tmp_path / "big.md").write_text("# t\n\n" + "word " * 600_000 + "[@x]\n", encoding="utf-8")
     text = error_text(call([tmp_path], "rw_check_manuscript", {"path": "big.md"}))
     assert "pandoc needed more than 64 MB; split the document" in text
+
+
+def test_a_quarto_chapter_takes_the_project_bibliography_within_the_roots(
+    fake: FakeCrossref, tmp_path: Path
+) -> None:
+    """A chapter's bibliography comes from ``_quarto.yml`` (its chunk text is never a citation);
+    a ``_quarto.yml`` above the roots is never read, so the chapter cannot be judged there."""
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(EXAMPLES / "refs.bib", book / "refs.bib")
+    (book / "_quarto.yml").write_text("project:\n  type: book\nbibliography: refs.bib\n", "utf-8")
+    (book / "chapters").mkdir()
+    (book / "chapters" / "two.qmd").write_text(
+        "# Two\n\n```{r}\n# [@lacour2014]\n\nx <- 1\n```\n\nAs shown [@wakefield1998].\n", "utf-8"
+    )
+    out = structured(call([book], "rw_check_manuscript", {"path": "chapters/two.qmd"}))
+    assert [c["key"] for c in out["citations"]] == ["wakefield1998"]
+    assert out["citations"][0]["status"] == "retracted"
+    text = error_text(call([book / "chapters"], "rw_check_manuscript", {"path": "two.qmd"}))
+    assert "cannot judge from the sources" in text and "refs.bib" not in text

@@ -82,3 +82,23 @@ def test_default_policy_annotates_but_does_not_block(project) -> None:
     (repo / "refs.bib").write_text(entry("wakefield1998"), "utf-8")
     done = try_repo(repo, env, "refs.bib")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_staged_quarto_chapter_is_judged_with_the_project_bibliography(project) -> None:
+    # Staged alone, a chapter of a Quarto book names no bibliography (_quarto.yml does) and its
+    # citation follows a chunk that holds a blank line: both once made the commit pass.
+    repo, env = project
+    (repo / "rwgate.toml").write_text('policy = "strict"\n', encoding="utf-8")
+    (repo / "refs.bib").write_text(entry("wakefield1998"), "utf-8")
+    (repo / "_quarto.yml").write_text("project:\n  type: book\nbibliography: refs.bib\n", "utf-8")
+    chapter = repo / "chapters" / "two.qmd"
+    chapter.parent.mkdir()
+    chapter.write_text(
+        "# Two\n\n```{r setup, include=FALSE}\nx <- 1\n\ny <- 2\n```\n\n"
+        "Vaccines were blamed [@wakefield1998].\n\n```{r}\nz <- 3\n```\n",
+        "utf-8",
+    )
+    done = try_repo(repo, env, "chapters/two.qmd")
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "wakefield1998: retracted" in out.lower()

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rwgate.errors import RwgateError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.bibfind import resolve_bibliographies
 from rwgate.references.latexaux import AuxInfo, parse_aux, parse_bcf
 from rwgate.references.latexread import Allowed, LatexError
+from rwgate.references.reach import CANNOT_JUDGE as UNJUDGED
+from rwgate.references.reach import unreached
 from rwgate.references.texscan import scan_tex
 
 
@@ -98,35 +99,17 @@ def _root_of(tex: Path, keys: list[str], names: list[str], allowed: Allowed | No
     return main_document(tex, text, allowed) if is_fragment(text) else None
 
 
-CANNOT_JUDGE = (
-    "cannot judge from the sources: build first (rwgate then reads the .aux/.bcf) or name the .bib"
-)
+CANNOT_JUDGE = f"{UNJUDGED}: build first (rwgate then reads the .aux/.bcf) or name the .bib"
 
 
 def _judgeable(tex: Path, keys: list[str], names: list[str], files: list[str]) -> None:
-    """Read from the sources, cited keys that resolve to no bibliography are an error, never a
-    pass of ``missing_entry`` warnings: the document names no bibliography rwgate could see (a
-    class's own macro, ``\\bibliography{\\jobname}``), or none of its keys is in the ones it
-    names. A document that cites nothing is judged (and passes)."""
-    if not keys:
-        return
-    if not names:
-        raise LatexError(f"{tex}: {CANNOT_JUDGE} (no bibliography command found)")
-    if not files or len(files) < len(names):
-        return  # a name not found is an error of its own, at its \\bibliography line
-    from rwgate.references import load_bibliography
-
-    entries: set[str] = set()
-    for file in files:
-        try:
-            entries.update(ref.key.casefold() for ref in load_bibliography(Path(file)).references)
-        except (RwgateError, OSError, ValueError):
-            return  # unreadable: the join says so, and that is exit 2 too
-    if not any(key.casefold() in entries for key in keys):
-        shown = ", ".join(Path(f).name for f in files)
-        raise LatexError(
-            f"{tex}: {CANNOT_JUDGE} (none of the {len(keys)} cited keys is in {shown})"
-        )
+    """Cited keys that reach no bibliography are an error (:mod:`rwgate.references.reach`);
+    for LaTeX "no bibliography found" means no bibliography command was found."""
+    why = unreached(keys, names, files)
+    if why == "no bibliography found":
+        why = "no bibliography command found"
+    if why:
+        raise LatexError(f"{tex}: {CANNOT_JUDGE} ({why})")
 
 
 def aux_document(

@@ -10,6 +10,7 @@ through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,10 @@ from typing import Any
 from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
+from rwgate.references.knitr import Chunks, blank_chunks
 from rwgate.references.locate import OUTSIDE, Allowed, OutsideRoots, resolve_bibliography
+from rwgate.references.reach import CANNOT_JUDGE as UNJUDGED
+from rwgate.references.reach import unreached
 
 # pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
 # position it gives is where the reader stopped, after the directive, so the line is looked up.
@@ -46,12 +50,14 @@ def document_from_ast(
     resource_path: list[Path] | None = None,
     allowed: Allowed | None = None,
     keys: list[str] | None = None,
+    names: list[str] | None = None,
 ) -> CitedDocument:
     """Reduce a pandoc AST to a CitedDocument; shared by ``rwgate check`` and the pandoc filter.
-    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` when the caller has them already."""
+    ``keys``: :func:`pandoc_ast.cited_keys` of ``ast`` when the caller has them already;
+    ``names``: the bibliographies when a project, not ``ast`` alone, names them."""
     problems: list[Problem] = []
     bibliographies: list[str] = []
-    for name in pandoc_ast.bibliography_paths(ast):
+    for name in pandoc_ast.bibliography_paths(ast) if names is None else names:
         where = Location(file=str(document), line=_line_of(document, name))
         try:
             found = resolve_bibliography(name, document, resource_path, allowed)
@@ -101,25 +107,137 @@ def read_markdown(
 
     pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
     warning, because the citations inside it are not checked. ``allowed`` confines the
-    bibliographies the metadata names.
+    bibliographies the metadata names. R Markdown and Quarto sources are read as knitr reads
+    them (:mod:`rwgate.references.knitr`) with the metadata their project gives them
+    (:mod:`rwgate.references.project`); citations that reach no bibliography are an error.
     """
-    from rwgate.pandoc_exe import PandocError, run_pandoc_json
-
     path = Path(path)
     if not path.is_file():
         raise ManuscriptError(f"{path}: no such file")
     warnings: list[str] = []
-    try:
-        ast = run_pandoc_json(path, pandoc_format, warnings=warnings)
-    except PandocError as exc:
-        raise ManuscriptError(str(exc)) from exc
-    doc = document_from_ast(ast, path, resource_path, allowed)
+    ast, chunks = read_source_ast(path, pandoc_format, warnings)
+    doc = _with_project(ast, path, resource_path, allowed)
     for warning in warnings:
         skipped = _SKIPPED_INCLUDE.match(warning)
         if skipped:
             message = f"included file not read (its citations are not checked): {skipped['name']}"
             where = Location(file=str(path), line=_line_of(path, skipped["name"]))
             doc.problems.append(Problem(message=message, location=where))
+    if chunks is not None:
+        doc.problems += _chunk_problems(path, chunks)
+    inline = [str(entry.get("id", "")) for entry in doc.inline_references]
+    lost = any(p.unreadable for p in doc.problems)  # a bibliography not found: its own error
+    why = None if lost else unreached(doc.keys, doc.bibliographies, doc.bibliographies, inline)
+    if why:
+        raise ManuscriptError(f"{path}: {CANNOT_JUDGE} ({why})")
+    return doc
+
+
+CANNOT_JUDGE = (
+    f"{UNJUDGED}: name the bibliography (front matter, _quarto.yml, bookdown's index.Rmd)"
+)
+KNITR_SUFFIXES = (".qmd", ".rmd", ".rmarkdown")
+"""Sources knitr or Quarto turn into Markdown: their code chunks are code, never prose."""
+
+
+def read_source_ast(
+    path: Path, pandoc_format: str, warnings: list[str]
+) -> tuple[dict[str, Any], Chunks | None]:
+    """pandoc's AST of ``path``; a knitr/Quarto source is read with its chunks blanked (a copy in
+    a private temporary folder, line for line, so pandoc's lines are the source's)."""
+    from rwgate.pandoc_exe import PandocError, run_pandoc_json
+
+    try:
+        if path.suffix.lower() not in KNITR_SUFFIXES:
+            return run_pandoc_json(path, pandoc_format, warnings=warnings), None
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        chunks = blank_chunks(text)
+        if not chunks.count:
+            return run_pandoc_json(path, pandoc_format, warnings=warnings), chunks
+        with tempfile.TemporaryDirectory(prefix="rwgate-knitr-") as folder:
+            staged = Path(folder) / path.name
+            staged.write_bytes(chunks.text.encode("utf-8", "surrogateescape"))
+            said: list[str] = []
+            try:
+                ast = run_pandoc_json(staged, pandoc_format, warnings=said)
+            except PandocError as exc:
+                raise PandocError(str(exc).replace(str(staged), str(path))) from None
+            warnings += [w.replace(str(staged), str(path)) for w in said]
+            return ast, chunks
+    except PandocError as exc:
+        raise ManuscriptError(str(exc)) from exc
+    except OSError as exc:
+        raise ManuscriptError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def _chunk_problems(path: Path, chunks: Chunks) -> list[Problem]:
+    """Warnings for what knitr reads that rwgate does not: child documents; and fences knitr
+    1.46 and later refuse."""
+    found = []
+    for name, line in chunks.children:
+        message = f"child document not read (its citations are not checked): {name}"
+        found.append(Problem(message=message, location=Location(file=str(path), line=line)))
+    for line in chunks.mismatched:
+        message = "a chunk's closing fence differs from its opening one (knitr >= 1.46 stops here)"
+        found.append(Problem(message=message, location=Location(file=str(path), line=line)))
+    return found
+
+
+def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
+    """The document's own citation fields, as plain values (a list stays a list)."""
+    from rwgate.references.project import FORMATS, format_bibliographies
+
+    meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
+    own: dict[str, Any] = {}
+    raw = meta.get("bibliography") if isinstance(meta, dict) else None
+    if raw is not None:
+        names = pandoc_ast.bibliography_paths(ast)
+        own["bibliography"] = names if raw.get("t") == "MetaList" else (names or [""])[0]
+    block = pandoc_ast.rwgate_metadata(ast)
+    if block:
+        own["rwgate"] = block
+    crossref = pandoc_ast.meta_to_plain(meta.get("crossref")) if isinstance(meta, dict) else None
+    if isinstance(crossref, dict):
+        own["crossref"] = crossref
+    formats = pandoc_ast.meta_to_plain(meta.get("format")) if isinstance(meta, dict) else None
+    per_format = format_bibliographies(formats)
+    if per_format:
+        own[FORMATS] = per_format
+    return own
+
+
+def _with_project(
+    ast: dict[str, Any], path: Path, resource_path: list[Path] | None, allowed: Allowed | None
+) -> CitedDocument:
+    """The document, with what its Quarto project or bookdown book adds to its metadata."""
+    from rwgate.references.project import (
+        Project,
+        cited_in,
+        combined,
+        cross_references,
+        project_for,
+    )
+
+    project = project_for(path, allowed)
+    if project is None and path.suffix.lower() == ".qmd":
+        project = Project(kind="quarto")  # a lone .qmd: its own format-level bibliographies
+    if project is None:
+        return document_from_ast(ast, path, resource_path, allowed)
+    merged = combined(project, _own_layer(ast))
+    value = merged.get("bibliography")
+    names = [str(n) for n in (value if isinstance(value, list) else [value]) if n]
+    doc = document_from_ast(ast, path, resource_path, allowed, names=names)
+    keys, cite_all = cited_in(merged.get("nocite"))
+    doc.keys += [key for key in keys if key not in doc.keys]
+    if project.kind == "quarto":  # @fig-x, @sec-y: Quarto's cross-references, not citations
+        refs = cross_references(doc.keys, merged.get("crossref"))
+        doc.keys = [key for key in doc.keys if key not in refs]
+    doc.cite_all = doc.cite_all or cite_all
+    block = merged.get("rwgate")
+    if isinstance(block, dict):
+        doc.metadata = block
+    for problem in project.problems:
+        doc.problems.append(Problem(message=problem))
     return doc
 
 

@@ -101,7 +101,7 @@ READERS: tuple[Reader, ...] = (
     Reader(
         "markdown",
         "manuscript",
-        (".md", ".markdown", ".qmd", ".rmd"),
+        (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown"),
         f"{_REFS}.manuscript:read_markdown",
         pandoc_format="markdown",
     ),
