@@ -206,6 +206,43 @@ def test_tex_escapes_in_doi_fields(written: str, doi: str) -> None:
     assert ref.doi == doi
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        r"10.1016/S0140-6736(97)11096-0\relax",  # issue 38: was read literally, judged clean
+        r"10.1016/S0140-6736(97)11096-0\relax ",
+        r"10.1016/S0140-\-6736(97)11096-0",  # a hyphenation point prints nothing, not "-"
+        r"10.1016/\allowbreak S0140-6736(97)\allowbreak{}11096-0",
+        r"10.1016/S0140-6736\discretionary{-}{}{}(97)11096-0",
+        r"10.1016/S0140-6736(97)\penalty0 11096-0",
+        r"10.1016/S0140-6736(97)\linebreak[0]11096-0",
+        r"10.1016/S0140-6736(97)\hspace{0pt}11096-0",
+        r"10.1016/S0140\textendash{}6736(97)11096-0",
+        r"10.1016/S0140-6736(97)\/11096-0",
+    ],
+)
+def test_what_a_doi_field_does_not_print_is_dropped(written: str) -> None:
+    (ref,) = parse_bib(f"@article{{w, doi={{{written}}}}}", "t.bib").references
+    assert (ref.doi, ref.raw_doi) == (W_CANON, None)
+
+
+@pytest.mark.parametrize("written", [r"10.1016/S0140-6736(97)11096-0\foo", r"10.1/\textit{x}"])
+def test_a_doi_field_with_a_control_word_left_is_no_doi(written: str) -> None:
+    """A control word TeX does not print as its letters: the field names no DOI that can be
+    read, so it is ``invalid_doi`` (never a literal DOI that a full export calls clean)."""
+    (ref,) = parse_bib(f"@article{{w, doi={{{written}}}}}", "t.bib").references
+    assert ref.doi is None and ref.raw_doi
+
+
+def test_a_doi_ending_in_relax_is_wakefields_under_strict(offline: Settings) -> None:
+    """Issue 38 reproduction: ``{10.1016/S0140-6736(97)11096-0\relax}`` against a full export."""
+    (ref,) = parse_bib(
+        r"@article{w, doi = {10.1016/S0140-6736(97)11096-0\relax}}", "t.bib"
+    ).references
+    (citation,) = check([ref], offline).citations
+    assert citation.status == "retracted"
+
+
 def test_a_ten_digit_zero_padded_pmid_is_read(offline) -> None:  # type: ignore[no-untyped-def]
     (ref,) = parse_bib("@article{h, pmid = {0034938348}}", "t.bib").references
     assert ref.pmid == "34938348"

@@ -18,7 +18,7 @@ from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
 from rwgate.references import read_with
 from rwgate.references.bibscan import BibEntry, BibScan, scan
-from rwgate.references.texvalue import doi_readings, identifier, text
+from rwgate.references.texvalue import doi_readings, has_control_word, identifier, text
 
 # biblatex's (and BibTeX's) non-work entries: they hold macros or shared fields, nobody cites them.
 _NOT_WORKS = frozenset({"xdata"})
@@ -200,7 +200,7 @@ def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | Non
     readings = doi_readings(fields.get("doi", ""))
     if readings[0]:  # as the styles print it: TeX escapes undone, ``~`` a space (or a tilde)
         for written in readings:
-            found = doimod.try_normalize(written)
+            found = None if has_control_word(written) else doimod.try_normalize(written)
             if found:
                 return found, None, "doi"
         return None, readings[-1], "doi"

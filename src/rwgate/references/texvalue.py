@@ -5,7 +5,11 @@ Identifiers must not go through a LaTeX decoder (``%`` starts a TeX comment ther
 written ``10.1016/S0140-6736\\(97\\)11096-0``, ``10.1/a\\_b``, ``{\\_}`` or ``\\%`` is printed by
 the styles as ``(97)``, ``_``, ``%``: read literally it names no registered DOI, and an offline
 check would call a retracted work clean. So an identifier is decoded here, the way TeX prints it
-(``\\`` before a non-letter prints that character; ``~`` is a space), in linear time.
+(``\\`` before a non-letter prints that character; ``~`` is a space), in linear time. What prints
+nothing is dropped (``\\relax``, ``\\-``, ``\\allowbreak``, ``\\discretionary{-}{}{}``,
+``\\penalty0``, ``\\linebreak[0]``, ``\\hspace{0pt}``): kept, ``10.1016/...-0\\relax`` named no DOI
+and a full export called Wakefield's paper clean. A control word left after that is not printed as
+its letters, so the field is no DOI (:func:`has_control_word`), never a guess.
 
 Text goes through pylatexenc, which costs about 10 microseconds a character: a value longer than
 any real title (:data:`DECODER_LIMIT`) is decoded by a plain linear pass instead, so a 1 MB field
@@ -24,6 +28,18 @@ _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?|\\string\s*~"
 _UNDERSCORE = re.compile(r"\\textunderscore\b\s*(?:\{\})?")
 # ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``, ``\/``).
 _CONTROL_SYMBOL = re.compile(r"\\([^A-Za-z\s])")
+# What TeX prints as nothing in a DOI: break hints, no-ops and zero skips (the white space after a
+# control word is TeX's, eaten with it); a \discretionary prints its third (no-break) argument.
+_SILENT = re.compile(
+    r"\\(?:relax|allowbreak|nobreak|ignorespaces|unskip|leavevmode|protect|null|empty|strut"
+    r"|hbox\s*\{\}|mbox\s*\{\}|penalty\s*[-+]?\d+|(?:no)?linebreak\s*(?:\[\s*\d\s*\])?"
+    r"|(?:hskip|kern)\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu)"
+    r"|hspace\*?\s*\{\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp)?\s*\})(?![A-Za-z@])\s*"
+    r"|\\[-/]"
+)
+_DISCRETIONARY = re.compile(r"\\discretionary\s*\{[^{}]*\}\s*\{[^{}]*\}\s*\{([^{}]*)\}")
+_DASH_WORD = re.compile(r"\\text(?:endash|emdash|minus|hyphen)(?![A-Za-z@])\s*(?:\{\})?")
+_CONTROL_WORD_LEFT = re.compile(r"\\[A-Za-z@]")
 _TILDE_MARK = "\0"  # a literal tilde (``\~{}``) while bare ``~`` (a space in TeX) is read
 
 
@@ -36,6 +52,9 @@ def identifier(value: str, tie: str = "~") -> str:
     text = _HREF.sub(r"\1", value) if "\\href" in value else value
     if "\\" in text:
         text = _URL_MACRO.sub(r"\1", text)
+        text = _DISCRETIONARY.sub(r"\1", text)
+        text = _SILENT.sub("", text)
+        text = _DASH_WORD.sub("-", text)
         text = _TILDE.sub(_TILDE_MARK, text)
         text = _UNDERSCORE.sub("_", text)
         text = _CONTROL_SYMBOL.sub(r"\1", text)
@@ -51,6 +70,12 @@ def doi_readings(value: str) -> list[str]:
     spaced = identifier(value, " ")
     literal = identifier(value, "~")
     return [spaced] if literal == spaced else [spaced, literal]
+
+
+def has_control_word(reading: str) -> bool:
+    """Whether a reading still holds a control word no rule above undid (``\\foo``): TeX does
+    not print it as its letters, so the reading is no DOI."""
+    return "\\" in reading and _CONTROL_WORD_LEFT.search(reading) is not None
 
 
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
