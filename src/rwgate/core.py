@@ -34,6 +34,7 @@ from rwgate.models import (
 )
 from rwgate.policy import Policy
 from rwgate.sources import Answers, OpenSources, open_sources
+from rwgate.sources.http import NO_NETWORK
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.trusted import gc_paused, trusted
 
@@ -166,6 +167,18 @@ def _source_errors(answers: Answers, offline: bool, errors: dict[str, set[str]])
                 ).add(lk.error or "error")
 
 
+def _error_line(head: str, why: set[str], srcs: OpenSources) -> str:
+    """One line per source that could not answer; when it cannot be reached at all (no network),
+    the line says what to do instead of leaving each build to find out again."""
+    line = f"{head}: " + "; ".join(sorted(why))
+    if not any(NO_NETWORK in reason for reason in why):
+        return line
+    line += ". Without a network, run with --offline (or RWGATE_OFFLINE=1) to judge from the cache"
+    if any(getattr(source, "is_registry", False) for source in srcs.sources):
+        return line + " and the Retraction Watch snapshot"
+    return line + "; `rwgate data update`, once online, downloads the full Retraction Watch export"
+
+
 CHUNK = 10_000
 """References asked and judged at a time (one batched look-up per source per chunk)."""
 
@@ -225,7 +238,7 @@ def check(
             infos = srcs.infos()
             if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
                 notes.append(srcs.cache.warning)
-            notes += [f"{head}: " + "; ".join(sorted(why)) for head, why in errors.items()]
+            notes += [_error_line(head, why, srcs) for head, why in errors.items()]
             notes += said
     finally:
         if own:

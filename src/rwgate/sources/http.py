@@ -12,12 +12,22 @@ body a byte at a time cannot outlast it, where httpx's timeouts bound only each 
 answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
 is read whole. Redirects are followed only to the same scheme and host, at most three times; any
 other redirect is an error, never followed.
+
+Knowing at once that there is no network matters as much as retrying: a name that does not
+resolve, a network or host with no route, a connection refused (on every address, which is what
+the socket layer reports) will not heal within a run, and five attempts with backoff cost a
+no-network build four seconds for nothing. Such a failure (:func:`unreachable_reason`) ends the
+look-ups of that server after one try, for every thread of the source and for
+:attr:`Retrying.max_total_seconds` (no run outlives its deadline); the reason says what to do.
+Timeouts, 5xx, 429 and dropped connections keep their retries.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -34,6 +44,11 @@ if TYPE_CHECKING:
 
 PROJECT_URL = "https://github.com/rwgate/rwgate"
 REFUSED = "connection refused"
+NO_NETWORK = "not asked again this run"
+"""In every reason of a failure that cannot heal within the run (the core adds what to do)."""
+_UNREACHABLE_ERRNOS = frozenset(
+    {errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.EHOSTDOWN}
+)
 MAX_BODY = 20 * 1024 * 1024
 """Largest answer read, compressed or decompressed (a 1,000-record Crossref list is ~5 MB)."""
 MAX_REDIRECTS = 3
@@ -100,6 +115,8 @@ class Failure(SourceError):
     reason: str
     retry: bool = True
     retry_after: float | None = None
+    unreachable: bool = False
+    """Cannot heal within the run: no further request to this server (see the module doc)."""
 
 
 class GaveUp(SourceError):
@@ -179,10 +196,9 @@ class Retrying:
     backoff_cap: float
     learn_limits: bool = False
     """Adopt the ``x-rate-limit-*`` limits each answer advertises (Crossref does)."""
-    refused_attempts: int | None = None
-    """Stop after this many refused connections: nothing listens there (a restart takes one)."""
     requests_made: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _unreachable: dict[str, tuple[float, str]] = field(default_factory=dict, repr=False)
 
     def run(self, client: httpx.Client, cancel: threading.Event | None = None) -> Run:
         """A run whose deadline is ``max_total_seconds`` from now."""
@@ -240,11 +256,11 @@ class Retrying:
 
     def _back_off(self, failure: Failure, attempts: int, run: Run) -> None:
         """Wait before the next attempt, or raise :class:`GaveUp` when there must be none."""
+        if failure.unreachable:
+            raise GaveUp(f"{self.name}: {failure.reason}", down=True)
         if not failure.retry:
             raise GaveUp(f"{self.name}: {failure.reason}")
-        if attempts >= self.max_attempts or (
-            failure.reason == REFUSED and attempts >= (self.refused_attempts or self.max_attempts)
-        ):
+        if attempts >= self.max_attempts:
             raise GaveUp(f"{self.name}: {failure.reason} after {_attempts(attempts)}", down=True)
         delay = failure.retry_after
         if delay is None:
@@ -256,6 +272,13 @@ class Retrying:
             self.limiter.hold(delay)  # Retry-After is meant for the whole client
         elif run.cancel.wait(delay):
             raise GaveUp(f"{self.name}: cancelled")
+
+    def _not_again(self, server: str) -> None:
+        """Fail at once, without a request, when ``server`` could not be reached this run."""
+        with self._lock:
+            when, why = self._unreachable.get(server, (0.0, ""))
+        if why and time.monotonic() - when < self.max_total_seconds:
+            raise Failure(f"{why}; {NO_NETWORK}", unreachable=True)
 
     def _late(self, failure: Failure | None, attempts: int) -> GaveUp:
         last = f"{failure.reason}; " if failure else ""
@@ -272,7 +295,10 @@ class Retrying:
 
         from rwgate.sources.deadline_io import DEADLINE
 
+        server = _server(url)
+        self._not_again(server)
         with self.limiter.slot(run.deadline, run.cancel):
+            self._not_again(server)  # another thread may have learnt it while this one waited
             remaining = run.deadline - time.monotonic()
             if remaining < _MIN_TIMEOUT:
                 raise DeadlineExceeded
@@ -286,7 +312,12 @@ class Retrying:
             except httpx.DecodingError:
                 raise Failure("undecodable compressed body") from None
             except httpx.TransportError as exc:
-                raise Failure(transport_reason(exc)) from None
+                cannot = unreachable_reason(exc, server)
+                if cannot is None:
+                    raise Failure(transport_reason(exc)) from None
+                with self._lock:
+                    self._unreachable[server] = (time.monotonic(), cannot)
+                raise Failure(f"{cannot}; {NO_NETWORK}", unreachable=True) from None
             finally:
                 DEADLINE.reset(bound)
             if self.learn_limits:
@@ -342,13 +373,32 @@ def _attempts(n: int) -> str:
     return f"{n} attempt{'s' if n != 1 else ''}"
 
 
-def transport_reason(exc: Exception) -> str:
-    """A short name for a network failure; the full chain goes nowhere near the report."""
+def _chain(exc: BaseException) -> list[BaseException]:
     chain: list[BaseException] = []
     current: BaseException | None = exc
     while current is not None and len(chain) < 8:
         chain.append(current)
         current = current.__cause__ or current.__context__
+    return chain
+
+
+def unreachable_reason(exc: Exception, server: str) -> str | None:
+    """Why ``server`` cannot be reached this run (its name does not resolve, no route to it, the
+    connection refused), or None for a failure that may heal (a reset, a timeout)."""
+    host = server.partition("://")[2] or server
+    for error in _chain(exc):
+        if isinstance(error, socket.gaierror):
+            return f"{host}: the name does not resolve (no network?)"
+        if isinstance(error, OSError) and error.errno in _UNREACHABLE_ERRNOS:
+            if error.errno == errno.ECONNREFUSED:
+                return f"{host}: {REFUSED}"
+            return f"{host}: no route to the host (no network?)"
+    return None
+
+
+def transport_reason(exc: Exception) -> str:
+    """A short name for a network failure; the full chain goes nowhere near the report."""
+    chain = _chain(exc)
     if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
         return REFUSED
     if any("disconnected" in str(e).lower() or isinstance(e, ConnectionResetError) for e in chain):

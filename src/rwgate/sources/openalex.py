@@ -73,7 +73,6 @@ class OpenAlexSource:
             max_attempts=max(1, max_attempts),
             backoff_base=backoff_base,
             backoff_cap=20.0,
-            refused_attempts=2,  # nothing listens there: one retry covers a restarting server
         )
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
