@@ -3,8 +3,9 @@
 Its citations were ``missing_entry`` warnings and the gate passed, from the sources and after a
 build (its ``.aux`` has no ``\\bibdata``), with a retracted work printed and never named. Now its
 ``\\bibitem``s are the bibliography: every one LaTeX prints is judged (cited or not), in ``rwgate
-check``, in MCP's ``rw_check_manuscript`` and in rw-latexmk, which cannot place a note in the
-user's own text: it says so (a warning naming the file), and strict fails the build. The works
+check``, in MCP's ``rw_check_manuscript`` and in rw-latexmk. Issue 38: rw-latexmk warned that it
+could not place a note in the user's own text and exited 0; now LaTeX reads an annotated copy of
+the file (``rwgate-notes/``), the PDF carries the note, the user's file stays byte-identical. The works
 are the fixture works (Crossref metadata): Wakefield 1998 and LaCour 2014 are retracted."""
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def _built(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]
     return built, {c["key"]: c["status"] for c in citations}
 
 
+def _notes_in(pdf: Path) -> int:
+    """How many notes the PDF prints (pdftotext's layout mode: the raw mode loses the end of an
+    overfull line, such as one with a long DOI)."""
+    out = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, check=True)
+    return "".join(out.stdout.decode("utf-8").split()).count("Retracted20")
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -91,15 +99,20 @@ def test_rwgate_check_reads_the_documents_own_bibitems(folder: Path) -> None:
     assert "paper.tex:3" not in said and "commented" not in said
 
 
-def test_rw_latexmk_judges_them_warns_and_strict_fails(folder: Path) -> None:
+def test_rw_latexmk_judges_them_notes_them_and_strict_fails(folder: Path) -> None:
     require_tool("latexmk")
     (folder / "paper.tex").write_text(EMBEDDED, encoding="utf-8")
+    before = _digest(folder / "paper.tex")
     built, status = _built("paper.tex")
     said = built.stdout + built.stderr
     assert built.returncode == 0, said[-3000:]
     assert status == STATUS and "missing_entry" not in said
-    assert "paper.tex is not written by this build" in said  # no note in the PDF: said loudly
-    assert "Ileal-lymphoid-nodular" in pdf_text(folder / "paper.pdf")
+    text = pdf_text(folder / "paper.pdf")
+    assert "Ileal-lymphoid-nodular" in text
+    assert _notes_in(folder / "paper.pdf") == 2, text  # Wakefield's and LaCour's notes
+    assert _digest(folder / "paper.tex") == before
+    again, _ = _built("paper.tex")  # a rebuild reads the same copy
+    assert again.returncode == 0 and _notes_in(folder / "paper.pdf") == 2
     status, _ = _statuses("paper.tex")  # the .aux is fresh now (no \bibdata in it)
     assert status == STATUS
     strict = rw_latexmk("--policy", "strict", "paper.tex")
@@ -119,9 +132,10 @@ def test_a_bbl_the_document_inputs_is_read_and_kept(folder: Path) -> None:
     built, status = _built("paper.tex")
     said = built.stdout + built.stderr
     assert built.returncode == 0, said[-3000:]
-    assert status == STATUS and "refs.bbl is not written by this build" in said
+    assert status == STATUS
     assert _digest(folder / "refs.bbl") == before
     assert "Nanometre-scale" in pdf_text(folder / "paper.pdf")
+    assert _notes_in(folder / "paper.pdf") == 2
     strict = rw_latexmk("--policy", "strict", "paper.tex")
     assert strict.returncode == 1 and _digest(folder / "refs.bbl") == before
 

@@ -3,8 +3,9 @@
 rw-latexmk deleted the ``.bbl`` it could not regenerate and reran latexmk, which failed (exit 12)
 while rwgate said "gate passed"; the next build had no references at all. Now the ``.bbl`` is the
 user's file: never deleted or rewritten, its entries judged as LaTeX prints them (the acmart style
-of label, a ``%`` then the key on the next line, included), a loud warning that its flagged entries
-carry no note, and strict still fails. The bundle's shape is what arXiv distributes; the entries are
+of label, a ``%`` then the key on the next line, included), and strict still fails. Issue 38: a
+warning that its flagged entries carried no note, and exit 0, was not enough; LaTeX now reads an
+annotated copy (the PDF shows the note, the ``.bbl`` is byte-identical). The bundle's shape is what arXiv distributes; the entries are
 the fixture works' (Crossref metadata)."""
 
 from __future__ import annotations
@@ -70,12 +71,14 @@ def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path, monkeypa
     assert _digest(doc / "paper.bbl") == before  # never deleted, never rewritten
     report = json.loads((doc / "report.json").read_text(encoding="utf-8"))
     assert {c["key"]: c["status"] for c in report["citations"]}["wakefield1998"] == "retracted"
-    assert "paper.bbl is not written by this build" in said
     assert "gate passed" in said
     text = pdf_text(doc / "paper.pdf")
     assert "Ileal-lymphoid-nodular" in text and "Nanometre-scale" in text  # the references stay
+    # Issue 38: LaTeX read an annotated copy, so the PDF carries the note all the same.
+    assert "Retracted2010" in text, text  # pdf_text drops white space
     again = rw_latexmk("paper.tex")
     assert again.returncode == 0 and _digest(doc / "paper.bbl") == before
+    assert "Retracted2010" in pdf_text(doc / "paper.pdf")
     strict = rw_latexmk("--policy", "strict", "paper.tex")
     assert strict.returncode == 1 and "wakefield1998" in strict.stderr
     assert _digest(doc / "paper.bbl") == before
@@ -202,3 +205,71 @@ def _builds_as_latexmk_does(
     assert "rerunning the bibliography" not in said
     assert cited in said  # the .bbl's entries are judged
     assert "Nanometre-scale" in pdf_text(folder / "paper.pdf")
+
+
+BIBLATEX_TEX = r"""\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+Vaccines \cite{wakefield1998}; thermometry \cite{kucsko2013}.
+\printbibliography
+\end{document}
+"""
+BIBLATEX_BIB = r"""@article{wakefield1998, author = {Wakefield, A. J.},
+  title = {Ileal-lymphoid-nodular hyperplasia}, journal = {The Lancet}, year = {1998},
+  doi = {10.1016/S0140-6736(97)11096-0}}
+@article{kucsko2013, author = {Kucsko, G.}, title = {Nanometre-scale thermometry in a living cell},
+  journal = {Nature}, year = {2013}, doi = {10.1038/nature12373}}
+"""
+
+
+def _biblatex_bundle(folder: Path) -> str:
+    """A biblatex bundle as arXiv ships it: the .tex and the .bbl biber wrote (by real latexmk
+    and biber, in a folder of its own), no .bib."""
+    maker = folder.parent / "maker"
+    maker.mkdir()
+    (maker / "paper.tex").write_text(BIBLATEX_TEX, encoding="utf-8")
+    (maker / "refs.bib").write_text(BIBLATEX_BIB, encoding="utf-8")
+    made = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "paper.tex"],
+        cwd=maker,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stdout[-2000:]
+    for old in folder.iterdir():
+        if old.is_file():
+            old.unlink()
+    (folder / "paper.tex").write_text(BIBLATEX_TEX, encoding="utf-8")
+    (folder / "paper.bbl").write_bytes((maker / "paper.bbl").read_bytes())
+    return _digest(folder / "paper.bbl")
+
+
+def test_a_biblatex_bundle_gets_its_notes_and_strict_fails(doc: Path) -> None:  # noqa: F811
+    """Issue 38 with biber: the .bbl biblatex reads is the user's; LaTeX reads an annotated copy
+    (an ``addendum``), the user's file stays byte-identical, strict fails."""
+    before = _biblatex_bundle(doc)
+    built = rw_latexmk("paper.tex")
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    assert _digest(doc / "paper.bbl") == before
+    assert "Retracted2010" in pdf_text(doc / "paper.pdf")
+    strict = rw_latexmk("--policy", "strict", "paper.tex")
+    assert strict.returncode == 1 and "wakefield1998" in strict.stderr
+    assert _digest(doc / "paper.bbl") == before and not (doc / "paper.pdf").exists()
+
+
+def test_notes_that_cannot_reach_the_pdf_fail_the_build_under_every_policy(doc: Path) -> None:  # noqa: F811
+    """A bibliography file whose name TeX cannot be given safely (a space): no copy can be
+    substituted for it, so the build fails, in one line, even under the default policy."""
+    _bundle(doc)
+    (doc / "paper.bbl").rename(doc / "my refs.bbl")
+    tex = TEX.replace("\\bibliographystyle{plainnat}\n\\bibliography{refs}", "\\input{my refs.bbl}")
+    (doc / "paper.tex").write_text(tex, encoding="utf-8")
+    before = _digest(doc / "my refs.bbl")
+    built = rw_latexmk("paper.tex")
+    assert built.returncode == 1, (built.stdout + built.stderr)[-3000:]
+    (line,) = [ln for ln in built.stderr.splitlines() if "cannot carry their notes" in ln]
+    assert "my refs.bbl" in line and "fails under every policy" in line
+    assert _digest(doc / "my refs.bbl") == before and not (doc / "paper.pdf").exists()

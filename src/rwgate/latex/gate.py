@@ -108,24 +108,19 @@ def _embedded(doc: CitedDocument) -> CitedDocument:
         return doc
     note = Problem(
         message="the document's own thebibliography, not written by this build: every entry it "
-        "prints is judged, and it is left as it is (its flagged entries carry no note)",
+        "prints is judged, and LaTeX reads an annotated copy of it (the file is left as it is)",
         location=Location(file=", ".join(str(p) for p in own)),
     )
     return doc.model_copy(update={"problems": [*doc.problems, note]})
 
 
-def kept_warning(build: Build, current: Verdict) -> str:
-    """What rw-latexmk says when the PDF prints a flagged work it could not annotate."""
+def users_files(build: Build, current: Verdict) -> list[Path]:
+    """The files LaTeX prints the bibliography from that this build may not rewrite: the
+    document's own ``thebibliography`` files, a bundle's ``.bbl``, or (``-bibtex-``) the
+    ``.bbl`` an earlier run left."""
     doc = current.doc
-    if doc is not None and users_bibliography(doc) and not current.regenerable:
-        where = ", ".join(str(name) for name in doc.bibliographies)
-    else:
-        where = str(build.bbl)
-    return (
-        f"{where} is not written by this build (no bibliography source, its own"
-        " thebibliography, or -bibtex-): it is left as it is and its flagged entries carry no"
-        " note in the PDF"
-    )
+    own = [Path(n) for n in (doc.bibliographies if doc else []) if Path(n).suffix.lower() in _USERS]
+    return own or [build.bbl]
 
 
 def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
@@ -135,7 +130,7 @@ def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
         return doc
     note = Problem(
         message=f"{build.bbl.name}: no bibliography source to regenerate it; the entries it "
-        "prints are judged, and it is left as it is (its flagged entries carry no note)",
+        "prints are judged, and LaTeX reads an annotated copy of it (the file is left as it is)",
         location=Location(file=str(build.bbl)),
     )
     kept = [p for p in doc.problems if not p.unreadable]

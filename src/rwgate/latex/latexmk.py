@@ -24,7 +24,15 @@ from . import memo
 from .env import EXIT_GATE, EXIT_USAGE, HookError
 from .hooks import own_options, split_hook_args
 from .latexmk_args import PROG, USAGE, Invocation, no_bibtex, split_args, tex_path
-from .latexmk_run import default_files, latexmk_cmd, latexmk_env, release_success, run_latexmk
+from .latexmk_run import (
+    ENV_PRETEX,
+    default_files,
+    latexmk_cmd,
+    latexmk_env,
+    release_success,
+    run_latexmk,
+)
+from .notedcopy import previous_pretex
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
@@ -59,6 +67,9 @@ def _build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
         dirs = Path(tmp) / "dirs"
         env = latexmk_env(tex, overrides, dirs)
+        pretex = previous_pretex(Path.cwd())  # the annotated copies of the last build, if any
+        if pretex:
+            env[ENV_PRETEX] = pretex
         cmd = latexmk_cmd(inv.latexmk, [str(tex)])
         code = run_latexmk(cmd, env)
         if not dirs.is_file():
@@ -112,14 +123,12 @@ def _gate(
     current = verdict(build, settings, cwd)
     keeps_bbl = not current.regenerable or no_bibtex(inv.latexmk)
     stale = current.stale()
-    if keeps_bbl:
-        # The user's .bbl (or -bibtex-): never deleted, whatever the verdict; deleting it when
-        # no entry needed a note lost the bundle's only bibliography and failed latexmk (12).
-        if (stale or not current.regenerable) and _has_notes(current, settings):
-            from .gate import kept_warning
-
-            print(f"{PROG}: warning: {kept_warning(build, current)}", file=sys.stderr)
-    elif code == 0 and stale:
+    # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict (deleting it lost a
+    # bundle's only bibliography and failed latexmk, 12): LaTeX reads an annotated copy.
+    code, env, why = _noted_copies(build, current, settings, (cmd, env, code), keeps_bbl)
+    if why is not None:
+        return _cannot_note(tex, build, why)
+    if not keeps_bbl and code == 0 and stale:
         print(
             f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
             " was written; rerunning the bibliography",
@@ -146,6 +155,62 @@ def _gate(
             )
         return code
     return _reject(tex, build, result, settings)
+
+
+def _noted_copies(
+    build: Build,
+    current: Verdict,
+    settings: Settings,
+    run: tuple[list[str], dict[str, str], int],
+    keeps: bool,
+) -> tuple[int, dict[str, str], str | None]:
+    """LaTeX reads an annotated copy of a bibliography this build may not rewrite
+    (:mod:`.notedcopy`): latexmk's exit code, its environment from now on, and why the notes
+    cannot reach the PDF (None when every copy was read). latexmk runs again (``-g``: it does
+    not see a change of the code put before the document) when the copies or the code changed
+    since its first run, which used the code the last build left (``used``)."""
+    from .gate import users_files
+    from .notedcopy import Copies, NoCopy, make_copies, read_by_latex, remember_pretex
+    from .verdict import latex_notes
+
+    cmd, env, code = run
+    used = env.get(ENV_PRETEX, "")
+    copies = Copies("", [])
+    try:
+        if keeps and _has_notes(current, settings):
+            notes = latex_notes(current.result, settings.template)
+            files = users_files(build, current)
+            copies = make_copies(build.tex, build.job, build.aux_dir, build.bbl, files, notes)
+        if copies.pretex or used:
+            remember_pretex(build.aux_dir, copies.pretex)
+    except (NoCopy, OSError) as exc:
+        return code, env, str(exc)
+    env = {k: v for k, v in env.items() if k != ENV_PRETEX}
+    if copies.pretex:
+        env[ENV_PRETEX] = copies.pretex
+    fls = build.aux_dir / f"{build.job}.fls"
+    if code == 0 and (copies.pretex != used or copies.changed or read_by_latex(fls, copies.files)):
+        code = run_latexmk([cmd[0], "-g", *cmd[1:]], env)
+    unread = read_by_latex(fls, copies.files)
+    if code == 0 and unread:
+        return code, env, f"LaTeX did not read {unread[0]} (a LaTeX kernel older than 2020-10?)"
+    return code, env, None
+
+
+def _cannot_note(tex: Path, build: Build, why: str) -> int:
+    """The notes of a bibliography rwgate may not rewrite cannot reach the PDF: the build fails,
+    under every policy, in one line (the outputs renamed as for any failed gate)."""
+    from .gate import reject_outputs
+
+    print(
+        f"{PROG}: error: {tex}: flagged entries of a bibliography rwgate may not rewrite cannot"
+        f" carry their notes in the PDF ({why}); the build fails under every policy",
+        file=sys.stderr,
+    )
+    for original, kept in reject_outputs(build):
+        if isinstance(kept, Path):
+            print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
+    return EXIT_GATE
 
 
 def _has_notes(current: Verdict, settings: Settings) -> bool:

@@ -23,6 +23,7 @@ ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
 ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its directories
 ENV_SUCCESS = "RWGATE_LATEX_SUCCESS"  # the gate passed: latexmk may run the project's $success_cmd
+ENV_PRETEX = "RWGATE_LATEX_PRETEX"  # TeX code that makes LaTeX read annotated copies (notedcopy)
 
 # Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
 PERL_CODE = (
@@ -41,6 +42,12 @@ PERL_CODE = (
     " system { $cmd[0] } @cmd; return $?; }",
     "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
     "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
+    # The annotated copies of a bibliography rwgate may not rewrite (rwgate.latex.notedcopy):
+    # the kernel's file substitution, put before the document as -usepretex does, keeping the
+    # project's own LaTeX commands (%S becomes %P, the source after the code).
+    "if ($ENV{RWGATE_LATEX_PRETEX}) { $pre_tex_code = $ENV{RWGATE_LATEX_PRETEX} . $pre_tex_code;"
+    " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
+    " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; } }",
     # A gated build holds the project's $success_cmd (a copy of the PDF, an upload) until the
     # gate has passed: rw-latexmk then runs latexmk once more to run it (RWGATE_LATEX_SUCCESS).
     "our $rwgate_success = $success_cmd;",
@@ -105,7 +112,7 @@ def latexmk_env(tex: Path, overrides: dict[str, object], dirs: Path | None) -> d
     ``latexmkrc.example``.
     """
     env = dict(os.environ)
-    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD, ENV_SUCCESS):
+    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD, ENV_SUCCESS, ENV_PRETEX):
         env.pop(name, None)
     env[ENV_HOOK] = hook_command()
     env[ENV_TEX] = str(tex.resolve())
