@@ -15,7 +15,39 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-_MARKUP = re.compile(r"<[^<>]{1,80}>|\\[a-zA-Z]+\s*")
+# Markup never separates words: ``Ca<sup>2+</sup>`` (Crossref), ``Ca$^{2+}$`` (TeX) and ``Ca²⁺``
+# (Retraction Watch) are one word, as a reader sees them.
+_TAG = re.compile(r"<[^<>]{1,80}>")
+_CONTROL_WORD = re.compile(r"\\[a-zA-Z]+\s*")
+_SCRIPT = str.maketrans("", "", "^_$")
+_GREEK_NAMES = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma"
+    " tau upsilon phi chi psi omega"
+).split()
+
+
+def _greek(name: str) -> str:
+    spelled = "lamda" if name.lower() == "lambda" else name.lower()
+    case = "CAPITAL" if name[0].isupper() else "SMALL"
+    return unicodedata.lookup(f"GREEK {case} LETTER {spelled.upper()}")
+
+
+TEX_GREEK: dict[str, str] = {
+    **{name: _greek(name) for name in _GREEK_NAMES},
+    **{name.capitalize(): _greek(name.capitalize()) for name in _GREEK_NAMES},
+    **{f"var{name}": _greek(name) for name in "epsilon theta kappa pi rho sigma phi".split()},
+}
+"""TeX's Greek letters (``\\alpha``, ``\\Gamma``, ``\\varepsilon``; textgreek's ``\\textalpha`` and
+upgreek's ``\\upalpha`` too) as the Unicode letter the registry writes: ``TNF-$\\alpha$`` is
+``TNF-α``. A variant form is its plain letter (``\\varepsilon`` and ``\\epsilon`` are ε)."""
+TEX_GREEK_WORD = re.compile(r"\\(?:text|up|)(" + "|".join(TEX_GREEK) + r")(?![A-Za-z])\s*")
+
+
+def tex_greek(text: str) -> str:
+    """``text`` with each TeX Greek letter macro replaced by its Unicode letter."""
+    return TEX_GREEK_WORD.sub(lambda m: TEX_GREEK[m.group(1)], text) if "\\" in text else text
+
+
 # The marker publishers put on a retracted work's own title; "Retraction: ..." titles a notice.
 _RETRACTED = re.compile(r"^\s*(?:retracted|withdrawn)(?: article)?\s*[:\-–—]\s*", re.IGNORECASE)
 # What a notice's record puts before the title of the work it is about ("Correction to: X",
@@ -50,18 +82,23 @@ def fold(text: str) -> str:
         return text.lower()
     text = text.replace("ß", "ss").replace("æ", "ae").replace("Æ", "ae")
     text = text.replace("ø", "o").replace("Ø", "o").replace("ł", "l").replace("Ł", "l")
+    text = text.replace("ς", "σ")  # final sigma: one letter to a reader (and to casefold)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
 def normalize_title(title: str | None) -> str:
-    """Title words only: ``{RETRACTED}: {DNA} <i>in vivo</i>`` -> ``dna in vivo``."""
+    """Title words only: ``{RETRACTED}: {DNA} <i>in vivo</i>`` -> ``dna in vivo``; markup and
+    sub/superscripts join what they split (``Ca<sup>2+</sup>``, ``Ca$^{2+}$`` -> ``ca2``), TeX's
+    Greek macros are their letters (``TNF-$\\alpha$`` -> ``tnf α``)."""
     if not title:
         return ""
     text = title.replace("{", "").replace("}", "")
-    if "<" in text or "\\" in text:
-        text = _MARKUP.sub(" ", text)
-    text = _RETRACTED.sub("", text)
+    if "<" in text:
+        text = _TAG.sub("", text)
+    if "\\" in text:
+        text = _CONTROL_WORD.sub(" ", tex_greek(text))
+    text = _RETRACTED.sub("", text.translate(_SCRIPT))
     return " ".join(_NON_WORD.sub(" ", fold(text)).replace("_", " ").split())
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rwgate.titles import tex_greek
+
 DECODER_LIMIT = 4096
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
 _URL_MACRO = re.compile(r"\\(?:url|doi|nolinkurl|path|texttt)\s*\{([^{}]*)\}")
@@ -94,7 +96,9 @@ def text(value: str | None) -> str | None:
         return " ".join(value.split())
     if len(value) > DECODER_LIMIT:
         return _plain_decode(value)
-    return _decoded(value)
+    # textgreek's \textalpha and upgreek's \upalpha are unknown to the decoder (dropped): their
+    # letters are put in first, as LaTeX prints them.
+    return _decoded(tex_greek(value))
 
 
 def _plain_decode(value: str) -> str | None:
