@@ -20,10 +20,32 @@ from typing import NamedTuple
 _TAG = re.compile(r"<[^<>]{1,80}>")
 _CONTROL_WORD = re.compile(r"\\[a-zA-Z]+\s*")
 _SCRIPT = str.maketrans("", "", "^_$")
-_GREEK_NAMES = (
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma"
-    " tau upsilon phi chi psi omega"
-).split()
+_GREEK_NAMES = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "omicron",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+]
 
 
 def _greek(name: str) -> str:
@@ -35,7 +57,10 @@ def _greek(name: str) -> str:
 TEX_GREEK: dict[str, str] = {
     **{name: _greek(name) for name in _GREEK_NAMES},
     **{name.capitalize(): _greek(name.capitalize()) for name in _GREEK_NAMES},
-    **{f"var{name}": _greek(name) for name in "epsilon theta kappa pi rho sigma phi".split()},
+    **{
+        f"var{name}": _greek(name)
+        for name in ["epsilon", "theta", "kappa", "pi", "rho", "sigma", "phi"]
+    },
 }
 """TeX's Greek letters (``\\alpha``, ``\\Gamma``, ``\\varepsilon``; textgreek's ``\\textalpha`` and
 upgreek's ``\\upalpha`` too) as the Unicode letter the registry writes: ``TNF-$\\alpha$`` is

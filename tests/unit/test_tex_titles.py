@@ -166,7 +166,8 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_doi_less_tex_title_is_matched_by_title_offline(snapshot: Path) -> None:
     """The issue's reproduction, and every titled row of the extract cited without a DOI in TeX
     with its year and journal: each is matched by title, as its Unicode title is."""
-    bib = f"@article{{recs, title = {{{RECS1_TEX}}}, journal = {{Cellular Signalling}}, year = 2012}}\n"
+    bib = f"@article{{recs, title = {{{RECS1_TEX}}}, journal = {{Cellular Signalling}}"
+    bib += ", year = 2012}\n"
     with (FIXTURES / "rw" / "rw-extract-2025.csv").open(encoding="utf-8", newline="") as handle:
         rows = [r for r in csv.DictReader(handle) if r["Title"].strip()]
     for i, row in enumerate(rows):
