@@ -5,8 +5,9 @@ build (its ``.aux`` has no ``\\bibdata``), with a retracted work printed and nev
 ``\\bibitem``s are the bibliography: every one LaTeX prints is judged (cited or not), in ``rwgate
 check``, in MCP's ``rw_check_manuscript`` and in rw-latexmk. Issue 38: rw-latexmk warned that it
 could not place a note in the user's own text and exited 0; now LaTeX reads an annotated copy of
-the file (``rwgate-notes/``), the PDF carries the note, the user's file stays byte-identical. The works
-are the fixture works (Crossref metadata): Wakefield 1998 and LaCour 2014 are retracted."""
+the file (``rwgate-notes/``), the PDF carries the note, the user's file stays byte-identical.
+The works are the fixture works (Crossref metadata): Wakefield 1998 and LaCour 2014 are
+retracted."""
 
 from __future__ import annotations
 

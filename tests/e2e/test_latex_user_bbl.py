@@ -5,8 +5,8 @@ while rwgate said "gate passed"; the next build had no references at all. Now th
 user's file: never deleted or rewritten, its entries judged as LaTeX prints them (the acmart style
 of label, a ``%`` then the key on the next line, included), and strict still fails. Issue 38: a
 warning that its flagged entries carried no note, and exit 0, was not enough; LaTeX now reads an
-annotated copy (the PDF shows the note, the ``.bbl`` is byte-identical). The bundle's shape is what arXiv distributes; the entries are
-the fixture works' (Crossref metadata)."""
+annotated copy (the PDF shows the note, the ``.bbl`` is byte-identical). The bundle's shape is
+what arXiv distributes; the entries are the fixture works' (Crossref metadata)."""
 
 from __future__ import annotations
 
