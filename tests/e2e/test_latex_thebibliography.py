@@ -147,3 +147,26 @@ def test_mcp_reads_the_same_bibitems(folder: Path) -> None:
     flagged = {k: v for k, v in STATUS.items() if v != "clean"}
     assert {c["key"]: c["status"] for c in found["citations"]} == flagged
     assert found["clean"]["keys"] == ["kucsko2013"]  # MCP lists clean works apart
+
+
+def test_the_latexmkrc_hooks_note_a_documents_own_bibitems(folder: Path) -> None:
+    """Issue 38 through ``latexmkrc.example`` alone: no bibliography tool runs, the
+    ``before_xlatex`` hook gives LaTeX an annotated copy of ``paper.tex``; strict stops."""
+    require_tool("latexmk")
+    (folder / "paper.tex").write_text(EMBEDDED, encoding="utf-8")
+    before = _digest(folder / "paper.tex")
+    rc = Path(__file__).parents[2] / "latexmkrc.example"
+    cmd = ["latexmk", "-r", str(rc), "-pdf", "-interaction=nonstopmode", "paper.tex"]
+    built = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert _notes_in(folder / "paper.pdf") == 2
+    assert _digest(folder / "paper.tex") == before
+    (folder / "paper.aux").unlink()  # latexmk reruns LaTeX, and the hook, only for a change
+    strict = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "RWGATE_POLICY": "strict"},
+    )
+    assert strict.returncode != 0 and "wakefield1998" in strict.stdout + strict.stderr

@@ -273,3 +273,36 @@ def test_notes_that_cannot_reach_the_pdf_fail_the_build_under_every_policy(doc: 
     (line,) = [ln for ln in built.stderr.splitlines() if "cannot carry their notes" in ln]
     assert "my refs.bbl" in line and "fails under every policy" in line
     assert _digest(doc / "my refs.bbl") == before and not (doc / "paper.pdf").exists()
+
+
+def _with_hooks(folder: Path) -> subprocess.CompletedProcess[str]:
+    """Plain latexmk with ``latexmkrc.example`` (no rw-latexmk)."""
+    rc = Path(__file__).parents[2] / "latexmkrc.example"
+    cmd = ["latexmk", "-r", str(rc), "-pdf", "-interaction=nonstopmode", "paper.tex"]
+    return subprocess.run(
+        cmd, cwd=folder, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180
+    )
+
+
+def test_the_latexmkrc_hooks_give_a_bundle_its_notes(doc: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """Issue 38 through ``latexmkrc.example``: latexmk runs no bibtex for a bundle, so the
+    ``before_xlatex`` hook (``rwgate latex-notes``) gives LaTeX the annotated copy; the user's
+    .bbl stays byte-identical, and strict stops the build."""
+    before = _bundle(doc)
+    built = _with_hooks(doc)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "Retracted2010" in pdf_text(doc / "paper.pdf")
+    assert _digest(doc / "paper.bbl") == before
+    monkeypatch.setenv("RWGATE_POLICY", "strict")
+    (doc / "paper.aux").unlink()  # latexmk reruns LaTeX, and the hook, only for a change
+    strict = _with_hooks(doc)
+    assert strict.returncode != 0 and "wakefield1998" in strict.stdout + strict.stderr
+    assert _digest(doc / "paper.bbl") == before
+
+
+def test_the_latexmkrc_hooks_give_a_biblatex_bundle_its_notes(doc: Path) -> None:  # noqa: F811
+    before = _biblatex_bundle(doc)
+    built = _with_hooks(doc)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "Retracted2010" in pdf_text(doc / "paper.pdf")
+    assert _digest(doc / "paper.bbl") == before

@@ -1,4 +1,4 @@
-"""``rwgate bibtex``, ``rwgate biber`` and ``rwgate latexmk``: the LaTeX front end's sub-commands.
+"""``rwgate bibtex``, ``biber``, ``latex-notes``, ``latexmk``: the LaTeX front end's sub-commands.
 
 Their arguments belong to bibtex, biber and latexmk, so argparse must not read them: each parser
 takes everything after the sub-command name verbatim (no prefix characters). Only a lone
@@ -47,6 +47,12 @@ def _biber(args: argparse.Namespace) -> int:
     return answered if answered is not None else run_hook("biber", list(args.args))
 
 
+def _notes(args: argparse.Namespace) -> int:
+    from .notescmd import run_notes
+
+    return run_notes(list(args.args))
+
+
 def _latexmk(args: argparse.Namespace) -> int:
     from .latexmk import main
 
@@ -61,6 +67,11 @@ def add_latex_commands(sub: Any) -> None:
         ("bibtex", _bibtex, "run bibtex, then annotate flagged entries of the .bbl (latexmk hook)"),
         ("biber", _biber, "run biber, then annotate flagged entries of the .bbl (latexmk hook)"),
         ("latexmk", _latexmk, "latexmk with the integrity gate (same as rw-latexmk)"),
+        (
+            "latex-notes",
+            _notes,
+            "annotated copies of a bibliography no tool writes (latexmk before_xlatex hook)",
+        ),
     )
     for name, func, text in commands:
         parser = sub.add_parser(

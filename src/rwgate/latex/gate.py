@@ -114,13 +114,12 @@ def _embedded(doc: CitedDocument) -> CitedDocument:
     return doc.model_copy(update={"problems": [*doc.problems, note]})
 
 
-def users_files(build: Build, current: Verdict) -> list[Path]:
-    """The files LaTeX prints the bibliography from that this build may not rewrite: the
-    document's own ``thebibliography`` files, a bundle's ``.bbl``, or (``-bibtex-``) the
-    ``.bbl`` an earlier run left."""
-    doc = current.doc
+def users_files(build: Build, doc: CitedDocument | None) -> list[Path]:
+    """The files LaTeX prints the bibliography from that this build may not rewrite and that
+    exist: the document's own ``thebibliography`` files, a bundle's ``.bbl``, or (``-bibtex-``)
+    the ``.bbl`` an earlier run left."""
     own = [Path(n) for n in (doc.bibliographies if doc else []) if Path(n).suffix.lower() in _USERS]
-    return own or [build.bbl]
+    return [path for path in own or [build.bbl] if path.is_file()]
 
 
 def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:

@@ -179,7 +179,7 @@ def _noted_copies(
     try:
         if keeps and _has_notes(current, settings):
             notes = latex_notes(current.result, settings.template)
-            files = users_files(build, current)
+            files = users_files(build, current.doc)
             copies = make_copies(build.tex, build.job, build.aux_dir, build.bbl, files, notes)
         if copies.pretex or used:
             remember_pretex(build.aux_dir, copies.pretex)
