@@ -78,6 +78,9 @@ def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path, monkeypa
     assert "Retracted2010" in text, text  # pdf_text drops white space
     again = rw_latexmk("paper.tex")
     assert again.returncode == 0 and _digest(doc / "paper.bbl") == before
+    # The copy did not change: latexmk's first run read it already, and LaTeX is not run again.
+    assert "Running 'pdflatex" in said
+    assert "Running 'pdflatex" not in again.stdout + again.stderr
     assert "Retracted2010" in pdf_text(doc / "paper.pdf")
     strict = rw_latexmk("--policy", "strict", "paper.tex")
     assert strict.returncode == 1 and "wakefield1998" in strict.stderr

@@ -67,7 +67,7 @@ def _build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
         dirs = Path(tmp) / "dirs"
         env = latexmk_env(tex, overrides, dirs)
-        pretex = previous_pretex(Path.cwd())  # the annotated copies of the last build, if any
+        pretex = previous_pretex(Path.cwd(), tex.stem)  # the last build's annotated copies
         if pretex:
             env[ENV_PRETEX] = pretex
         cmd = latexmk_cmd(inv.latexmk, [str(tex)])
@@ -182,7 +182,7 @@ def _noted_copies(
             files = users_files(build, current.doc)
             copies = make_copies(build.tex, build.job, build.aux_dir, build.bbl, files, notes)
         if copies.pretex or used:
-            remember_pretex(build.aux_dir, copies.pretex)
+            remember_pretex(build.aux_dir, build.job, copies.pretex)
     except (NoCopy, OSError) as exc:
         return code, env, str(exc)
     env = {k: v for k, v in env.items() if k != ENV_PRETEX}

@@ -26,7 +26,8 @@ from rwgate.fsutil import write_atomic
 from .bbl import annotate_biblatex, annotate_bibtex, is_biblatex
 
 FOLDER = "rwgate-notes"
-PRETEX = "pretex.txt"
+PRETEX = ".pretex"
+"""``rwgate-notes/JOB.pretex``: the code the last build of a job put before its document."""
 _UNSAFE = re.compile(r"[\\{}%#$&^~\s\x00-\x1f\x7f]")
 
 
@@ -80,17 +81,18 @@ def make_copies(
     return Copies("\\makeatletter" + "".join(declared) + "\\makeatother", copies, changed)
 
 
-def previous_pretex(folder: Path) -> str:
-    """The code the last build of this folder put before its document (:data:`PRETEX`), so a
-    build whose copies did not change reads them in latexmk's first run (and only run)."""
+def previous_pretex(folder: Path, job: str) -> str:
+    """The code the last build of ``job`` in ``folder`` put before its document
+    (:data:`PRETEX`), so a build whose copies did not change reads them in latexmk's first run
+    (its only run when nothing changed)."""
     try:
-        return (folder / FOLDER / PRETEX).read_text(encoding="utf-8")
+        return (folder / FOLDER / f"{job}{PRETEX}").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
 
 
-def remember_pretex(aux_dir: Path, pretex: str) -> None:
-    write_atomic(aux_dir / FOLDER / PRETEX, pretex)
+def remember_pretex(aux_dir: Path, job: str, pretex: str) -> None:
+    write_atomic(aux_dir / FOLDER / f"{job}{PRETEX}", pretex)
 
 
 def _tex_path(copy: Path) -> str:
