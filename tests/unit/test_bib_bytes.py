@@ -243,6 +243,26 @@ def test_a_doi_ending_in_relax_is_wakefields_under_strict(offline: Settings) -> 
     assert citation.status == "retracted"
 
 
+@pytest.mark.parametrize(
+    "printed",
+    [
+        r"\newblock doi: 10.1016/S0140-6736(97)11096-0\relax.",
+        r"\newblock \doi{10.1016/S0140-6736(97)\allowbreak 11096-0}.",
+        r"\newblock doi:10.1016/S0140-\-6736(97)11096-0\newblock more",
+    ],
+)
+def test_a_bundles_bbl_reads_the_doi_as_it_prints(printed: str) -> None:
+    """Issue 38 in an arXiv bundle's ``.bbl`` (the style wrote the field as it was): read
+    literally, ``\\relax`` stayed in the DOI and ``\\allowbreak`` cut it short."""
+    from rwgate.references.bbl import parse_bbl
+
+    text = (
+        f"\\begin{{thebibliography}}{{1}}\n\\bibitem{{w}} A. {printed}\n\\end{{thebibliography}}\n"
+    )
+    (ref,) = parse_bbl(text, "paper.bbl").references
+    assert ref.doi == W_CANON
+
+
 def test_a_ten_digit_zero_padded_pmid_is_read(offline) -> None:  # type: ignore[no-untyped-def]
     (ref,) = parse_bib("@article{h, pmid = {0034938348}}", "t.bib").references
     assert ref.pmid == "34938348"

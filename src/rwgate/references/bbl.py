@@ -25,6 +25,7 @@ from rwgate.doi import find_in_text, try_normalize
 from rwgate.models import BibResult, Location, Reference
 from rwgate.references import read_with
 from rwgate.references.texscan import THEBIBLIOGRAPHY, strip_comments
+from rwgate.references.texvalue import printed
 
 _ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
 _VERB_DOI = re.compile(r"\\verb\{doi\}\s*\n\s*\\verb\s+(\S+)")
@@ -39,7 +40,7 @@ def _reference(key: str, block: str, where: Location) -> Reference:
         raw = None if doi else found.group(1)
     else:
         flat = block.replace("\\_", "_").replace("{\\textunderscore}", "_")
-        doi, raw = find_in_text(flat), None
+        doi, raw = find_in_text(printed(flat)), None  # as TeX prints it (issue 38)
     origin = "bbl" if doi else None
     return Reference(key=key, doi=doi, raw_doi=raw, doi_origin=origin, location=where)
 

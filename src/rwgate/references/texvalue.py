@@ -74,6 +74,18 @@ def doi_readings(value: str) -> list[str]:
     return [spaced] if literal == spaced else [spaced, literal]
 
 
+def printed(text: str) -> str:
+    """Running TeX text (a ``.bbl`` entry) with what prints nothing dropped, and a space before
+    every other control word: a DOI found in it ends where TeX stops printing its characters
+    (``doi:10.1/x\\relax.`` is ``10.1/x``; ``\\allowbreak`` inside it joins its two halves)."""
+    if "\\" not in text:
+        return text
+    text = _DISCRETIONARY.sub(r"\1", text)
+    text = _SILENT.sub("", text)
+    text = _DASH_WORD.sub("-", text)
+    return _CONTROL_WORD_LEFT.sub(lambda m: " " + m.group(0), text)
+
+
 def has_control_word(reading: str) -> bool:
     """Whether a reading still holds a control word no rule above undid (``\\foo``): TeX does
     not print it as its letters, so the reading is no DOI."""
