@@ -219,6 +219,7 @@ def test_tex_escapes_in_doi_fields(written: str, doi: str) -> None:
         r"10.1016/S0140-6736(97)\hspace{0pt}11096-0",
         r"10.1016/S0140\textendash{}6736(97)11096-0",
         r"10.1016/S0140-6736(97)\/11096-0",
+        r"{\ttfamily 10.1016/S0140-6736(97)11096-0}",
     ],
 )
 def test_what_a_doi_field_does_not_print_is_dropped(written: str) -> None:

@@ -30,10 +30,12 @@ _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?|\\string\s*~"
 _UNDERSCORE = re.compile(r"\\textunderscore\b\s*(?:\{\})?")
 # ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``, ``\/``).
 _CONTROL_SYMBOL = re.compile(r"\\([^A-Za-z\s])")
-# What TeX prints as nothing in a DOI: break hints, no-ops and zero skips (the white space after a
+# What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (the white space after a
 # control word is TeX's, eaten with it); a \discretionary prints its third (no-break) argument.
 _SILENT = re.compile(
     r"\\(?:relax|allowbreak|nobreak|ignorespaces|unskip|leavevmode|protect|null|empty|strut"
+    r"|ttfamily|rmfamily|sffamily|normalfont|upshape|mdseries|tt|rm|sf|selectfont"
+    r"|small|footnotesize|scriptsize|tiny|normalsize"
     r"|hbox\s*\{\}|mbox\s*\{\}|penalty\s*[-+]?\d+|(?:no)?linebreak\s*(?:\[\s*\d\s*\])?"
     r"|(?:hskip|kern)\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu)"
     r"|hspace\*?\s*\{\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp)?\s*\})(?![A-Za-z@])\s*"
