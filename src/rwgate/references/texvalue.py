@@ -28,10 +28,12 @@ _HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
 _URL_MACRO = re.compile(r"\\(?:url|doi|nolinkurl|path|texttt)\s*\{([^{}]*)\}")
 _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?|\\string\s*~")
 _UNDERSCORE = re.compile(r"\\textunderscore\b\s*(?:\{\})?")
-# ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``, ``\/``).
+# ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``); ``\-``
+# and ``\/`` print nothing (:data:`_SILENT`, applied first).
 _CONTROL_SYMBOL = re.compile(r"\\([^A-Za-z\s])")
-# What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (the white space after a
-# control word is TeX's, eaten with it); a \discretionary prints its third (no-break) argument.
+# What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (the
+# white space after a control word is TeX's, eaten with it); a \discretionary prints its third
+# (no-break) argument.
 _SILENT = re.compile(
     r"\\(?:relax|allowbreak|nobreak|ignorespaces|unskip|leavevmode|protect|null|empty|strut"
     r"|ttfamily|rmfamily|sffamily|normalfont|upshape|mdseries|tt|rm|sf|selectfont"
