@@ -309,3 +309,14 @@ def test_the_latexmkrc_hooks_give_a_biblatex_bundle_its_notes(doc: Path) -> None
     assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
     assert "Retracted2010" in pdf_text(doc / "paper.pdf")
     assert _digest(doc / "paper.bbl") == before
+
+
+def test_an_ungated_pvc_build_gives_a_bundle_its_notes(doc: Path) -> None:  # noqa: F811
+    """``rw-latexmk -pvc`` (ungated: each hook gates itself) gives LaTeX the annotated copy too;
+    latexmk's own ``-pvctimeout`` ends the watch."""
+    before = _bundle(doc)
+    watch = ["-pvc", "-pvctimeout", "-pvctimeoutmins=0.02", "-view=none", "paper.tex"]
+    built = rw_latexmk(*watch)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "Retracted2010" in pdf_text(doc / "paper.pdf")
+    assert _digest(doc / "paper.bbl") == before

@@ -48,6 +48,17 @@ PERL_CODE = (
     "if ($ENV{RWGATE_LATEX_PRETEX}) { $pre_tex_code = $ENV{RWGATE_LATEX_PRETEX} . $pre_tex_code;"
     " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
     " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; } }",
+    # Ungated (-pvc), a bibliography no tool writes gets its annotated copies before each LaTeX
+    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.latex.notescmd).
+    "if (!$ENV{RWGATE_LATEX_DIRS}) { our $rwgate_pre_tex_code = $pre_tex_code;"
+    " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
+    " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; }"
+    " add_hook('before_xlatex', sub { my @rwcmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}),"
+    " 'latex-notes', $texfile_name, ($aux_dir || '.'), $root_filename);"
+    " open(my $rwfh, '-|', @rwcmd) or die \"rwgate latex-notes: cannot run: $!\\n\";"
+    " my $rwcode = do { local $/; <$rwfh> } // ''; close($rwfh);"
+    ' die "rwgate latex-notes: the gate failed (see above); the build stops\\n" if $?;'
+    " $pre_tex_code = $rwcode . $rwgate_pre_tex_code; }); }",
     # A gated build holds the project's $success_cmd (a copy of the PDF, an upload) until the
     # gate has passed: rw-latexmk then runs latexmk once more to run it (RWGATE_LATEX_SUCCESS).
     "our $rwgate_success = $success_cmd;",
