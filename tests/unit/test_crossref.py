@@ -257,7 +257,7 @@ def test_closed_port_gives_every_doi_an_error_after_one_try() -> None:
     assert list(answers) == dois
     assert all(
         re.fullmatch(
-            r"crossref: 127\.0\.0\.1:\d+: connection refused; not asked again this run",
+            r"crossref: 127\.0\.0\.1:\d+: connection refused; not retried this run",
             a.error or "",
         )
         for a in answers.values()

@@ -132,7 +132,7 @@ def test_the_deadline_covers_headers_dripped_a_byte_at_a_time() -> None:
 def test_openalex_stops_at_once_when_nothing_listens() -> None:
     """Issue 38: a refused connection will not heal within the run: one try, then no request."""
     src = OpenAlexSource(Settings(openalex_url=closed_port_url()), backoff_base=0.01)
-    refused = r"^openalex: 127\.0\.0\.1:\d+: connection refused; not asked again this run$"
+    refused = r"^openalex: 127\.0\.0\.1:\d+: connection refused; not retried this run$"
     with pytest.raises(OpenAlexUnavailable, match=refused):
         src.work(NATURE)
     assert src.requests_made == 1

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 PROJECT_URL = "https://github.com/rwgate/rwgate"
 REFUSED = "connection refused"
-NO_NETWORK = "not asked again this run"
+NO_NETWORK = "not retried this run"
 """In every reason of a failure that cannot heal within the run (the core adds what to do)."""
 _UNREACHABLE_ERRNOS = frozenset(
     {errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.EHOSTDOWN}
