@@ -42,7 +42,8 @@ def _as_of(info: SourceInfo) -> str:
 def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
     """DESIGN.md's evidence rules for one DOI, given what each source said.
 
-    Found records decide (their notices merged); else a DOI registry that does not know the DOI
+    Found records decide (their notices merged), those of a source that vouches for "found, no
+    notices" (:attr:`IntegritySource.vouches`) or that carry notices; else a DOI registry that does not know the DOI
     makes it ``unknown_doi``; else a complete registry of notices that does not list it makes it
     ``clean`` as of its date, but only when no other source failed: when Crossref was asked and
     failed, an unlisted work is ``unverified`` (publisher notices such as Cochrane withdrawals are
@@ -56,7 +57,8 @@ def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence
     for source, lk in said:  # one pass: this runs once per cited work
         outcome = lk.outcome
         if outcome == "found":
-            found.append((source, lk))
+            if source.vouches or lk.notices:  # an unvouched "found" proves nothing alone
+                found.append((source, lk))
         elif outcome == "error":
             if not offline:
                 failed.append((source, lk))

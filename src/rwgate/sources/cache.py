@@ -167,6 +167,7 @@ class CachedSource(IntegritySource):
         self.kind = kind
         self.name, self.title = kind.name, kind.title
         self.answers, self.settings, self.absence = kind.answers, kind.settings, kind.absence
+        self.vouches = kind.vouches
         self.cache = cache
         self.factory = factory
         self.ttl = self._ttl = ttl

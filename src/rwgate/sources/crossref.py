@@ -62,6 +62,7 @@ class CrossrefSource(IntegritySource):
         {"crossref_url", "doi_url", "mailto", "timeout", "max_total_seconds", "offline"}
     )
     absence = "unknown"
+    vouches = True  # a record without ``updated-by`` is a work with no notice registered
 
     def __init__(
         self,

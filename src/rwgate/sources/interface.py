@@ -15,6 +15,10 @@ evidence of any set of sources without knowing them by name:
 - :attr:`~IntegritySource.absence`: what ``not_found`` from it means: ``unknown`` (a DOI registry
   that does not know the DOI: ``unknown_doi``), ``clean`` (a complete registry of notices that
   does not list the work: clean as of its date), or ``nothing`` (an extract: proves nothing);
+- :attr:`~IntegritySource.vouches`: whether ``found`` with no notices from it means the work has
+  none (Crossref's ``updated-by``: yes; OpenAlex's ``is_retracted``, which misses many
+  retractions: no). A source that does not vouch decides a status only when it carries notices,
+  never ``clean`` on its own. The default is not to vouch: a new source must say so;
 - :attr:`~IntegritySource.settings`: the settings it reads. All of them are the invoking user's
   (flags, environment, user configuration); a document can never choose them.
 
@@ -52,6 +56,9 @@ class IntegritySource(ABC):
     answers: frozenset[IdKind] = frozenset({"doi"})
     settings: frozenset[str] = frozenset()
     absence: Absence = "nothing"
+    vouches: bool = False
+    """Whether ``found`` with no notices means "no notices" (see the module docstring). Off by
+    default: a source added by the recipe never clears a work it merely knows (fail closed)."""
     ttl: float | None = None
     """How long its answers stay true (seconds); None: until its data changes."""
 

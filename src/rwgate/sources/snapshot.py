@@ -75,6 +75,7 @@ class Snapshot(IntegritySource):
     title = "Retraction Watch snapshot"
     answers = frozenset({"doi", "pmid"})
     settings = frozenset({"snapshot", "max_snapshot_age_days"})
+    vouches = True  # a listed row is a notice; a recorded Crossref body is Crossref's word
 
     def __init__(self, path: Path | str | None = None, max_age_days: int | None = None) -> None:
         self.max_age_days = max_age_days
