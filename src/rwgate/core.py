@@ -11,84 +11,22 @@ identifiers that source answers, and merges what they said by what each declares
 
 from __future__ import annotations
 
-import datetime as dt
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from rwgate import __version__
+from rwgate import recorded
 from rwgate.bytitle import match_titles
 from rwgate.config import Settings
 from rwgate.judge import Evidence, evidence
-from rwgate.models import (
-    FLAGGED_STATUSES,
-    Action,
-    Citation,
-    Problem,
-    Reference,
-    Report,
-    SourceInfo,
-    Status,
-    Summary,
-    ToolInfo,
-)
+from rwgate.models import Action, Citation, Problem, Reference, Status
 from rwgate.policy import Policy
+from rwgate.result import FLAGGED, JUDGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.sources import Answers, OpenSources, open_sources
 from rwgate.sources.http import NO_NETWORK
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.trusted import gc_paused, trusted
 
-FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
-JUDGED: frozenset[Status] = FLAGGED | {"clean"}
-RECOVERED_FROM_TITLE = "DOI recovered from title"
+__all__ = ["FLAGGED", "JUDGED", "RECOVERED_FROM_TITLE", "CheckResult", "check"]
 _ACTION_RANK: dict[Action, int] = {"fail": 0, "annotate": 1, "warn": 2, "ignore": 3}
-
-
-@dataclass
-class CheckResult:
-    """Verdicts plus everything a report needs to say how they were reached."""
-
-    citations: list[Citation]
-    policy: Policy
-    sources: list[SourceInfo]
-    warnings: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    generated: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
-    since: str | None = None
-    """The lockfile this result was compared with (:mod:`rwgate.lock`), if any."""
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if any(c.action == "fail" for c in self.citations) else 0
-
-    def summary(self) -> Summary:
-        statuses = Counter(c.status for c in self.citations)  # one pass each: 100,000 works
-        actions = Counter(c.action for c in self.citations)
-        return Summary(
-            cited=len(self.citations),
-            checked=sum(n for s, n in statuses.items() if s in JUDGED),
-            flagged=sum(n for s, n in statuses.items() if s in FLAGGED),
-            failed=actions["fail"],
-            warned=actions["warn"],
-            unverified=statuses["unverified"],
-            changed=None
-            if self.since is None
-            else sum(c.change is not None for c in self.citations),
-        )
-
-    def report(self) -> Report:
-        """The JSON report ``rwgate.report/1``."""
-        return Report(
-            generated=self.generated,
-            tool=ToolInfo(version=__version__),
-            sources=self.sources,
-            policy=self.policy.describe(),
-            summary=self.summary(),
-            citations=self.citations,
-            warnings=[*self.warnings, *(str(p) for p in self.problems)],
-            since=self.since,
-            exit_code=self.exit_code,
-        )
 
 
 def _citation(
@@ -227,6 +165,8 @@ def check(
             for start in range(0, total, CHUNK):
                 chunk = references[start : start + CHUNK]
                 answers = srcs.ask(_wanted(chunk), _offset(progress, start, total))
+                if srcs.first_end != float("inf"):  # the run's record: no replay past a TTL
+                    recorded.note_expiry(srcs.first_end)
                 _source_errors(answers, settings.offline, errors)
                 judged = [evidence(ref, answers, settings.offline) for ref in chunk]
                 del answers
@@ -235,7 +175,7 @@ def check(
                     _citation(ref, ev, policy, said, actions)
                     for ref, ev in zip(chunk, judged, strict=True)
                 ]
-            infos = srcs.infos()
+            infos, complete = srcs.infos(), not srcs.failed
             if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
                 notes.append(srcs.cache.warning)
             notes += [_error_line(head, why, srcs) for head, why in errors.items()]
@@ -243,10 +183,13 @@ def check(
     finally:
         if own:
             srcs.close()
+    ends = min(srcs.first_end, policy.allow_ends() or srcs.first_end)  # the policy notes its own
     return CheckResult(
         citations=citations,
         policy=policy,
         sources=infos,
         warnings=list(dict.fromkeys(notes)),
         problems=list(problems),
+        expires=None if ends == float("inf") else ends,
+        complete=complete,
     )

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, BinaryIO
 from rwgate.errors import OutputError
 
 if TYPE_CHECKING:
-    from rwgate.core import CheckResult
     from rwgate.render import FormatChoice
+    from rwgate.result import CheckResult
 
 
 Writer = Callable[[BinaryIO], object]

@@ -16,9 +16,9 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-from rwgate.core import FLAGGED, CheckResult
 from rwgate.evidence import deciding_notice
 from rwgate.models import Added, Citation
+from rwgate.result import FLAGGED, CheckResult
 
 _UNCOMMITTED = "0" * 40
 _TIMEOUT = 20.0

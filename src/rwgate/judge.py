@@ -42,13 +42,13 @@ def _as_of(info: SourceInfo) -> str:
 def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
     """DESIGN.md's evidence rules for one DOI, given what each source said.
 
-    Found records decide (their notices merged), those of a source that vouches for "found, no
-    notices" (:attr:`IntegritySource.vouches`) or that carry notices; else a DOI registry that does not know the DOI
-    makes it ``unknown_doi``; else a complete registry of notices that does not list it makes it
-    ``clean`` as of its date, but only when no other source failed: when Crossref was asked and
-    failed, an unlisted work is ``unverified`` (publisher notices such as Cochrane withdrawals are
-    not in Retraction Watch at all). ``offline`` (the user's choice, not a failure): sources that
-    were not asked do not count as failed.
+    Found records decide (their notices merged): those of a source that vouches for "found,
+    no notices" (:attr:`IntegritySource.vouches`) or that carry notices. Else a DOI registry
+    that does not know the DOI makes it ``unknown_doi``; else a complete registry of notices that
+    does not list it makes it ``clean`` as of its date, but only when no other source failed:
+    when Crossref was asked and failed, an unlisted work is ``unverified`` (publisher notices
+    such as Cochrane withdrawals are not in Retraction Watch at all). ``offline`` (the user's
+    choice, not a failure): sources that were not asked do not count as failed.
     """
     found: list[tuple[IntegritySource, Lookup]] = []
     failed: list[tuple[IntegritySource, Lookup]] = []

@@ -15,7 +15,6 @@ the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,9 +26,9 @@ from rwgate.vocab import FLAGGED_STATUSES, STATUSES
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.core import CheckResult
     from rwgate.models import Citation, CitedDocument, Problem, Reference
     from rwgate.render.annotation import Annotation
+    from rwgate.result import CheckResult
     from rwgate.sources import OpenSources
     from rwgate.sources.interface import Progress
 
@@ -200,21 +199,6 @@ def record_lock(result: CheckResult, settings: Settings) -> None:
         write_output(settings.lock, render_lock(result))
 
 
-def verdict_expires(result: CheckResult, sources: OpenSources, cap: float) -> float:
-    """Until when a remembered verdict holds (the pandoc and rw-latexmk memos): the first
-    look-up behind it expires, or an allow-list entry runs out, and at most ``cap``. Noted in
-    the run's record (:func:`rwgate.recorded.note_expiry`): no memo replays it after then."""
-    from rwgate import recorded
-
-    ends = min(cap, sources.expires(cap), result.policy.allow_ends() or cap)
-    recorded.note_expiry(ends)
-    if any(entry.until is not None for entry in result.policy.allow):
-        # An allow-list date is a local date: the time zone says which day it is.
-        recorded.note_env("TZ", os.environ.get("TZ"))
-        recorded.is_file("/etc/localtime")
-    return ends
-
-
 def parsed_cache_dir(settings: Settings) -> Path | None:
     """Where parsed bibliographies are remembered: the user's cache folder (none with
     ``no_cache``, none with ``no_memo``: it is a memo). Only the invoking user's settings name
@@ -235,6 +219,27 @@ def judge_document(
     bib = cited_references(doc, parsed_cache_dir(settings))
     result = judge(bib.references, settings, bib.problems, sources=sources)
     return result, {ref.key: ref for ref in bib.references}
+
+
+def judge_documents(
+    docs: Sequence[CitedDocument], settings: Settings
+) -> list[tuple[CheckResult, dict[str, Reference]]]:
+    """:func:`judge_document` for each of ``docs`` (a build's main document and its parts), the
+    sources opened once for all. Front ends never open sources: what a verdict's life depends
+    on (:attr:`CheckResult.expires`, :attr:`CheckResult.complete`) comes with it; each result
+    here says it of them all (one build is remembered as one)."""
+    from rwgate.sources import open_sources
+
+    sources = open_sources(settings)
+    try:
+        judged = [judge_document(doc, settings, sources) for doc in docs]
+    finally:
+        sources.close()
+    ends = [r.expires for r, _ in judged if r.expires is not None]
+    for result, _ in judged:
+        result.complete = not sources.failed
+        result.expires = min(ends, default=None)
+    return judged
 
 
 # --- what to show ------------------------------------------------------------------------------

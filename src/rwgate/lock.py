@@ -28,9 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rwgate.core import CheckResult
 from rwgate.errors import ConfigError
 from rwgate.models import Citation
+from rwgate.result import CheckResult
 from rwgate.vocab import FLAGGED_STATUSES, UNJUDGED_STATUSES, status_label
 
 LOCK_SCHEMA = "rwgate.lock/1"

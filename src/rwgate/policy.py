@@ -7,10 +7,12 @@ a build and an agent can never disagree about a citation.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from rwgate import recorded
 from rwgate.doi import InvalidDOI, normalize
 from rwgate.models import Action, Status
 
@@ -134,13 +136,21 @@ class Policy(BaseModel):
     def allow_ends(self) -> float | None:
         """When the first allow-list entry still in force runs out (the local midnight after its
         ``until`` date, as :meth:`allowance` counts days); None when none will. A remembered
-        verdict must not outlive it: the work it allowed fails from then on."""
+        verdict must not outlive it: the work it allowed fails from then on. Asked once per
+        check (the core), it notes in the run's record what a dated entry depends on: the end,
+        and the time zone (a local date: which day it is), as readers note the files they read."""
+        if all(entry.until is None for entry in self.allow):
+            return None
+        recorded.note_env("TZ", os.environ.get("TZ"))
+        recorded.is_file("/etc/localtime")
         today = dt.date.today()
         ends = [
             dt.datetime.combine(entry.until + dt.timedelta(days=1), dt.time()).timestamp()
             for entry in self.allow
             if entry.until is not None and entry.until >= today
         ]
+        if ends:
+            recorded.note_expiry(min(ends))
         return min(ends, default=None)
 
     def allowance(

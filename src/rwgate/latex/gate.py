@@ -9,27 +9,19 @@ compares its fingerprint with the one the hook stored next to the ``.bbl``.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.core import CheckResult
-from rwgate.kit import describe, verdict_expires
+from rwgate.kit import describe, judge_documents
 from rwgate.models import Citation, CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
 from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
-from rwgate.sources import open_sources
+from rwgate.result import CheckResult
 
-from .memo import MAX_AGE as MEMO_AGE
 from .reuse import state_path
-from .verdict import (
-    fingerprint,
-    judge,
-    latex_notes,
-    read_fingerprint,
-)
+from .verdict import fingerprint, latex_notes, read_fingerprint
 
 OUTPUT_SUFFIXES = (".pdf", ".ps", ".dvi", ".xdv")
 REJECTED = ".rejected"
@@ -146,10 +138,6 @@ class Verdict:
     """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
     doc: CitedDocument | None = None
     """What was judged: the files the verdict depends on (the rebuild memo watches them)."""
-    expires: float = 0.0
-    """When the first answer behind the verdict stops being true (capped at an hour)."""
-    failed: bool = False
-    """A source could not answer, or the cache could not be used."""
 
     def stale(self) -> list[Path]:
         """The .bbl files annotated for another verdict (or never annotated)."""
@@ -161,24 +149,20 @@ class Verdict:
 
 
 def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
-    """The verdict on every bibliography of the build, and what each .bbl must carry (the sources
-    opened once for all of them)."""
+    """The verdict on every bibliography of the build, and what each .bbl must carry (judged
+    together: the sources opened once for all of them)."""
     doc = cited_document(build, cwd)
-    sources = open_sources(settings)
-    try:
-        result = judge(doc, settings, sources)
-        own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
-        main = (
-            judge(doc.model_copy(update={"parts": []}), settings, sources) if doc.parts else result
+    parts = list(filter(regenerable, doc.parts))  # a .bbl without its sources is the user's
+    docs = [doc, *([doc.model_copy(update={"parts": []})] if doc.parts else []), *parts]
+    judged = [result for result, _ in judge_documents(docs, settings)]
+    result, main = judged[0], judged[1 if doc.parts else 0]
+    prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
+    for part, said in zip(parts, judged[len(docs) - len(parts) :], strict=True):
+        prints[Path(part.path).with_suffix(".bbl")] = fingerprint(
+            latex_notes(said, settings.template)
         )
-        prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
-        for part in filter(regenerable, doc.parts):  # a .bbl without its sources is the user's
-            notes = latex_notes(judge(part, settings, sources), settings.template)
-            prints[Path(part.path).with_suffix(".bbl")] = fingerprint(notes)
-        expires, failed = verdict_expires(result, sources, time.time() + MEMO_AGE), sources.failed
-    finally:
-        sources.close()
-    return Verdict(result, prints, not own, doc, expires, failed)
+    own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
+    return Verdict(result, prints, not own, doc)
 
 
 def invalidate(bbls: list[Path]) -> None:

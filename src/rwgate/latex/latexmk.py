@@ -36,7 +36,7 @@ from .notedcopy import previous_pretex
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.core import CheckResult
+    from rwgate.result import CheckResult
 
     from .gate import Build, Verdict
 
@@ -241,7 +241,7 @@ def _remember(
         code == 0
         and result.exit_code == 0
         and doc is not None
-        and not current.failed
+        and result.complete
         and not settings.offline
         and not settings.no_cache
         and not settings.no_memo

@@ -17,12 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.core import CheckResult
 from rwgate.fsutil import write_atomic
 from rwgate.kit import annotations_for, judge_document
 from rwgate.models import CitedDocument
 from rwgate.render.latex import annotation_latex
-from rwgate.sources import OpenSources
+from rwgate.result import CheckResult
 
 from .env import HookError
 from .reuse import ENV_BUILD, read_state, state_path
@@ -88,8 +87,6 @@ def read_fingerprint(bbl: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def judge(
-    doc: CitedDocument, settings: Settings, sources: OpenSources | None = None
-) -> CheckResult:
+def judge(doc: CitedDocument, settings: Settings) -> CheckResult:
     """The core's verdict on the references ``doc`` cites."""
-    return judge_document(doc, settings, sources)[0]
+    return judge_document(doc, settings)[0]

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
-from rwgate.core import FLAGGED, CheckResult
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
 from rwgate.evidence import crossref_date, first_text
@@ -48,6 +47,7 @@ from rwgate.references import load_bibliography, parse_bibliography
 from rwgate.references.gather import Gathered, doi_reference
 from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
+from rwgate.result import FLAGGED, CheckResult
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.interface import Progress

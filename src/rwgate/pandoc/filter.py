@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +38,6 @@ from rwgate.errors import RwgateError, UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
 from rwgate.pandoc.memo import (
     DOCUMENT,
-    MAX_AGE,
     Verdict,
     memo_base,
     memo_file,
@@ -52,11 +50,10 @@ from rwgate.pandoc_version import check_filter_env
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.core import CheckResult
-    from rwgate.models import CitedDocument, Reference
+    from rwgate.models import Reference
     from rwgate.pandoc.render import Mode, Placed, Shadowing
     from rwgate.render.annotation import Annotation
-    from rwgate.sources import OpenSources
+    from rwgate.result import CheckResult
 
 
 class FilterError(UsageError):
@@ -86,22 +83,6 @@ def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Setting
         return load_settings(Path.cwd(), env=env, metadata=rwgate_metadata(ast))
     except ConfigError as exc:
         raise FilterError(str(exc)) from None
-
-
-def judge(
-    cited: CitedDocument, settings: Settings
-) -> tuple[CheckResult, dict[str, Reference], OpenSources]:
-    """The verdict for every cited work, with one batched core call (as ``rwgate check``), and
-    the sources that answered (the memo's expiry comes from their answers)."""
-    from rwgate.kit import judge_document
-    from rwgate.sources import open_sources
-
-    sources = open_sources(settings)
-    try:
-        result, refs = judge_document(cited, settings, sources)
-    finally:
-        sources.close()
-    return result, refs, sources
 
 
 def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[tuple[str, str]]:
@@ -189,7 +170,9 @@ def check_document(
     unchanged = lua_answer({}, {}) if verdicts else source  # nothing to annotate
     if not cited.keys and not cited.cite_all and settings.report is None:
         return 0, unchanged, _verdict(settings, env, 0, [])
-    result, refs, sources = judge(cited, settings)
+    from rwgate.kit import judge_document
+
+    result, refs = judge_document(cited, settings)
     report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
     if result.exit_code != 0:
         from rwgate.kit import failure_lines
@@ -205,10 +188,7 @@ def check_document(
 
         record_lock(result, settings)
     lines = lines_since(bookmark)
-    from rwgate.kit import verdict_expires
-
-    verdict_expires(result, sources, cap=time.time() + MAX_AGE)  # noted in the run's record
-    good = not sources.failed and all(c.status != "unverified" for c in result.citations)
+    good = result.complete and all(c.status != "unverified" for c in result.citations)
     # A lockfile is written (or read) beyond the build: with one, every build is a full check.
     good = good and settings.since is None and settings.lock is None
     verdict = _verdict(settings, env, result.exit_code, lines, report_text) if good else None

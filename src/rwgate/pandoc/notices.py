@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rwgate.pandoc.log import say
 
 if TYPE_CHECKING:
-    from rwgate.core import CheckResult
+    from rwgate.result import CheckResult
 
 
 def _how(fmt: str, mode: str) -> str:

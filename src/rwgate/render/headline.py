@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from rwgate.core import CheckResult
 from rwgate.models import Citation
+from rwgate.result import CheckResult
 from rwgate.vocab import SEVERITIES, STATUSES, Severity, severity, status_label
 
 _VERBS = {"fail": "failed the policy", "annotate": "annotated", "warn": "with a warning"}

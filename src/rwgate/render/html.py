@@ -19,7 +19,6 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select
 from markupsafe import Markup, escape
 
 from rwgate import __version__
-from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation
 from rwgate.render.headline import headline
 from rwgate.render.interface import ReportFormat, View
@@ -31,6 +30,7 @@ from rwgate.render.report import (
     summary_line,
 )
 from rwgate.render.safe import one_line
+from rwgate.result import FLAGGED, CheckResult
 from rwgate.vocab import notice_label, severity, status_label
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
+from rwgate.result import CheckResult
 from rwgate.vocab import notice_label
 
 

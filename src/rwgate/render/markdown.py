@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rwgate.core import CheckResult
 from rwgate.models import Citation
 from rwgate.render.headline import headline
 from rwgate.render.interface import ReportFormat, View
@@ -22,6 +21,7 @@ from rwgate.render.report import (
 )
 from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
+from rwgate.result import CheckResult
 from rwgate.vocab import notice_label, status_label
 
 _ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}

@@ -17,12 +17,12 @@ from typing import BinaryIO
 
 from pydantic import TypeAdapter
 
-from rwgate.core import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.evidence import deciding_notice
 from rwgate.models import REPORT_JSON, Citation, Report, SourceInfo
 from rwgate.render.annotate import annotate
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import term_safe
+from rwgate.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.vocab import (
     FLAGGED_STATUSES,
     capitalised,

@@ -14,11 +14,11 @@ from typing import Any
 from urllib.parse import quote
 
 from rwgate import __version__
-from rwgate.core import FLAGGED, CheckResult
 from rwgate.models import Citation, Location
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
 from rwgate.render.safe import one_line
+from rwgate.result import FLAGGED, CheckResult
 from rwgate.sources.http import PROJECT_URL
 from rwgate.vocab import status_label
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rwgate.config import Settings
-from rwgate.core import FLAGGED, check
+from rwgate.core import check
 from rwgate.models import Citation, Location, Reference
 from rwgate.render.annotate import annotate
+from rwgate.result import FLAGGED
 from rwgate.verify.records import ARXIV_PREFIX
 from rwgate.vocab import RETRACTED_LIKE, SERIOUS_STATUSES, status_label
 

@@ -1,0 +1,83 @@
+"""The verdict of one check, with what a report says about it and how long it holds.
+
+Kept apart from :mod:`rwgate.core` (which reaches it) so that renderers and front ends read a
+result without importing the core, and so that a verdict carries its own life (:attr:`expires`,
+:attr:`complete`): a front end that remembers it needs no look into the sources.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rwgate import __version__
+from rwgate.models import (
+    FLAGGED_STATUSES,
+    Citation,
+    Problem,
+    Report,
+    SourceInfo,
+    Status,
+    Summary,
+    ToolInfo,
+)
+from rwgate.policy import Policy
+
+FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
+JUDGED: frozenset[Status] = FLAGGED | {"clean"}
+RECOVERED_FROM_TITLE = "DOI recovered from title"
+
+
+@dataclass
+class CheckResult:
+    """Verdicts plus everything a report needs to say how they were reached."""
+
+    citations: list[Citation]
+    policy: Policy
+    sources: list[SourceInfo]
+    warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    generated: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    since: str | None = None
+    """The lockfile this result was compared with (:mod:`rwgate.lock`), if any."""
+    expires: float | None = None
+    """When the verdict stops holding (Unix seconds): the first look-up behind it reaching its
+    source's TTL, or an allow-list entry running out; None: no known end. A memo of any front
+    end replays it no later (the core and the policy also note it in the run's record)."""
+    complete: bool = True
+    """Whether every source could answer and the cache could be used: a verdict with a failed
+    look-up is retried, never remembered."""
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(c.action == "fail" for c in self.citations) else 0
+
+    def summary(self) -> Summary:
+        statuses = Counter(c.status for c in self.citations)  # one pass each: 100,000 works
+        actions = Counter(c.action for c in self.citations)
+        return Summary(
+            cited=len(self.citations),
+            checked=sum(n for s, n in statuses.items() if s in JUDGED),
+            flagged=sum(n for s, n in statuses.items() if s in FLAGGED),
+            failed=actions["fail"],
+            warned=actions["warn"],
+            unverified=statuses["unverified"],
+            changed=None
+            if self.since is None
+            else sum(c.change is not None for c in self.citations),
+        )
+
+    def report(self) -> Report:
+        """The JSON report ``rwgate.report/1``."""
+        return Report(
+            generated=self.generated,
+            tool=ToolInfo(version=__version__),
+            sources=self.sources,
+            policy=self.policy.describe(),
+            summary=self.summary(),
+            citations=self.citations,
+            warnings=[*self.warnings, *(str(p) for p in self.problems)],
+            since=self.since,
+            exit_code=self.exit_code,
+        )
