@@ -159,7 +159,7 @@ end
 local place_answer -- below, with the placement
 
 -- rw-filter judges `doc`. With --verdicts it answers with the notices alone where this filter can
--- place them exactly as rw-filter would (rwgate.pandoc.lua_entries), and with the document where
+-- place them exactly as rw-filter would (rwgate.pandoc.lua), and with the document where
 -- it cannot (shadow .bib files, citation markers, JATS, unusual entries). The notices go into
 -- `settled` (doc, or doc settled after this filter's own citeproc: `citations`); a document
 -- answered is settled here when `settled` is not doc itself.
@@ -262,7 +262,7 @@ local function memo_off()
   return not (value == "" or value == "0" or value == "false" or value == "no" or value == "off")
 end
 
--- Where rw-filter's memos live (rwgate.pandoc.memo.memo_base): the invoking user's cache folder.
+-- Where rw-filter's memos live (rwgate.remembered.memo_base): the invoking user's cache folder.
 local function cache_dir()
   local dir = os.getenv("RWGATE_CACHE_DIR")
   if dir ~= nil and dir:match("%S") then

@@ -354,16 +354,19 @@ def remember(
     path: Path, recorder: Recorder, payload: Any, max_age: float, cache_dir: Path | None
 ) -> bool:
     """Write the memo (record and ``payload``) atomically when the record is complete; whether
-    it was written. A memo that cannot be written only costs the next run time."""
+    it was written. A memo that cannot be written only costs the next run time. The one prune
+    of every store: entries in its folder past ``max_age`` go (each change of the inputs leaves
+    one behind)."""
     if not recorder.complete:
         return False
     try:
         text = json.dumps(recorder.record(payload, max_age, cache_dir), ensure_ascii=False)
-        from rwgate.fsutil import write_atomic
+        from rwgate.fsutil import prune_older, write_atomic
 
         write_atomic(path, text.encode("utf-8"))
     except (OSError, ValueError, UnicodeError):
         return False
+    prune_older(path.parent, max_age)
     return True
 
 

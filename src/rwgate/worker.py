@@ -39,7 +39,7 @@ WARM = (
     "rwgate.pandoc.render",
     "rwgate.pandoc.placement",
     "rwgate.pandoc.shadowbib",
-    "rwgate.pandoc.lua_entries",
+    "rwgate.pandoc.lua",
     "rwgate.references.manuscript",
     "rwgate.references.readers",
     "rwgate.references.bibtex",

@@ -30,28 +30,21 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate import recorded
 from rwgate.errors import RwgateError, UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
-from rwgate.pandoc.memo import (
-    DOCUMENT,
-    Verdict,
-    memo_base,
-    memo_file,
-    resource_path,
-    store_for_lua,
-)
-from rwgate.pandoc.memo import load as load_memo
-from rwgate.pandoc.memo import store as store_memo
+from rwgate.pandoc.lua import lua_answer, lua_entries, store_for_lua
+from rwgate.pandoc.memo import DOCUMENT, MEMO_DIR, Verdict, request, resource_path, verdict_of
 from rwgate.pandoc_version import check_filter_env
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
-    from rwgate.models import Reference
-    from rwgate.pandoc.render import Mode, Placed, Shadowing
+    from rwgate.models import CitedDocument, Reference
+    from rwgate.pandoc.render import Mode, Shadowing
     from rwgate.render.annotation import Annotation
     from rwgate.result import CheckResult
 
@@ -125,27 +118,103 @@ def write_report(text: str, path: Path) -> None:
     write_output(path, text)
 
 
-def _placement(
-    source: bytes,
-    fmt: str,
-    annotations: dict[str, Annotation],
-    settings: Settings,
-    refs: dict[str, Reference],
-    files: list[tuple[str, str]],
-) -> tuple[bytes, Mode, Shadowing | None, Placed, bool]:
-    """Place the annotations (writing shadow .bib files if needed); (AST, mode, shadows, where
-    each notice went, all shadows written)."""
+@dataclass
+class Run:
+    """One full run as it goes through the three phases (:func:`check_document`)."""
+
+    settings: Settings
+    cited: CitedDocument
+    env: Mapping[str, str]
+    bookmark: int
+    result: CheckResult | None = None
+    refs: dict[str, Reference] = field(default_factory=dict)
+    verdict: Verdict | None = None
+    """What to remember (None: the rule says it may not be, :func:`rwgate.remembered.refusal`)."""
+
+
+def prepare(
+    ast: dict[str, Any], env: Mapping[str, str], keys: list[str] | None, bookmark: int
+) -> Run:
+    """Phase 1: the settings and what the document cites (no source asked yet)."""
+    from rwgate.references.manuscript import document_from_ast
+
+    settings = load_filter_settings(ast, env)
+    cited = document_from_ast(ast, DOCUMENT, resource_path(env), keys=keys)
+    return Run(settings, cited, env, bookmark)
+
+
+def judge(run: Run) -> CheckResult:
+    """Phase 2: the verdict on every cited work (one batched core call, as ``rwgate check``),
+    its messages, report and lockfile, and whether it may be remembered."""
+    from rwgate.kit import failure_lines, judge_document, record_lock
+
+    settings = run.settings
+    result, run.refs = judge_document(run.cited, settings)
+    report_messages(result, verbose=run.env.get("RWGATE_VERBOSE", "") not in ("", "0"))
+    for line in failure_lines(result) if result.exit_code else ():
+        say("ERROR", line)
+    report = None if settings.report is None else result.report().to_json() + "\n"
+    if settings.report is not None and report is not None:
+        write_report(report, settings.report)
+    record_lock(result, settings)
+    run.result = result
+    run.verdict = _verdict(run, result.exit_code, report)
+    return result
+
+
+def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: bool) -> bytes:
+    """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and asked:
+    ``verdicts``); the output. Raises :class:`Unshown` when a flagged work would be shown
+    without its notice."""
+    from rwgate.kit import annotations_for
+    from rwgate.pandoc.notices import announce
+
+    assert run.result is not None
+    settings, verdict = run.settings, run.verdict
+    annotations = annotations_for(run.result.citations, settings.template)
+    if not annotations:
+        return lua_answer({}, {}) if verdicts else source
+    entries = lua_entries(ast, fmt, annotations, settings.inline) if verdicts else None
+    if entries is not None:
+        announce(run.result, {key: "in its bibliography entry" for key in annotations}, fmt, "")
+        _placed(run, annotations, "entries", None, False)
+        return lua_answer(annotations, entries)
     from rwgate.pandoc.render import load, place, placement_mode, write_shadows
 
     doc = load(source, fmt)
     mode = placement_mode(doc, fmt)
+    files = bibliography_files(ast, resource_path(run.env)) if mode == "shadow" else []
     shadowing, complete = (
-        write_shadows(annotations, refs, files) if mode == "shadow" else (None, True)
+        write_shadows(annotations, run.refs, files) if mode == "shadow" else (None, True)
     )
     placement = place(doc, mode, annotations, shadowing, settings.inline)
     for line in placement.messages:
         write_line(line)
-    return placement.output, mode, shadowing, placement.placed, complete
+    if announce(run.result, placement.placed, fmt, mode):
+        raise Unshown
+    if complete:
+        _placed(run, annotations, mode, shadowing, settings.inline)
+    elif verdict is not None:
+        run.verdict = None  # a shadow .bib not written: the next build tries again
+    return placement.output
+
+
+class Unshown(Exception):
+    """A flagged work the output would show without its notice: the build stops (exit 1)."""
+
+
+def _placed(
+    run: Run,
+    annotations: dict[str, Annotation],
+    mode: Mode,
+    shadowing: Shadowing | None,
+    inline: bool,
+) -> None:
+    """Note in the verdict to remember where the notices went (and every line said so far)."""
+    if run.verdict is not None:
+        run.verdict.lines = lines_since(run.bookmark)
+        run.verdict.annotations, run.verdict.mode = annotations, mode
+        run.verdict.shadowing, run.verdict.inline = shadowing, inline
 
 
 def check_document(
@@ -155,110 +224,55 @@ def check_document(
     env: Mapping[str, str],
     verdicts: bool = False,
     keys: list[str] | None = None,
-) -> tuple[int, bytes | None, Verdict | None]:
-    """The full run: (exit status, output AST or None, the verdict to remember or None).
+) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
+    """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
+    ((exit status, output AST or None), the payload to remember or None).
 
     ``verdicts`` (the Lua filter's ``--verdicts``): where the Lua filter can place the notices
-    itself (:mod:`rwgate.pandoc.lua_entries`), the output is its answer instead of the document.
+    itself (:func:`rwgate.pandoc.lua.lua_entries`), the output is its answer instead.
     """
-    from rwgate.references.manuscript import document_from_ast
-
-    bookmark = mark()
-    settings = load_filter_settings(ast, env)
-    resource = resource_path(env)
-    cited = document_from_ast(ast, DOCUMENT, resource, keys=keys)
-    unchanged = lua_answer({}, {}) if verdicts else source  # nothing to annotate
-    if not cited.keys and not cited.cite_all and settings.report is None:
-        return 0, unchanged, _verdict(settings, env, 0, [])
-    from rwgate.kit import judge_document
-
-    result, refs = judge_document(cited, settings)
-    report_messages(result, verbose=env.get("RWGATE_VERBOSE", "") not in ("", "0"))
+    run = prepare(ast, env, keys, mark())
+    if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
+        run.verdict = _verdict(run, 0, None)  # nothing to judge: the document as it came
+        return (0, lua_answer({}, {}) if verdicts else source), _payload(run)
+    result = judge(run)
     if result.exit_code != 0:
-        from rwgate.kit import failure_lines
+        return (result.exit_code, None), _payload(run)
+    try:
+        output = finalize(run, ast, source, fmt, verdicts)
+    except Unshown:
+        return (1, None), None
+    return (0, output), _payload(run)
 
-        for line in failure_lines(result):
-            say("ERROR", line)
-    report_text = None
-    if settings.report is not None:
-        report_text = result.report().to_json() + "\n"
-        write_report(report_text, settings.report)
-    if settings.lock is not None:
-        from rwgate.kit import record_lock
 
-        record_lock(result, settings)
-    lines = lines_since(bookmark)
-    good = result.complete and all(c.status != "unverified" for c in result.citations)
-    # A lockfile is written (or read) beyond the build: with one, every build is a full check.
-    good = good and settings.since is None and settings.lock is None
-    verdict = _verdict(settings, env, result.exit_code, lines, report_text) if good else None
-    if result.exit_code != 0:
-        return result.exit_code, None, verdict
-    from rwgate.kit import annotations_for
+def _payload(run: Run) -> dict[str, Any] | None:
+    return None if run.verdict is None else asdict(run.verdict)
 
-    annotations = annotations_for(result.citations, settings.template)
-    if not annotations:
-        return 0, unchanged, verdict
-    from rwgate.pandoc.notices import announce
 
-    if verdicts:
-        from rwgate.pandoc.lua_entries import lua_entries
+def _verdict(run: Run, code: int, report: str | None) -> Verdict | None:
+    """What to remember of a full run: None when :func:`rwgate.remembered.refusal` says it may
+    not be. rw-filter replays a failing verdict and a report (see that function's docstring)."""
+    from rwgate.remembered import memo_base, refusal
 
-        entries = lua_entries(ast, fmt, annotations, settings.inline)
-        if entries is not None:
-            announce(result, {key: "in its bibliography entry" for key in annotations}, fmt, "")
-            if verdict is not None:
-                verdict.lines = lines_since(bookmark)
-                verdict.annotations, verdict.mode, verdict.inline = annotations, "entries", False
-            return 0, lua_answer(annotations, entries), verdict
-    files = bibliography_files(ast, resource)
-    output, mode, shadowing, placed, complete = _placement(
-        source, fmt, annotations, settings, refs, files
+    settings = run.settings
+    why = refusal(
+        settings, run.result, memo_base(run.env), replays_failure=True, replays_report=True
     )
-    if announce(result, placed, fmt, mode):
-        return 1, None, None  # a flagged work the output would show without its notice
-    if verdict is not None and complete:
-        verdict.lines = lines_since(bookmark)
-        verdict.annotations, verdict.mode, verdict.shadowing = annotations, mode, shadowing
-        verdict.inline = settings.inline
-    return 0, output, verdict if complete else None
-
-
-def lua_answer(annotations: Mapping[str, Annotation], entries: Mapping[str, str]) -> bytes:
-    """What ``--verdicts`` answers instead of the document: the notices and, for each entry
-    ``Div`` identifier, the key whose notice it gets. It starts with ``{"layout":`` (a document
-    starts with ``{"pandoc-api-version":``), which is how the Lua filter tells them apart."""
-    from rwgate.pandoc.memo import LUA_LAYOUT, lua_annotations
-
-    data = {"layout": LUA_LAYOUT, "annotations": lua_annotations(annotations), "entries": entries}
-    return json.dumps(data, ensure_ascii=False).encode("utf-8")
-
-
-def _verdict(
-    settings: Settings,
-    env: Mapping[str, str],
-    code: int,
-    lines: list[str],
-    report: str | None = None,
-) -> Verdict | None:
-    """What to remember of a full run (None when it must be repeated next time: offline, or
-    memos off, or a look-up cache kept elsewhere than the memo: the configuration chose it)."""
-    from rwgate.paths import default_cache_dir
-
-    if settings.offline or settings.no_cache or settings.no_memo:
-        return None
-    if memo_base(env) != Path(settings.cache_dir or default_cache_dir()):
+    if why is not None:
         return None
     return Verdict(
         exit_code=code,
-        lines=lines,
+        lines=lines_since(run.bookmark),
         report_path=str(settings.report) if settings.report is not None else None,
         report_text=report,
     )
 
 
-def replay(verdict: Verdict, source: bytes, fmt: str) -> tuple[int, bytes | None] | None:
+def replay(data: Any, source: bytes, fmt: str) -> tuple[int, bytes | None] | None:
     """A memo hit: the full run's lines, report, exit status and placements; None if it can't."""
+    verdict = verdict_of(data)
+    if verdict is None:
+        return None  # not one this version wrote
     output = source
     if verdict.exit_code == 0 and verdict.annotations and verdict.mode is not None:
         from rwgate.pandoc.render import load, place, placement_mode
@@ -288,34 +302,33 @@ def process(
     lua_memo: Path | None = None,
     verdicts: bool = False,
 ) -> tuple[int, bytes | None]:
-    """Filter one document: (exit status, output AST or None when the gate stops the build).
+    """Filter one document: (exit status, output AST or None when the gate stops the build),
+    through the door of :mod:`rwgate.remembered` (find, re-check, replay; or run and keep).
 
     ``lua_memo``: where the Lua filter (``_extensions/rwgate/rwgate.lua``) wants a verdict it can
-    replay on its own next time (see :func:`rwgate.pandoc.memo.store_for_lua`); ``verdicts``:
-    answer it with the verdicts where it can place them itself (see :func:`check_document`).
+    replay on its own next time (:func:`rwgate.pandoc.lua.store_for_lua`); ``verdicts``: answer
+    it with the verdicts where it can place them itself (see :func:`check_document`).
     Every read of ``env`` is recorded (:mod:`rwgate.recorded`), as the configuration's are."""
     from rwgate.references.pandoc_ast import cited_keys
+    from rwgate.remembered import door, memo_base, through
 
     env = recorded.environ(env)
     ast = _parse(source)
     keys = cited_keys(ast)  # one walk of the document for the memo's name and the check
-    memo = memo_file(ast, fmt, env, keys)
-    if memo is not None:
-        with recorded.recording() as hit:
-            remembered = load_memo(memo)
-            replayed = replay(remembered, source, fmt) if remembered is not None else None
-        if replayed is not None and remembered is not None:
-            if lua_memo is not None:
-                store_for_lua(lua_memo, hit, remembered)
-            return replayed
-    with recorded.recording() as run:
-        status, output, verdict = check_document(ast, source, fmt, env, verdicts, keys)
-    if verdict is not None:
-        if memo is not None:
-            store_memo(memo, run, verdict)
-        if lua_memo is not None:
+    asked = request(ast, fmt, keys)
+    entry = None if asked is None else door(memo_base(env), MEMO_DIR, asked)
+
+    def for_lua(run: recorded.Recorder, payload: Any) -> None:
+        verdict = verdict_of(payload)
+        if lua_memo is not None and verdict is not None:
             store_for_lua(lua_memo, run, verdict)
-    return status, output
+
+    return through(
+        entry,
+        lambda data: replay(data, source, fmt),
+        lambda: check_document(ast, source, fmt, env, verdicts, keys),
+        for_lua if lua_memo is not None else None,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

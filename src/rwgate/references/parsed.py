@@ -70,8 +70,7 @@ def _remembered(
     with contextlib.suppress(OSError):
         if path.read_bytes() == before:  # not one edited while it was read
             payload = result.model_dump(mode="json")
-            if recorded.remember(entry, run, payload, MAX_IDLE, cache_dir):
-                _prune(entry.parent)
+            recorded.remember(entry, run, payload, MAX_IDLE, cache_dir)
     return result
 
 
@@ -98,10 +97,3 @@ def load_remembered(path: Path, cache_dir: Path | None) -> BibResult:
     read before (``cache_dir`` None: always from the file)."""
     path = Path(path)
     return _remembered(path, cache_dir, None, BibResult, lambda: load_bibliography(path))
-
-
-def _prune(folder: Path) -> None:
-    """Drop entries past any possible expiry (each change of the inputs leaves one behind)."""
-    from rwgate.fsutil import prune_older
-
-    prune_older(folder, MAX_IDLE)

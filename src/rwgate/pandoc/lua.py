@@ -1,4 +1,11 @@
-"""Which rendered entries the Lua filter may annotate itself, read from the raw JSON AST.
+"""The Lua filter's protocol: which entries it may annotate itself, its answer, its memo.
+
+The Lua filter (``_extensions/rwgate/rwgate.lua``) talks to rw-filter in three ways, all here so
+that the filter's main path does not carry them: ``--verdicts`` (answer with the notices instead
+of the document, :func:`lua_answer`, where :func:`lua_entries` says it can place them), and
+``--lua-memo PATH`` (a verdict it replays without starting Python, :func:`store_for_lua`).
+
+Which rendered entries the Lua filter may annotate itself is read from the raw JSON AST.
 
 On a memo miss the Lua filter (``filters/rwgate.lua``) asks ``rw-filter --verdicts`` for the
 verdicts only and places the notices in its own copy of the document: rw-filter then neither loads
@@ -19,11 +26,20 @@ side needs no key-resolution rules of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from rwgate import recorded
 from rwgate.references.keys import resolve_key
 from rwgate.references.pandoc_ast import elements
+
+if TYPE_CHECKING:
+    from rwgate.pandoc.memo import Verdict
+    from rwgate.render.annotation import Annotation
+
+LUA_LAYOUT = 1
 
 _PARAGRAPHS = frozenset({"Para", "Plain"})
 
@@ -122,3 +138,53 @@ def lua_entries(
             return None
         found[ident] = key
     return found if set(found.values()) == set(keys) else None
+
+
+def lua_annotations(annotations: Mapping[str, Annotation]) -> dict[str, dict[str, str | None]]:
+    """The notices as the Lua filter places them: text, status, and the notice DOI with the link
+    rw-filter would give it (escaped as :func:`rwgate.doi.url` escapes it)."""
+    from rwgate.doi import url
+
+    return {
+        key: {
+            "status": a.status,
+            "text": a.text,
+            "notice_doi": a.notice_doi,
+            "url": url(a.notice_doi) if a.notice_doi else None,
+        }
+        for key, a in annotations.items()
+    }
+
+
+def lua_answer(annotations: Mapping[str, Annotation], entries: Mapping[str, str]) -> bytes:
+    """What ``--verdicts`` answers instead of the document: the notices and, for each entry
+    ``Div`` identifier, the key whose notice it gets. It starts with ``{"layout":`` (a document
+    starts with ``{"pandoc-api-version":``), which is how the Lua filter tells them apart."""
+    data = {"layout": LUA_LAYOUT, "annotations": lua_annotations(annotations), "entries": entries}
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+def store_for_lua(path: Path, recorder: recorded.Recorder, verdict: Verdict) -> None:
+    """The verdict in the shape the Lua filter replays without starting Python, at the path it
+    named, with the run's record: the Lua filter re-checks every recorded input itself (it keeps
+    no list of its own).
+
+    It only replays what it can place itself: a failed gate (its lines and exit status) or
+    annotations of rendered entries. Anything else (shadow .bib files, citation markers, a
+    report to write) is not written, so the Lua filter calls rw-filter again.
+    """
+    if verdict.report_path is not None or verdict.inline:
+        return
+    if verdict.exit_code == 0 and verdict.annotations and verdict.mode != "entries":
+        return
+    payload = {
+        "layout": LUA_LAYOUT,
+        "exit_code": verdict.exit_code,
+        "lines": verdict.lines,
+        "annotations": lua_annotations(verdict.annotations),
+    }
+    from rwgate.remembered import MAX_AGE, memo_base
+
+    cache = memo_base(recorded.environ())
+    if cache is not None:
+        recorded.remember(path, recorder, payload, MAX_AGE, cache)
