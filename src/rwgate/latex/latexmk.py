@@ -36,6 +36,7 @@ from .notedcopy import previous_pretex
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
+    from rwgate.remembered import Door
     from rwgate.result import CheckResult
 
     from .gate import Build, Verdict
@@ -59,8 +60,8 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
 
 
 def _build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
-    remembered = memo.memo_file(tex, inv.own, inv.latexmk, os.environ)
-    entry = memo.load(remembered) if remembered is not None else None
+    remembered = memo.memo_door(tex, inv.own, inv.latexmk, os.environ)
+    entry = remembered.load() if remembered is not None else None
     # The configuration is read before building (a bad one stops here), unless the entry vouches
     # for it: its record re-checks the configuration files' bytes.
     settings = None if entry is not None else _settings(tex, overrides)
@@ -108,7 +109,7 @@ def _gate(
     settings: Settings,
     run: tuple[list[str], dict[str, str], int],
     reported: str,
-    remembered: Path | None,
+    remembered: Door | None,
 ) -> int:
     """The gate after latexmk: the verdict, a rerun of the bibliography when it moved, the
     report, and the PDF kept or rejected."""
@@ -220,7 +221,7 @@ def _has_notes(current: Verdict, settings: Settings) -> bool:
 
 
 def _remember(
-    path: Path | None,
+    entry: Door | None,
     build: Build,
     current: Verdict,
     settings: Settings,
@@ -228,46 +229,33 @@ def _remember(
     reported: str,
 ) -> None:
     """Remember a gate that passed cleanly, so that an unchanged rebuild replays it; forget the
-    entry otherwise (see :mod:`rwgate.latex.memo` for when a gate is not remembered)."""
-    if path is None:
+    entry otherwise (:func:`rwgate.remembered.refusal`: rw-latexmk replays no failure, no
+    report)."""
+    if entry is None:
         return
-    from rwgate.paths import default_cache_dir
+    from rwgate.remembered import refusal
     from rwgate.render.report import render_text
 
     from .gate import REJECTED
 
     result, doc = current.result, current.doc
-    quiet = (
-        code == 0
-        and result.exit_code == 0
-        and doc is not None
-        and result.complete
-        and not settings.offline
-        and not settings.no_cache
-        and not settings.no_memo
-        and Path(settings.cache_dir or default_cache_dir()) == path.parent.parent
-        and not settings.recover_dois
-        and settings.report is None
-        and settings.lock is None
-        and settings.since is None
-        and not build.success_cmd
-        and not any(c.status == "unverified" for c in result.citations)
-        and not doc.problems
-        and not any(part.problems for part in doc.parts)
+    effects = ["build_failed"] if code != 0 else []
+    effects += ["success_cmd"] if build.success_cmd else []
+    if doc is None or doc.problems or any(part.problems for part in doc.parts):
+        effects.append("problems")
+    why = refusal(
+        settings, result, entry.base, replays_failure=False, replays_report=False, effects=effects
     )
-    if not quiet or doc is None:
-        memo.forget(path, reported)
-        return
     run = recorded.current()
-    if run is None:
-        memo.forget(path)
+    if why is not None or run is None or doc is None:
+        memo.forget(entry, reported if why is not None else None)
         return
     # The readers noted each .bib they read; the .bbl files and secondary .aux files judged,
     # and the .aux tree's cite lines, are noted here.
     files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
     memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
     memo.remember(
-        path,
+        entry,
         run,
         memo.Texts(
             render_text(result, False, False, settings.template),

@@ -13,12 +13,10 @@ beside it and the directories latexmk reported. The memo's name covers what was 
 ``.tex``, the working directory, rw-latexmk's and latexmk's options. The next build replays it
 only when every recorded input still holds; no list of inputs is kept here.
 
-It stays out of the way whenever being wrong could matter. It is never written for a gate that
-failed, an offline run, a run with ``unverified`` works, source errors or input problems, a
-``report``/``lock``/``since`` setting (files to write or read), DOI recovery, a project
-``$success_cmd``, or a latexmk failure; not used with ``--no-memo``/``RWGATE_NO_MEMO``,
-``--no-cache``/``RWGATE_NO_CACHE`` or ``--cache-dir``. A record expires when the earliest look-up
-or allow-list entry behind it would, and within the hour in any case.
+Whether a gate may be remembered is :func:`rwgate.remembered.refusal`'s one rule (rw-latexmk
+remembers no failing gate and no report); the memo is not used with ``--no-memo``,
+``--no-cache`` or ``--cache-dir``. A record expires when the earliest look-up or allow-list entry
+behind it would, and within the hour in any case.
 
 Only the standard library and rwgate's light helpers are imported here.
 """
@@ -34,13 +32,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from rwgate import recorded
-from rwgate.config_files import memo_disabled
+from rwgate.remembered import Door, door, memo_base
 
 from .reuse import inputs_key
 
 REQUEST_LAYOUT = 2
 MEMO_DIR = "latex-memo"
-MAX_AGE = 3600.0
 # Flags that turn the memo off, or put the look-up cache elsewhere than the memo.
 _NO_MEMO_FLAGS = ("--no-memo", "--no-cache", "--cache-dir")
 
@@ -70,15 +67,11 @@ class Entry:
         return 0
 
 
-def memo_file(
+def memo_door(
     tex: Path, own: Sequence[str], latexmk_args: Sequence[str], env: Mapping[str, str]
-) -> Path | None:
-    """Where this build's gate is remembered; None when the memo is not to be used."""
-    env = recorded.environ(env)
-    if any(a.split("=", 1)[0] in _NO_MEMO_FLAGS for a in own):
-        return None
-    if memo_disabled(env) or env.get("RWGATE_NO_CACHE") is not None:
-        return None
+) -> Door | None:
+    """The door to this build's remembered gate; None when the memo is not to be used."""
+    refused = any(a.split("=", 1)[0] in _NO_MEMO_FLAGS for a in own)
     request = {
         "layout": REQUEST_LAYOUT,
         "tex": str(tex.resolve()),
@@ -86,17 +79,7 @@ def memo_file(
         "own": list(own),
         "latexmk": list(latexmk_args),
     }
-    base = env.get("RWGATE_CACHE_DIR", "").strip()
-    if not base:
-        from rwgate.paths import default_cache_dir
-
-        base = str(default_cache_dir())
-    return recorded.memo_path(Path(base), MEMO_DIR, request)
-
-
-def load(path: Path) -> dict[str, Any] | None:
-    """The remembered record (checked after latexmk ran: :func:`replayable`)."""
-    return recorded.load(path)
+    return door(memo_base(env, refused), MEMO_DIR, request)
 
 
 def _aux_names(folder: str) -> str | None:
@@ -121,11 +104,10 @@ def _checks(dirs: str) -> dict[str, recorded.Check]:
     }
 
 
-def replayable(path: Path, record: Mapping[str, Any], dirs: str) -> Entry | None:
+def replayable(entry: Door, record: Mapping[str, Any], dirs: str) -> Entry | None:
     """The remembered gate when every input of its record still holds after this latexmk run
     (``dirs``: the directories it reported), else None."""
-    cache = path.parent.parent
-    if not recorded.still_true(record, cache, _checks(dirs)):
+    if not entry.holds(record, _checks(dirs)):
         return None
     try:
         return Entry(**record["payload"])
@@ -151,30 +133,21 @@ def note_build(aux: Path, dirs: str, files: Iterable[Path]) -> None:
 
 
 def remember(
-    path: Path, run: recorded.Recorder, texts: Texts, rejected: Sequence[Path] = ()
+    entry: Door, run: recorded.Recorder, texts: Texts, rejected: Sequence[Path] = ()
 ) -> None:
     """Write the entry for a passing gate; a memo that cannot be written only costs time."""
-    entry = Entry(text=texts.plain, coloured=texts.coloured, rejected=[str(r) for r in rejected])
-    if recorded.remember(path, run, asdict(entry), MAX_AGE, path.parent.parent):
-        _prune(path.parent)
+    kept = Entry(text=texts.plain, coloured=texts.coloured, rejected=[str(r) for r in rejected])
+    entry.keep(run, asdict(kept))
 
 
-def _prune(folder: Path) -> None:
-    """Drop entries past any possible expiry (each change of the inputs leaves one behind)."""
-    from rwgate.fsutil import prune_older
-
-    prune_older(folder, MAX_AGE)
-
-
-def forget(path: Path | None, dirs: str | None = None) -> None:
+def forget(entry: Door | None, dirs: str | None = None) -> None:
     """Drop the entry (a gate that failed or could not be remembered). With ``dirs`` (this
     build's), only an entry whose record still holds: this gate then says otherwise. One whose
     inputs differ (a stricter configuration tried) stays, to replay when they are back."""
-    if path is None:
+    if entry is None:
         return
     if dirs is not None:
-        record = load(path)
-        if record is None or replayable(path, record, dirs) is None:
+        record = entry.load()
+        if record is None or replayable(entry, record, dirs) is None:
             return
-    with contextlib.suppress(OSError):
-        os.unlink(path)
+    entry.forget()
