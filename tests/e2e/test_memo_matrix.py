@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 from pandoc_build import copy_fixtures, pandoc, rw_filter
 
-from fakes.crossref import FakeCrossref
+from fakes.crossref import FakeCrossref, closed_port_url
 from rwgate.sources.snapshot import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -394,3 +394,116 @@ def test_changed_code_or_a_new_setting_variable_invalidates(
     env["RWGATE_BRAND_NEW"] = "7"
     after = rig.run()
     assert after.judged and after.code == 0
+
+
+# --- the rule: one row per reason and front end ------------------------------------------------
+#
+# Each row builds once under one reason of rwgate.remembered.REASONS and looks at the memo folder:
+# a reason that refuses leaves no memo (the next build judges again); where a front end replays
+# (rw-filter: a failing verdict, a report) the memo is there and the next build replays it. A
+# "none" row per front end shows that the rig remembers without a reason.
+
+from rwgate.remembered import REASONS  # noqa: E402
+
+NOT_HERE = {"rw-filter": {"build_failed", "success_cmd", "problems"}, "rw-latexmk": set()}
+"""Reasons a front end never meets (rw-filter runs no build tool and says its problems again)."""
+REPLAYS = {"rw-filter": {"failed", "report"}, "rw-latexmk": set()}
+"""Where the front ends differ (refusal's ``replays_failure``/``replays_report``)."""
+EMBEDDED = (
+    "\\documentclass{article}\n\\begin{document}\nSee \\cite{k}.\n\\begin{thebibliography}{1}\n"
+    "\\bibitem{k} P. Kucsko. Nanometre-scale thermometry. Nature 2013. doi:" + KUCSKO + "\n"
+    "\\end{thebibliography}\n\\end{document}\n"
+)
+
+
+def _reason(rig: Rig, front: str, reason: str, tmp: Path, fake: FakeCrossref) -> None:
+    """Put ``rig`` under ``reason`` (nothing for "none")."""
+    env, work = rig.env, rig.work
+    user = Path(env["XDG_CONFIG_HOME"]) / "rwgate" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    bib = work / "refs.bib"
+    if reason == "memo_off":
+        env["RWGATE_NO_MEMO"] = "1"
+    elif reason == "no_cache":
+        env["RWGATE_NO_CACHE"] = "1"
+    elif reason == "cache_elsewhere":  # memos in the default folder, look-ups elsewhere
+        del env["RWGATE_CACHE_DIR"]
+        env["XDG_CACHE_HOME"] = str(tmp / "xdg-cache")
+        rig.memos = tmp / "xdg-cache" / "rwgate"
+        user.write_text(f'cache_dir = "{tmp / "elsewhere"}"\n', encoding="utf-8")
+    elif reason == "offline":
+        env["RWGATE_OFFLINE"] = "1"
+    elif reason == "incomplete":  # Crossref cannot be reached
+        env["RWGATE_CROSSREF_URL"] = closed_port_url()
+    elif reason == "unverified":  # a shortDOI no resolver answers (the only unverified work)
+        _edit(bib, "{" + KUCSKO + "}" if front == "rw-filter" else "kdoi", "{10/zzzzz}")
+    elif reason == "recovery":
+        user.write_text("recover_dois = true\n", encoding="utf-8")
+    elif reason == "lockfile":
+        env["RWGATE_LOCK"] = str(tmp / "rwgate.lock")
+    elif reason == "report":
+        env["RWGATE_REPORT"] = str(tmp / "report.json")
+    elif reason == "failed":
+        env["RWGATE_POLICY"] = "strict"
+    elif reason == "build_failed":
+        (work / "latexmkrc").write_text("$pdflatex = 'pdflatex %O %S; false';\n")
+    elif reason == "success_cmd":
+        (work / "latexmkrc").write_text("$success_cmd = 'true';\n")
+    elif reason == "problems":  # its own thebibliography: judged, and said to be left as it is
+        (work / rig.tex).write_text(EMBEDDED, encoding="utf-8")
+    else:
+        assert reason == "none"
+
+
+def _front_rig(tmp: Path, fake: FakeCrossref, front: str) -> Rig:
+    if front == "rw-filter":
+        rig = _pandoc_rig(tmp, fake, "rw-filter", "0")
+        return rig
+    work = tmp / "doc"
+    shutil.copytree(LATEX, work)
+    (work / "abbrev.bib").write_text(ABBREV, encoding="utf-8")
+    _edit(work / "refs.bib", "{" + KUCSKO + "}", "kdoi")
+    _edit(work / "natbib.tex", "\\bibliography{refs,more}", "\\bibliography{abbrev,refs,more}")
+    env = {
+        **os.environ,
+        "RWGATE_CROSSREF_URL": fake.url,
+        "RWGATE_RESIDENT": "0",
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+    }
+
+    def build(rig: Rig) -> subprocess.CompletedProcess[str]:
+        cmd = [str(BIN / "rw-latexmk"), "-pdf", "-interaction=nonstopmode", rig.tex]
+        return subprocess.run(
+            cmd, cwd=rig.work, env=rig.env, capture_output=True, text=True, timeout=600
+        )
+
+    return Rig(
+        work, env, build, _latex_annotated, memos=Path(env["RWGATE_CACHE_DIR"]), tex="natbib.tex"
+    )
+
+
+ROWS = [
+    (front, reason)
+    for front in ("rw-filter", "rw-latexmk")
+    for reason in ("none", *REASONS)
+    if reason not in NOT_HERE[front]
+]
+
+
+@pytest.mark.parametrize(("front", "reason"), ROWS, ids=[f"{f}-{r}" for f, r in ROWS])
+def test_the_rule_of_what_is_remembered(
+    tmp_path: Path, fake_crossref: FakeCrossref, front: str, reason: str
+) -> None:
+    rig = _front_rig(tmp_path, fake_crossref, front)
+    _reason(rig, front, reason, tmp_path, fake_crossref)
+    folder = rig.memos / ("filter-memo" if front == "rw-filter" else "latex-memo")
+    first = rig.build(rig)
+    assert "Traceback" not in first.stderr, first.stderr
+    kept = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    remembered = reason == "none" or reason in REPLAYS[front]
+    assert bool(kept) == remembered, first.stderr + first.stdout[-3000:]
+    if remembered:
+        before = _listing(rig.memos)
+        again = rig.build(rig)
+        assert _listing(rig.memos) == before  # replayed: no memo written anew
+        assert again.returncode == first.returncode, again.stderr
