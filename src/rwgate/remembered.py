@@ -1,17 +1,11 @@
 """The remembered verdict: the one rule of what may be remembered, and the one door to a memo.
 
-A front end that remembers its verdict (rw-filter and the Lua filter, rw-latexmk) asks two
-things, and both are answered here, once, so that front ends cannot disagree:
-
-* **may this run be remembered?** :func:`refusal` gives the first reason of :data:`REASONS` that
-  holds, or None. The verdict says how long it holds and whether every source answered
-  (:attr:`rwgate.result.CheckResult.expires`, ``complete``): no front end looks into the sources.
-  Where rw-filter and rw-latexmk really differ, the difference is an argument of :func:`refusal`
-  whose docstring says why.
-* **is there one to replay?** a :class:`Door` names a request's memo in the invoking user's cache
-  folder (:func:`door`) and finds, re-checks (every input the record names,
-  :mod:`rwgate.recorded`), replays, or keeps; :func:`through` is the whole operation for a front
-  end that can judge and replay in one call.
+A front end that remembers its verdict (rw-filter and the Lua filter, rw-latexmk) asks this
+module, so that front ends cannot disagree. :func:`refusal` is the rule: the first reason of
+:data:`REASONS` that holds, read from the settings and the verdict (which says how long it holds
+and whether every source answered: no front end looks into the sources). A :class:`Door` is one
+request's memo in the invoking user's cache folder: it finds, re-checks every input its record
+names (:mod:`rwgate.recorded`), replays, or keeps; :func:`through` is the whole operation.
 
 Standard library only: a memo hit must not load Pydantic or the integrity core.
 """
@@ -39,24 +33,19 @@ MAX_AGE = 3600.0
 REASONS: dict[str, str] = {
     "memo_off": "memos are off (--no-memo, RWGATE_NO_MEMO)",
     "no_cache": "no look-up cache (--no-cache, RWGATE_NO_CACHE)",
-    "cache_elsewhere": "the look-up cache is kept elsewhere than the memo (the configuration "
-    "chose it): the memo's record would not cover its answers",
-    "offline": "offline: the cache and snapshot answered what they hold; the next build, maybe "
-    "online, judges again",
-    "incomplete": "a source could not answer, or the cache could not be used (retried next time)",
+    "cache_elsewhere": "the look-up cache is not where the memo is: its answers are unrecorded",
+    "offline": "offline: the next build, maybe online, judges again",
+    "incomplete": "a source could not answer, or the cache could not be used",
     "unverified": "a work is unverified (retried next time)",
     "recovery": "DOI recovery: its title searches are not in the record",
-    "lockfile": "a lockfile is written or read (lock, since): an effect beyond the build that a "
-    "payload cannot replay",
+    "lockfile": "a lockfile is written or read (lock, since): an effect a payload cannot replay",
     "report": "a report file is written, and this front end does not replay one",
     "failed": "the gate failed, and this front end does not replay a failure",
-    "problems": "the gate said it could not read or leave an input as it is",
+    "problems": "the gate said it could not read an input, or leaves one as it is",
     "build_failed": "the build tool failed: the gate did not see a finished build",
-    "success_cmd": "the project's $success_cmd runs after a passing gate: an effect a payload "
-    "cannot replay",
+    "success_cmd": "the project's $success_cmd: an effect a payload cannot replay",
 }
-"""Every reason a run is not remembered, by key (the memo matrix test has one row per key and
-front end)."""
+"""Every reason a run is not remembered (tests/e2e/test_memo_matrix.py: a row per front end)."""
 
 
 def refusal(
@@ -70,26 +59,25 @@ def refusal(
 ) -> str | None:
     """The first of :data:`REASONS` that forbids remembering this run, or None.
 
-    ``base``: the memo folder the invoking user's environment names (None: memos off).
-    ``result``: None for a run that judged nothing (no citations). ``effects``: keys of
-    :data:`REASONS` the front end saw itself (a build tool that failed, a ``$success_cmd``).
+    ``base``: the memo folder (:func:`memo_base`; None: memos off). ``result``: None for a run
+    that judged nothing. ``effects``: reasons the front end saw itself (``build_failed``...).
 
     ``replays_failure``: rw-filter replays a failing verdict (its ``ERROR`` lines and exit
-    status: pandoc writes no output either way, and nothing else happened); rw-latexmk does not,
-    because a failing gate renames the PDF, and a rebuild must do that again on the fresh one.
-    ``replays_report``: rw-filter keeps the report's text in its payload and writes it again;
-    rw-latexmk keeps only what it printed, so a run that writes a report is judged again.
+    status: pandoc writes nothing either way); rw-latexmk does not, because a failing gate
+    renames the PDF, which a rebuild must do again on the fresh one. ``replays_report``:
+    rw-filter keeps the report's text and writes it again; rw-latexmk keeps only what it printed.
     """
-    seen = [e for e in effects if e in REASONS]
-    reasons = {
+    from rwgate.paths import default_cache_dir
+
+    reasons = {effect: True for effect in effects}
+    reasons |= {
         "memo_off": base is None or settings.no_memo,
         "no_cache": settings.no_cache,
-        "cache_elsewhere": base is not None and _cache_dir(settings) != base,
+        "cache_elsewhere": base != Path(settings.cache_dir or default_cache_dir()),
         "offline": settings.offline,
         "recovery": settings.recover_dois,
         "lockfile": settings.lock is not None or settings.since is not None,
         "report": settings.report is not None and not replays_report,
-        **{effect: True for effect in seen},
     }
     if result is not None:
         reasons["incomplete"] = not result.complete
@@ -98,16 +86,9 @@ def refusal(
     return next((key for key in REASONS if reasons.get(key)), None)
 
 
-def _cache_dir(settings: Settings) -> Path:
-    from rwgate.paths import default_cache_dir
-
-    return Path(settings.cache_dir or default_cache_dir())
-
-
 def memo_base(env: Mapping[str, str], refused: bool = False) -> Path | None:
-    """The cache folder memos live in (the invoking user's: environment and flags only, never a
-    document), or None when none is to be used (``refused``: a flag said so; ``RWGATE_NO_MEMO``;
-    ``RWGATE_NO_CACHE``). Every variable read is recorded."""
+    """The cache folder memos live in (the invoking user's environment and flags, never a
+    document's), or None when none is to be used (``refused``: a flag said so)."""
     env = recorded.environ(env)
     if refused or memo_disabled(env) or env.get("RWGATE_NO_CACHE") is not None:
         return None
@@ -121,27 +102,21 @@ def memo_base(env: Mapping[str, str], refused: bool = False) -> Path | None:
 
 @dataclass(frozen=True)
 class Door:
-    """One request's memo: where it lives, and the cache folder its record's checks use."""
+    """One request's memo (``path``) and the cache folder its record's checks use."""
 
     path: Path
     base: Path
-    max_age: float = MAX_AGE
 
     def load(self) -> dict[str, Any] | None:
-        """The record, not yet re-checked (for a front end that must run first: latexmk)."""
+        """The record, not re-checked yet (for a front end that must run first: latexmk)."""
         return recorded.load(self.path)
 
-    def holds(self, record: Mapping[str, Any], checks: Mapping[str, recorded.Check] | None) -> bool:
-        """Whether every input ``record`` names is as it was (``checks``: derived kinds)."""
+    def holds(self, record: Mapping[str, Any], checks: Mapping[str, recorded.Check]) -> bool:
         return recorded.still_true(record, self.base, checks)
-
-    def find(self, checks: Mapping[str, recorded.Check] | None = None) -> Any | None:
-        """The payload when every recorded input still holds (noted in the run around)."""
-        return recorded.replay(self.path, self.base, checks)
 
     def keep(self, run: recorded.Recorder, payload: Any) -> bool:
         """Remember ``payload`` with ``run``'s record (never an incomplete one); pruned."""
-        return recorded.remember(self.path, run, payload, self.max_age, self.base)
+        return recorded.remember(self.path, run, payload, MAX_AGE, self.base)
 
     def forget(self) -> None:
         with contextlib.suppress(OSError):
@@ -149,11 +124,9 @@ class Door:
 
 
 def door(base: Path | None, folder: str, request: Any) -> Door | None:
-    """The door to ``request``'s memo in ``base/folder`` (None: memos off). The name covers what
-    was asked; what the answer read is the record's business."""
-    if base is None:
-        return None
-    return Door(recorded.memo_path(base, folder, request), base)
+    """The door to ``request``'s memo (None: memos off). The name covers what was asked; what
+    the answer read is the record's business."""
+    return None if base is None else Door(recorded.memo_path(base, folder, request), base)
 
 
 def through(
@@ -162,13 +135,12 @@ def through(
     run: Callable[[], tuple[T, Any | None]],
     then: Callable[[recorded.Recorder, Any], None] | None = None,
 ) -> T:
-    """The one operation: find the memo, re-check its record and ``replay`` its payload (which
-    may still decline: None); else ``run`` under recording and keep the payload it returns
-    (None: not to be remembered, :func:`refusal`). ``then`` gets the record and payload of
-    either (the Lua filter's copy)."""
+    """Find the memo, re-check its record and ``replay`` its payload (which may decline: None);
+    else ``run`` under recording and keep the payload it returns (None: :func:`refusal` said
+    no). ``then`` gets the record and payload of either (the Lua filter's copy)."""
     if entry is not None:
         with recorded.recording() as hit:
-            payload = entry.find()
+            payload = recorded.replay(entry.path, entry.base)
             done = replay(payload) if payload is not None else None
         if done is not None:
             if then is not None:

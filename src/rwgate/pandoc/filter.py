@@ -154,7 +154,7 @@ def judge(run: Run) -> CheckResult:
     for line in failure_lines(result) if result.exit_code else ():
         say("ERROR", line)
     report = None if settings.report is None else result.report().to_json() + "\n"
-    if settings.report is not None and report is not None:
+    if report is not None and settings.report is not None:
         write_report(report, settings.report)
     record_lock(result, settings)
     run.result = result
@@ -170,7 +170,7 @@ def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: b
     from rwgate.pandoc.notices import announce
 
     assert run.result is not None
-    settings, verdict = run.settings, run.verdict
+    settings = run.settings
     annotations = annotations_for(run.result.citations, settings.template)
     if not annotations:
         return lua_answer({}, {}) if verdicts else source
@@ -194,7 +194,7 @@ def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: b
         raise Unshown
     if complete:
         _placed(run, annotations, mode, shadowing, settings.inline)
-    elif verdict is not None:
+    else:
         run.verdict = None  # a shadow .bib not written: the next build tries again
     return placement.output
 

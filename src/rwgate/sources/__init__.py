@@ -84,10 +84,6 @@ class OpenSources:
         """Whether any look-up failed or the cache could not be used."""
         return self.cache.warning is not None or self.any_error
 
-    def expires(self, cap: float) -> float:
-        """When the first answer would stop being true (its source's TTL), at most ``cap``."""
-        return min(cap, self.first_end)
-
     def close(self) -> None:
         for source in self.sources:
             source.close()
