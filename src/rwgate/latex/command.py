@@ -47,10 +47,27 @@ def _biber(args: argparse.Namespace) -> int:
     return answered if answered is not None else run_hook("biber", list(args.args))
 
 
+_NOTES_HELP = """usage: rwgate latex-notes [rwgate options] TEX AUX_DIR JOB
+
+The latexmkrc hook run before each LaTeX pass (latexmkrc.example's before_xlatex): for a
+bibliography no bibliography tool writes (an arXiv bundle's .bbl, a document's own
+thebibliography) it judges the entries, writes annotated copies into AUX_DIR/rwgate-notes/ and
+prints the TeX code that makes LaTeX read them; the user's files are left as they are. Exit 1 when
+the notes cannot reach the PDF or the policy fails. A document whose .bbl BibTeX or biber writes
+costs a read of its .aux and prints nothing.
+"""
+
+
 def _notes(args: argparse.Namespace) -> int:
     from .notescmd import run_notes
 
-    return run_notes(list(args.args))
+    argv = list(args.args)
+    if argv in (["--help"], ["-h"]):
+        print(_NOTES_HELP, end="")
+        return 0
+    if argv == ["--version"]:
+        return _own_answer("latex-notes", argv) or 0
+    return run_notes(argv)
 
 
 def _latexmk(args: argparse.Namespace) -> int:
