@@ -2,6 +2,11 @@
 
 Exit codes follow ``rwgate check``: 0 screened (flagged citations are findings, not failures of
 the run), 2 an input, the snapshot or an output that could not be used (one line naming it).
+
+A generic table's columns are found by flag (--doi-column NAME, or --column doi=NAME), else by
+their own names (citing, cited_doi, cited_pmid, citing_date), else by one common name per role
+(doi, DOI, reference_doi, pmid, date, year, ...; see rwgate.screen.columns). A missing or doubtful
+column, or a DOI column that holds no DOIs, stops the screen with one line naming the flag.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.errors import RwgateError
+from rwgate.extras import MissingExtra, require
+from rwgate.vocab import counted
 
 
 def _snapshot(args: argparse.Namespace) -> Path:
@@ -24,47 +31,95 @@ def _snapshot(args: argparse.Namespace) -> Path:
     return Path(load_settings(Path.cwd()).snapshot or default_snapshot_path())
 
 
+def _given(args: argparse.Namespace) -> dict[str, str | None]:
+    """The columns the user named: ``--column ROLE=NAME`` and the one-role flags (the latter win
+    when both name a role; ``''`` asks for none)."""
+    from rwgate.screen.columns import parse_column_flags
+
+    given: dict[str, str | None] = dict(parse_column_flags(args.column or []))
+    for role in ("citing", "doi", "pmid", "date"):
+        value = getattr(args, f"{role}_column")
+        if value is not None:
+            given[role] = value
+    return given
+
+
+def _counts_line(s: dict[str, Any]) -> str:
+    """The counts in ``rwgate check``'s words: flagged as check flags, corrections apart."""
+    after = s["cited_after_notice"]
+    after_text = "not known" if after is None else str(after)
+    line = (
+        f"screened {s['references']} references of {s['citing_works']} citing works:"
+        f" {s['flagged']} flagged ({s['citing_works_flagged']} citing works),"
+        f" cited after the notice {after_text}, {s['unverified']} unverified"
+    )
+    quiet = [f"{n} {counted(st)}" for st, n in s["corrections_by_status"].items()]
+    if quiet:
+        line += f", {', '.join(quiet)} (no action, as in rwgate check)"
+    return line
+
+
+def _columns_lines(summary: dict[str, Any]) -> list[str]:
+    out = []
+    for entry in summary["columns"]:
+        if entry["shape"] != "table":
+            continue
+        cols, how = entry["columns"], entry["found"]
+        bits = [
+            f"{what} {cols[role]!r} ({how[role]})" if cols[role] else f"{what}: none"
+            for role, what in (("citing", "citing work"), ("doi", "DOI"),
+                               ("pmid", "PubMed id"), ("date", "citing date"))
+        ]  # fmt: skip
+        out.append(f"columns of {entry['files'][0]}: " + ", ".join(bits))
+    return out
+
+
+def _bad_lines(bad: dict[str, Any]) -> list[str]:
+    out = []
+    for reason in bad["by_reason"]:
+        shown = "; ".join(
+            f"{r['file']}" + (f" row {r['row']}" if r["row"] is not None else "")
+            + f": {r['value']!r}"
+            for r in reason["sample"][:3]
+        )  # fmt: skip
+        out.append(f"{reason['count']} unusable row(s): {reason['reason']}, e.g. {shown}")
+    return out
+
+
 def cmd_screen(args: argparse.Namespace) -> int:
-    from rwgate.screen.inputs import Mapping
+    if args.engine == "spark":
+        require("pyspark", "rwgate screen --engine spark")
     from rwgate.screen.run import ScreenOptions, screen
 
-    opts = ScreenOptions(
-        inputs=args.references,
-        out=Path(args.out),
-        snapshot=_snapshot(args),
-        input_format=args.input_format,
-        mapping=Mapping(
-            citing=args.citing_column,
-            cited_doi=args.doi_column,
-            cited_pmid=args.pmid_column or None,
-            citing_date=args.date_column or None,
-        ),
-        engine=args.engine,
-        master=args.master,
-        memory_limit=args.memory_limit,
-        threads=args.threads,
-        temp_dir=Path(args.temp_dir) if args.temp_dir else None,
-        all_citations=args.all_citations,
-    )
     try:
+        opts = ScreenOptions(
+            inputs=args.references,
+            out=Path(args.out),
+            snapshot=_snapshot(args),
+            input_format=args.input_format,
+            columns=_given(args),
+            engine=args.engine,
+            master=args.master,
+            memory_limit=args.memory_limit,
+            threads=args.threads,
+            temp_dir=Path(args.temp_dir) if args.temp_dir else None,
+            all_citations=args.all_citations,
+        )
         result = screen(opts)
+    except MissingExtra:
+        raise
     except RwgateError as exc:
         print(f"rwgate screen: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        name = getattr(exc, "filename", None) or opts.out
+        name = getattr(exc, "filename", None) or args.out
         print(f"rwgate screen: error: {name}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    s = result.summary["summary"]
-    bad = result.summary["bad_rows"]
-    print(
-        f"screened {s['references']} references of {s['citing_works']} citing works:"
-        f" {s['flagged']} flagged ({s['citing_works_flagged']} citing works),"
-        f" {s['cited_after_notice']} cited after the notice, {s['unverified']} unverified"
-    )
-    if bad["count"]:
-        print(f"{bad['count']} unusable row(s), e.g. " + "; ".join(bad["sample"][:3]))
-    for warning in result.summary["warnings"]:
+    summary = result.summary
+    print(_counts_line(summary["summary"]))
+    for line in _columns_lines(summary) + _bad_lines(summary["bad_rows"]):
+        print(line)
+    for warning in summary["warnings"]:
         print(f"WARNING: {warning}")
     print(f"outputs in {opts.out}: " + ", ".join(p.name for p in result.outputs.values()))
     return 0
@@ -85,10 +140,16 @@ def add_screen_command(subparsers: Any) -> argparse.ArgumentParser:
         default="auto",
         help="what the files are (default: told by their header/first record)",
     )
-    p.add_argument("--citing-column", default="citing", help="generic table: citing work column")
-    p.add_argument("--doi-column", default="cited_doi", help="generic table: cited DOI column")
-    p.add_argument("--pmid-column", default="cited_pmid", help="cited PubMed id column ('' none)")
-    p.add_argument("--date-column", default="citing_date", help="citing date column ('' none)")
+    p.add_argument(
+        "--column",
+        action="append",
+        metavar="ROLE=NAME",
+        help="generic table: the column of a role (citing, doi, pmid, date; NAME '' for none)",
+    )
+    p.add_argument("--citing-column", metavar="NAME", help="generic table: citing work column")
+    p.add_argument("--doi-column", metavar="NAME", help="generic table: cited DOI column")
+    p.add_argument("--pmid-column", metavar="NAME", help="cited PubMed id column ('' none)")
+    p.add_argument("--date-column", metavar="NAME", help="citing date column ('' none)")
     p.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--memory-limit", default="3GB", help="DuckDB memory limit (default 3GB)")

@@ -70,7 +70,10 @@ class DuckEngine:
     def _reader(self, grp: InputGroup) -> str:
         files = _quoted_list(grp.files)
         if grp.container == "parquet":
-            return f"read_parquet({files}, filename = true, union_by_name = true)"
+            return (
+                f"read_parquet({files}, filename = true, file_row_number = true,"
+                " union_by_name = true)"
+            )
         if grp.container == "csv":
             return (
                 f"read_csv({files}, header = true, all_varchar = true, filename = true,"
@@ -148,13 +151,9 @@ class SparkEngine:
         driver_memory: str | None = "2g",
         shuffle_partitions: int = 8,
     ) -> None:
-        try:
-            import pyspark
-            from pyspark.sql import SparkSession
-        except ImportError:
-            raise InputError(
-                "--engine spark needs pyspark (pip install 'rwgate[spark]') and a Java runtime"
-            ) from None
+        import pyspark  # missing: rwgate's main says which extra to install, in one line
+        from pyspark.sql import SparkSession
+
         self.version = pyspark.__version__
         builder = SparkSession.builder.appName("rwgate-screen")
         builder = builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
@@ -175,7 +174,8 @@ class SparkEngine:
         files = [str(f) for f in grp.files]
         reader = self.spark.read
         if grp.container == "parquet":
-            frame = reader.parquet(*files)
+            # Spark tells no row number of a Parquet file: an unusable row is named by file.
+            frame = reader.parquet(*files).withColumn("file_row_number", F.lit(None).cast("long"))
         elif grp.container == "csv":
             frame = reader.option("header", True).option("mode", "PERMISSIVE").csv(files)
         elif grp.shape == "crossref":

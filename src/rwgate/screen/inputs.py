@@ -2,8 +2,8 @@
 
 Three shapes, many files and globs each:
 
-- ``table``: a generic table (Parquet, CSV, JSON lines), columns ``citing``, ``cited_doi`` and
-  optionally ``cited_pmid`` and ``citing_date``, renamed by ``--citing-column`` and the like;
+- ``table``: a generic table (Parquet, CSV, JSON lines) whose columns
+  :mod:`rwgate.screen.columns` finds (by flag, by name, or by one of a few common names);
 - ``opencitations``: the OpenCitations Index CSV dump (``oci,citing,cited,creation,timespan,
   journal_sc,author_sc``), whose ``citing``/``cited`` cells are bare DOIs (COCI) or lists of
   prefixed identifiers (``omid:br/... doi:10... pmid:...``);
@@ -33,16 +33,6 @@ _CROSSREF_KEYS = frozenset({"items", "reference", "reference-count", "references
 
 class InputError(RwgateError):
     """A reference file that cannot be read as what it claims to be (exit 2, one line)."""
-
-
-@dataclass(frozen=True)
-class Mapping:
-    """Which columns of a generic table hold what ``rwgate screen`` needs."""
-
-    citing: str = "citing"
-    cited_doi: str = "cited_doi"
-    cited_pmid: str | None = "cited_pmid"
-    citing_date: str | None = "citing_date"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The screen's summary: JSON (``rwgate.screen/1``) and a page with plots a person would look at.
+"""The screen's summary: JSON (``rwgate.screen/2``) and the page an integrity officer acts on.
 
 The plots are inline SVG drawn here (bars only: no script, no external file, nothing to fetch),
 and the page goes through Jinja2 with autoescaping, so a DOI or a file name from a corpus stays
@@ -15,9 +15,10 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
 
-from rwgate.vocab import STATUS_LABELS
+from rwgate.vocab import notice_label, status_label
 
-_W, _H, _PAD = 640, 220, 36
+_W, _H = 640, 240
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 12, 14, 64  # room for the y ticks, the x labels, the titles
 
 
 def _atomic(path: Path, text: str) -> None:
@@ -30,35 +31,78 @@ def write_json(summary: dict[str, Any], path: Path) -> None:
     _atomic(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
 
-def bars(points: list[tuple[str, int]], title: str) -> dict[str, Any]:
-    """A bar chart as numbers the template draws (``<rect>`` per bar, labels under them)."""
+def _ticks(top: int) -> list[int]:
+    """0, the middle and the top of a count axis (whole numbers, each once)."""
+    return sorted({0, top // 2, top}) if top > 1 else [0, top]
+
+
+def bars(points: list[tuple[str, int]], title: str, x_label: str, y_label: str) -> dict[str, Any]:
+    """A bar chart as numbers the template draws: a ``<rect>`` and a label per point (every
+    point, so a year without a flagged citation is a visible gap, not a skipped year), the count
+    axis with its ticks, and both axes named."""
     top = max((n for _, n in points), default=0) or 1
-    width = (_W - 2 * _PAD) / max(len(points), 1)
+    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+    width = plot_w / max(len(points), 1)
     shown = []
     for i, (label, n) in enumerate(points):
-        height = (_H - 2 * _PAD) * n / top
+        height = plot_h * n / top
         shown.append(
             {
-                "x": round(_PAD + i * width + 1, 1),
-                "y": round(_H - _PAD - height, 1),
+                "x": round(_LEFT + i * width + 1, 1),
+                "y": round(_TOP + plot_h - height, 1),
                 "w": round(max(width - 2, 1), 1),
                 "h": round(height, 1),
+                "mid": round(_LEFT + (i + 0.5) * width, 1),
                 "label": label,
                 "n": n,
-                "tick": len(points) <= 20 or i % max(len(points) // 10, 1) == 0,
             }
         )
-    return {"title": title, "bars": shown, "w": _W, "h": _H, "pad": _PAD, "top": top}
+    ticks = [{"n": t, "y": round(_TOP + plot_h - plot_h * t / top, 1)} for t in _ticks(top)]
+    return {
+        "title": title, "bars": shown, "ticks": ticks, "w": _W, "h": _H, "left": _LEFT,
+        "right": _W - _RIGHT, "top": _TOP, "base": _TOP + plot_h, "x_label": x_label,
+        "y_label": y_label,
+    }  # fmt: skip
+
+
+def years(points: list[list[int]]) -> list[tuple[str, int]]:
+    """Every year from the first to the last citing year, those without a count at 0."""
+    counts = {y: n for y, n in points}
+    if not counts:
+        return []
+    return [(str(y), counts.get(y, 0)) for y in range(min(counts), max(counts) + 1)]
 
 
 def charts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     shares = dict((b, n) for b, n in summary["flagged_share"])
     share_points = [(f"{b * 5}%", shares.get(b, 0)) for b in range(20)]
-    years = [(str(y), n) for y, n in summary["flagged_by_citing_year"]]
     return [
-        bars(share_points, "Citing works by share of flagged references (works with any)"),
-        bars(years, "Flagged citations per year of the citing work"),
+        bars(
+            share_points,
+            "Citing works with a flagged reference, by the share of their references flagged",
+            "share of the citing work's references that are flagged (5-point bins)",
+            "citing works",
+        ),
+        bars(
+            years(summary["flagged_by_citing_year"]),
+            "Flagged citations by the year of the citing work",
+            "year the citing work appeared",
+            "flagged citations",
+        ),
     ]
+
+
+def doi_parts(doi: str) -> list[str]:
+    """A DOI cut at each ``/``: the page lets a long DOI wrap there (``<wbr>``)."""
+    return doi.split("/")
+
+
+def _badges() -> dict[str, str]:
+    """Each status's badge class: the action ``rwgate check``'s default policy takes on it, so
+    the screen's colours are check's (flagged: annotate; corrections: no action; unjudged: warn)."""
+    from rwgate.policy import preset_actions
+
+    return {str(s): str(a) for s, a in preset_actions("default").items()}
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +119,10 @@ def render_html(summary: dict[str, Any]) -> str:
     return _template().render(
         s=summary,
         charts=charts(summary),
-        label=lambda status: STATUS_LABELS.get(status, status),
+        label=status_label,
+        notice_label=notice_label,
+        badge=_badges(),
+        doi_parts=doi_parts,
     )
 
 

@@ -2,13 +2,12 @@
 
 Outputs land in ``--out DIR`` (created; files replaced atomically where the engine writes one
 file): ``flagged.parquet`` (each flagged citation), ``citing.parquet`` (per citing work),
-``summary.json`` (``rwgate.screen/1``), ``summary.html``, and with ``all_citations`` the verdict
+``summary.json`` (``rwgate.screen/2``), ``summary.html``, and with ``all_citations`` the verdict
 of every reference (``citations.parquet``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import shutil
 import tempfile
@@ -17,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.screen import sql
+from rwgate.screen.columns import SAMPLE, Columns, check_values, resolve
 from rwgate.screen.engine import open_engine
-from rwgate.screen.inputs import Mapping, expand, group
-from rwgate.screen.verdicts import VerdictTable, build, write_jsonl
-from rwgate.vocab import FLAGGED_STATUSES, STATUSES
+from rwgate.screen.inputs import InputGroup, expand, group
+from rwgate.screen.summary import build as build_summary
+from rwgate.screen.verdicts import build, write_jsonl
 
 
 @dataclass
@@ -31,7 +31,8 @@ class ScreenOptions:
     out: Path
     snapshot: Path
     input_format: str = "auto"
-    mapping: Mapping = field(default_factory=Mapping)
+    columns: dict[str, str | None] = field(default_factory=dict)
+    """role -> column the user named (``''``: none); a role not here is found by name."""
     engine: str = "duckdb"
     master: str | None = None
     memory_limit: str = "3GB"
@@ -47,54 +48,26 @@ class ScreenResult:
     outputs: dict[str, Path]
 
 
-def _summary(
-    engine: Any, table: VerdictTable, opts: ScreenOptions, files: list[Path]
-) -> dict[str, Any]:
-    totals = engine.fetch(sql.TOTALS)[0]
-    by_status = {s: int(totals[6 + i] or 0) for i, s in enumerate(STATUSES)}
-    flagged_by = {s: n for s, n in by_status.items() if s in FLAGGED_STATUSES and n}
-    return {
-        "schema": "rwgate.screen/1",
-        "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "tool": {"name": "rwgate", "engine": engine.name, "engine_version": engine.version},
-        "sources": [
-            {
-                "name": "snapshot",
-                "path": str(table.snapshot),
-                "as_of": table.as_of.isoformat() if table.as_of else None,
-                "full_export": table.full_export,
-                "works": len(table.rows),
-                "unlisted_work_is": table.default_status,
-            }
-        ],
-        "inputs": [str(f) for f in files],
-        "summary": {
-            "references": int(totals[1] or 0),
-            "citing_works": int(totals[0] or 0),
-            "citing_works_flagged": int(totals[5] or 0),
-            "flagged": int(totals[2] or 0),
-            "cited_after_notice": int(totals[3] or 0),
-            "unverified": by_status["unverified"],
-            "by_status": {s: n for s, n in by_status.items() if n},
-            "flagged_by_status": flagged_by,
-        },
-        "bad_rows": {
-            "count": int(totals[4] or 0),
-            "sample": [r[0] for r in engine.fetch(sql.BAD_SAMPLE)],
-        },
-        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(sql.SHARES)],
-        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(sql.BY_YEAR)],
-        "most_cited": [
-            {"work": w, "status": s, "citations": int(n), "cited_after_notice": int(a)}
-            for w, s, n, a in engine.fetch(sql.TOP_CITED)
-        ],
-        "warnings": []
-        if table.full_export
-        else [
-            "the snapshot holds no full Retraction Watch export: works it does not list are"
-            " unverified, not clean (run `rwgate data update`)"
-        ],
-    }
+def _columns(
+    engine: Any, groups: list[InputGroup], read: list[list[str]], given: dict[str, str | None]
+) -> list[Columns | None]:
+    """Each generic table's columns (:func:`resolve`), its DOI column's first values looked at:
+    a table the screen cannot read as references is an error before any row is screened."""
+    out: list[Columns | None] = []
+    for i, (grp, names) in enumerate(zip(groups, read, strict=True)):
+        if grp.shape != "table":
+            out.append(None)
+            continue
+        names = [n for n in (grp.columns or names) if n != "filename"]
+        cols = resolve(grp, names, given)
+        if cols.doi is not None:
+            col = sql.ident(cols.doi)
+            values = engine.fetch(
+                f"SELECT CAST({col} AS VARCHAR) FROM in{i} WHERE {col} IS NOT NULL LIMIT {SAMPLE}"
+            )
+            check_values(grp, names, cols.doi, [v for (v,) in values])
+        out.append(cols)
+    return out
 
 
 def _write(engine: Any, statement: str, path: Path) -> None:
@@ -128,8 +101,8 @@ def screen(opts: ScreenOptions) -> ScreenResult:
         with tempfile.TemporaryDirectory(prefix="rwgate-screen-") as tmp:
             verdict_file = Path(tmp) / "verdicts.jsonl"
             write_jsonl(table, verdict_file)
-            columns = engine.load(groups, verdict_file)
-            raw = sql.raw_union(groups, opts.mapping, columns)
+            found = _columns(engine, groups, engine.load(groups, verdict_file), opts.columns)
+            raw = sql.raw_union(groups, found)
             engine.view("refs_raw", raw)
             for how, name, statement in sql.plan(table.default_status):
                 (engine.step if how == "step" else engine.table)(name, statement)
@@ -143,7 +116,7 @@ def screen(opts: ScreenOptions) -> ScreenResult:
                 outputs["citations"] = opts.out / "citations.parquet"
                 _write(engine, sql.ALL_OUT.format(screened=sql.screened(table.default_status)),
                        outputs["citations"])  # fmt: skip
-            summary = _summary(engine, table, opts, files)
+            summary = build_summary(engine, table, files, groups, found)
     finally:
         engine.close()
     outputs["summary"] = opts.out / "summary.json"

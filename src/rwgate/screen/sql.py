@@ -16,15 +16,21 @@ import sqlglot
 from sqlglot import exp
 
 from rwgate.screen import doisql
-from rwgate.screen.inputs import InputGroup, Mapping
-from rwgate.vocab import FLAGGED_STATUSES, STATUSES
+from rwgate.screen.columns import Columns
+from rwgate.screen.inputs import InputGroup
+from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 lit = doisql.lit
 NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
-RAW = ("citing", "cited_raw", "pmid_raw", "date_raw", "file")
+RAW = ("citing", "cited_raw", "pmid_raw", "date_raw", "file", "rownum")
+BAD_REASONS = ("no citing work", "malformed DOI", "malformed PubMed id")
+"""Why a row could not be screened, in the order the summary lists them."""
+N_FLAGGED = len(SERIOUS_STATUSES)
+"""A verdict is flagged, in ``rwgate check``'s sense (what its default policy acts on), when its
+severity rank is below this; the ranks after it are corrections, counted apart."""
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -32,18 +38,15 @@ def _text(expr: str) -> str:
     return f"CAST({expr} AS VARCHAR)"
 
 
-def _table(view: str, grp: InputGroup, cols: Mapping, parquet_cols: list[str]) -> str:
-    have = set(grp.columns or parquet_cols)
-
+def _table(view: str, cols: Columns, parquet: bool) -> str:
     def col(name: str | None) -> str:
-        if name is None or (have and name not in have):
-            return "CAST(NULL AS VARCHAR)"
-        return _text(_ident(name))
+        return "CAST(NULL AS VARCHAR)" if name is None else _text(ident(name))
 
     return (
-        f"SELECT {col(cols.citing)} AS citing, {col(cols.cited_doi)} AS cited_raw,"
-        f" {col(cols.cited_pmid)} AS pmid_raw, {col(cols.citing_date)} AS date_raw,"
-        f" filename AS file FROM {view}"
+        f"SELECT {col(cols.citing)} AS citing, {col(cols.doi)} AS cited_raw,"
+        f" {col(cols.pmid)} AS pmid_raw, {col(cols.date)} AS date_raw,"
+        f" filename AS file, {'file_row_number + 1' if parquet else 'CAST(NULL AS BIGINT)'}"
+        f" AS rownum FROM {view}"
     )
 
 
@@ -62,7 +65,7 @@ def _opencitations(view: str) -> str:
     return (
         f"SELECT nullif(coalesce({_oc_id('citing', 'doi')}, citing), '') AS citing,"
         f" {_oc_id('cited', 'doi')} AS cited_raw, {_oc_id('cited', 'pmid')} AS pmid_raw,"
-        f" creation AS date_raw, filename AS file FROM {view}"
+        f" creation AS date_raw, filename AS file, CAST(NULL AS BIGINT) AS rownum FROM {view}"
     )
 
 
@@ -81,23 +84,25 @@ def _crossref(view: str) -> str:
     )
     return (
         f'SELECT lower(doi) AS citing, r."DOI" AS cited_raw, CAST(NULL AS VARCHAR) AS pmid_raw,'
-        f" {day} AS date_raw, filename AS file"
+        f" {day} AS date_raw, filename AS file, CAST(NULL AS BIGINT) AS rownum"
         f" FROM (SELECT doi, reference, issued AS r2, filename FROM ({works}) AS w0) AS w1,"
         f" unnest(reference) AS v(r)"
     )
 
 
-def raw_union(groups: list[InputGroup], cols: Mapping, parquet_cols: list[list[str]]) -> str:
-    """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view."""
+def raw_union(groups: list[InputGroup], columns: list[Columns | None]) -> str:
+    """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view; a
+    generic table's ``columns`` are those :func:`rwgate.screen.columns.resolve` found."""
     parts = []
-    for i, grp in enumerate(groups):
+    for i, (grp, cols) in enumerate(zip(groups, columns, strict=True)):
         view = f"in{i}"
         if grp.shape == "opencitations":
             parts.append(_opencitations(view))
         elif grp.shape == "crossref":
             parts.append(_crossref(view))
         else:
-            parts.append(_table(view, grp, cols, parquet_cols[i]))
+            assert cols is not None
+            parts.append(_table(view, cols, grp.container == "parquet"))
     return " UNION ALL ".join(f"({p})" for p in parts)
 
 
@@ -120,10 +125,6 @@ def _date(raw: str) -> str:
         f" WHEN regexp_matches({raw}, '^[0-9]{{4}}\\z')"
         f" THEN try_cast({raw} || '-01-01' AS DATE) END"
     )
-
-
-def _statuses(names: tuple[str, ...]) -> str:
-    return "(" + ", ".join(lit(s) for s in names) + ")"
 
 
 KEYS = (
@@ -164,6 +165,7 @@ def _looked_up() -> str:
     fast = doisql.canonical("r.cited_raw")
     looked = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.file AS file,"
+        " r.pmid_raw AS pmid_raw, r.rownum AS rownum,"
         f" m.raw IS NOT NULL AS hit, m.doi AS m_doi, m.vkey AS m_vkey,"
         f" CASE WHEN m.raw IS NULL THEN {fast} END AS fast,"
         " q.pmid AS pmid, coalesce(q.has_raw, false) AS has_pmid_raw, t.day AS citing_date,"
@@ -173,7 +175,8 @@ def _looked_up() -> str:
         " LEFT JOIN date_map AS t ON t.raw = r.date_raw"
     )
     return (
-        "SELECT citing, cited_raw, file, CASE WHEN hit THEN m_doi ELSE fast END AS doi,"
+        "SELECT citing, cited_raw, pmid_raw, file, rownum,"
+        " CASE WHEN hit THEN m_doi ELSE fast END AS doi,"
         " CASE WHEN hit THEN m_vkey ELSE fast END AS vkey, pmid, has_pmid_raw, citing_date,"
         f" short, no_raw FROM ({looked}) AS l"
     )
@@ -204,18 +207,23 @@ def screened(default: str) -> str:
         f"CASE WHEN from_p THEN p_{f} ELSE d_{f} END AS {f}" for f in ["flag_rank", *NOTICE]
     )
     decided = (
-        f"SELECT citing, cited_raw, doi, pmid, citing_date, file, short, no_raw, has_pmid_raw,"
+        f"SELECT citing, cited_raw, pmid_raw, doi, pmid, citing_date, file, rownum, short,"
+        " no_raw, has_pmid_raw,"
         f" {status} AS status, {chosen}"
         f" FROM (SELECT j.*, ({use_p}) AS from_p FROM ({joined}) AS j) AS k"
     )
     # A verdict has a severity rank exactly when its status is a flagged one (verdicts.py):
     # an integer test per row, not a look-up in the list of flagged statuses.
+    flagged = f"coalesce(flag_rank < {N_FLAGGED}, false)"
+    reason = (
+        f"CASE WHEN citing IS NULL THEN {lit(BAD_REASONS[0])}"
+        f" WHEN status = 'invalid_doi' THEN {lit(BAD_REASONS[1])}"
+        f" WHEN has_pmid_raw AND pmid IS NULL THEN {lit(BAD_REASONS[2])} END"
+    )
     return (
-        "SELECT * EXCLUDE (flag_rank), flag_rank IS NOT NULL AS flagged,"
-        " CASE WHEN flag_rank IS NOT NULL THEN citing_date > notice_date END"
-        " AS cited_after_notice,"
-        " ((status = 'invalid_doi') OR (has_pmid_raw AND pmid IS NULL) OR citing IS NULL)"
-        f" AS bad FROM ({decided}) AS x"
+        f"SELECT * EXCLUDE (flag_rank), {flagged} AS flagged,"
+        f" CASE WHEN {flagged} THEN citing_date > notice_date END AS cited_after_notice,"
+        f" {reason} AS bad_reason FROM ({decided}) AS x"
     )
 
 
@@ -252,19 +260,26 @@ def per_citing(default: str) -> str:
         " record_id := record_id, source := source, citing_date := citing_date,"
         " cited_after_notice := cited_after_notice)"
     )
-    sample = (
-        "coalesce(file, '?') || ': ' || CASE WHEN citing IS NULL THEN 'no citing work'"
-        " WHEN status = 'invalid_doi' THEN 'malformed DOI ' || left(cited_raw, 120)"
-        " ELSE 'malformed PubMed id' END"
+    bad = ", ".join(
+        f"count(*) FILTER (WHERE bad_reason = {lit(r)}) AS bad_{i},"
+        f" min({_bad_value(r)}) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
+        for i, r in enumerate(BAD_REASONS)
     )
     return (
         f"SELECT citing, count(*) AS refs, count(*) FILTER (WHERE flagged) AS flagged,"
         f" count(*) FILTER (WHERE cited_after_notice) AS cited_after_notice,"
-        f" min(citing_date) AS citing_date, {counts},"
-        f" count(*) FILTER (WHERE bad) AS bad_rows,"
-        f" min(CASE WHEN bad THEN {sample} END) AS bad_sample,"
+        f" min(citing_date) AS citing_date, {counts}, {bad},"
         f" list({row}) FILTER (WHERE flagged) AS flagged_rows"
         f" FROM ({screened(default)}) AS s GROUP BY citing"
+    )
+
+
+def _bad_value(reason: str) -> str:
+    """The value an unusable row is quoted by (its first 120 characters), its file and row."""
+    value = {"malformed PubMed id": "pmid_raw"}.get(reason, "cited_raw")
+    return (
+        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(file, '?'),"
+        " rownum := rownum)"
     )
 
 
@@ -282,13 +297,23 @@ CITING_OUT = (
 )
 TOTALS = (
     "SELECT count(*) AS citing_works, sum(refs), sum(flagged), sum(cited_after_notice),"
-    " sum(bad_rows), count(*) FILTER (WHERE flagged > 0), "
+    " count(*) FILTER (WHERE flagged > 0), "
     + ", ".join(f"sum({status_column(s)})" for s in STATUSES)
+    + ", "
+    + ", ".join(f"sum(bad_{i})" for i in range(len(BAD_REASONS)))
     + " FROM per_citing"
 )
-BAD_SAMPLE = (
-    "SELECT bad_sample FROM per_citing WHERE bad_sample IS NOT NULL ORDER BY bad_sample LIMIT 10"
-)
+
+
+def bad_sample(reason: int, limit: int = 5) -> str:
+    """Up to ``limit`` distinct unusable rows for one reason: value, file, row number."""
+    col = f"bad_sample_{reason}"
+    return (
+        f"SELECT DISTINCT {col}.value, {col}.file, {col}.rownum FROM per_citing"
+        f" WHERE {col} IS NOT NULL ORDER BY 2, 3, 1 LIMIT {limit}"
+    )
+
+
 SHARES = (
     "SELECT least(CAST(floor(CAST(flagged AS DOUBLE) / refs * 20) AS INTEGER), 19) AS bucket,"
     " count(*) FROM per_citing WHERE flagged > 0 GROUP BY 1 ORDER BY 1"
@@ -299,11 +324,12 @@ BY_YEAR = (
 )
 TOP_CITED = (
     "SELECT coalesce(cited_doi, 'PMID ' || cited_pmid) AS work, min(status), count(*) AS n,"
-    " count(*) FILTER (WHERE cited_after_notice) FROM flagged_out"
-    " WHERE status IN "
-    + _statuses(FLAGGED_STATUSES[: FLAGGED_STATUSES.index("corrected")])
-    + " GROUP BY 1 ORDER BY n DESC, work LIMIT 20"
+    " count(*) FILTER (WHERE cited_after_notice), min(cited_doi), min(cited_pmid),"
+    " min(notice_doi), min(notice_type), min(notice_date), min(record_id) FROM flagged_out"
+    " GROUP BY 1 ORDER BY n DESC, work LIMIT 100"
 )
+
+FLAGGED_WORKS = "SELECT count(DISTINCT coalesce(cited_doi, 'PMID ' || cited_pmid)) FROM flagged_out"
 
 
 @cache

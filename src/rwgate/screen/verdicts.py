@@ -19,7 +19,7 @@ import datetime as dt
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from rwgate.evidence import deciding_notice
 from rwgate.models import Citation, Reference
 from rwgate.sources import open_sources
 from rwgate.sources.snapshot import Snapshot, SnapshotError
+from rwgate.sources.snapshot_rwcsv import EXPORT_KIND, FULL_EXPORT_FLOOR
 from rwgate.vocab import FLAGGED_STATUSES
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -55,6 +56,16 @@ class VerdictTable:
     snapshot: Path
     as_of: dt.date | None
     full_export: bool
+    export_rows: int | None = None
+    """Rows of the full export the snapshot rests on (None: it rests on none)."""
+    works: dict[str, tuple[str | None, str | None, int | None]] = field(default_factory=dict)
+    """``doi:ID``/``pmid:ID`` -> (title, journal, year): what the summary page names works by."""
+
+    @property
+    def partial_registry(self) -> bool:
+        """A "full export" smaller than any real one: a sample imported with ``--allow-shrink``,
+        which makes every work it does not list clean (fail-open)."""
+        return self.full_export and (self.export_rows or 0) < FULL_EXPORT_FLOOR
 
     @property
     def default_status(self) -> str:
@@ -62,8 +73,9 @@ class VerdictTable:
         return "clean" if self.full_export else "unverified"
 
 
-def _identifiers(path: Path) -> tuple[list[str], list[str]]:
-    """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records)."""
+def _identifiers(path: Path) -> tuple[list[str], list[str], int | None]:
+    """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records), and
+    the rows of the newest full export imported."""
     uri = f"{path.resolve().as_uri()}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
     try:
@@ -77,9 +89,13 @@ def _identifiers(path: Path) -> tuple[list[str], list[str]]:
         if "notice_pmid" in columns:
             pmid_sql += " UNION SELECT notice_pmid FROM notices WHERE notice_pmid IS NOT NULL"
         pmids = conn.execute(pmid_sql).fetchall()
+        export = conn.execute(
+            "SELECT rows FROM provenance WHERE kind = ? ORDER BY id DESC LIMIT 1", (EXPORT_KIND,)
+        ).fetchone()
     finally:
         conn.close()
-    return sorted(d for (d,) in dois if d), sorted(p for (p,) in pmids if p)
+    rows = int(export[0]) if export and export[0] is not None else None
+    return sorted(d for (d,) in dois if d), sorted(p for (p,) in pmids if p), rows
 
 
 def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
@@ -110,7 +126,7 @@ def build(snapshot: Path) -> VerdictTable:
     with Snapshot(snapshot) as snap:
         full = snap.is_registry
         as_of = snap.info().as_of
-    dois, pmids = _identifiers(snapshot)
+    dois, pmids, export_rows = _identifiers(snapshot)
     refs = [Reference(key=f"doi:{d}", doi=d) for d in dois]
     refs += [Reference(key=f"pmid:{p}", pmid=p) for p in pmids]
     settings = Settings(offline=True, no_cache=True, snapshot=snapshot)
@@ -123,13 +139,16 @@ def build(snapshot: Path) -> VerdictTable:
         sources.close()
     day = as_of.date() if as_of else None
     rows = []
+    works = {}
     for ref, cited in zip(refs, result.citations, strict=True):
         kind, ident = ref.key.split(":", 1)
         row = _row(kind, ident, cited)
         row["snapshot_date"] = day.isoformat() if day else None
         row["full_export"] = full
         rows.append(row)
-    return VerdictTable(rows=rows, snapshot=snapshot, as_of=day, full_export=full)
+        if row["flag_rank"] is not None:
+            works[ref.key] = (cited.title, cited.journal, cited.year)
+    return VerdictTable(rows, snapshot, day, full, export_rows, works)
 
 
 def _lines(table: VerdictTable) -> Iterator[str]:

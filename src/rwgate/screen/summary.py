@@ -1,0 +1,166 @@
+"""The screen's summary (``rwgate.screen/2``), in ``rwgate check``'s words.
+
+"Flagged" means what it means in ``rwgate check``: a work its default policy acts on (retracted,
+withdrawn, removed, partially retracted, retracted and replaced, expression of concern, a notice
+of unrecognised type). Corrections, amendments and reinstatements are counted apart, as check
+counts them ("with a correction (no action under this policy)"); every status is counted as
+check counts it, so the two agree status by status on the same references. The summary also
+says which column of each table was read for what, and why a row could not be screened (a count
+per reason, each sample quoted with its file and row).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from rwgate.screen import sql
+from rwgate.screen.columns import ROLES, Columns
+from rwgate.screen.inputs import InputGroup
+from rwgate.screen.verdicts import VerdictTable
+from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
+
+SCHEMA = "rwgate.screen/2"
+CORRECTIONS = tuple(s for s in FLAGGED_STATUSES if s not in SERIOUS_STATUSES)
+"""Statuses of a work with a notice that changes nothing of its standing, counted apart."""
+TOP = 100
+"""Flagged works the page lists (most cited first); ``flagged.parquet`` holds every one."""
+# What a published format's fields are read as (a generic table's are found by name).
+_FORMAT_COLUMNS = {
+    "opencitations": {"citing": "citing", "doi": "cited (doi:)", "pmid": "cited (pmid:)",
+                      "date": "creation"},
+    "crossref": {"citing": "DOI", "doi": "reference[].DOI", "pmid": None,
+                 "date": "issued"},
+}  # fmt: skip
+
+
+def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[dict[str, Any]]:
+    """Per input group: its files, its shape and the column read for each role, and how."""
+    out = []
+    for grp, cols in zip(groups, found, strict=True):
+        entry: dict[str, Any] = {"files": [str(f) for f in grp.files], "shape": grp.shape}
+        if cols is None:
+            entry["columns"] = _FORMAT_COLUMNS[grp.shape]
+            entry["found"] = "the format's own fields"
+        else:
+            entry["columns"] = {role: cols.name(role) for role in ROLES}
+            entry["found"] = dict(cols.how)
+        out.append(entry)
+    return out
+
+
+def _sources(table: VerdictTable) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": "snapshot",
+            "path": str(table.snapshot),
+            "as_of": table.as_of.isoformat() if table.as_of else None,
+            "full_export": table.full_export,
+            "export_rows": table.export_rows,
+            "partial_registry": table.partial_registry,
+            "works": len(table.rows),
+            "unlisted_work_is": table.default_status,
+        }
+    ]
+
+
+def _warnings(table: VerdictTable, dated: bool) -> list[str]:
+    out = []
+    if not table.full_export:
+        out.append(
+            "the snapshot holds no full Retraction Watch export: works it does not list are"
+            " unverified, not clean (run `rwgate data update`)"
+        )
+    elif table.partial_registry:
+        out.append(
+            f"the snapshot's 'full export' has only {table.export_rows} rows (a real one has"
+            " tens of thousands): it was imported with --allow-shrink, so every work it does"
+            " not list is called clean; import the full export (`rwgate data update`)"
+        )
+    if not dated:
+        out.append(
+            "no citing-date column: whether a work was cited after its notice is not known"
+            " (--date-column names one)"
+        )
+    return out
+
+
+def _bad_rows(engine: Any, counts: list[int]) -> dict[str, Any]:
+    reasons = []
+    for i, reason in enumerate(sql.BAD_REASONS):
+        if not counts[i]:
+            continue
+        sample = [
+            {"value": v, "file": f, "row": int(r) if r is not None else None}
+            for v, f, r in engine.fetch(sql.bad_sample(i))
+        ]
+        reasons.append({"reason": reason, "count": counts[i], "sample": sample})
+    return {"count": sum(counts), "by_reason": reasons}
+
+
+def _work(key: str, table: VerdictTable) -> dict[str, Any]:
+    title, journal, year = table.works.get(key, (None, None, None))
+    return {"title": title, "journal": journal, "year": year}
+
+
+def _most_cited(engine: Any, table: VerdictTable) -> list[dict[str, Any]]:
+    out = []
+    for work, status, n, after, doi, pmid, ndoi, ntype, nday, rid in engine.fetch(sql.TOP_CITED):
+        key = f"doi:{doi}" if doi else f"pmid:{pmid}"
+        out.append(
+            {
+                "work": work,
+                "doi": doi,
+                "pmid": pmid,
+                "status": status,
+                "citations": int(n),
+                "cited_after_notice": int(after),
+                "notice_doi": ndoi,
+                "notice_type": ntype,
+                "notice_date": nday.isoformat() if nday else None,
+                "record_id": rid,
+                **_work(key, table),
+            }
+        )
+    return out
+
+
+def build(
+    engine: Any,
+    table: VerdictTable,
+    files: list[Path],
+    groups: list[InputGroup],
+    found: list[Columns | None],
+) -> dict[str, Any]:
+    """The summary of the screen ``engine`` holds (``per_citing``, ``flagged_out``)."""
+    totals = engine.fetch(sql.TOTALS)[0]
+    by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
+    bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
+    dated = any(c is None or c.date is not None for c in found)
+    return {
+        "schema": SCHEMA,
+        "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "tool": {"name": "rwgate", "engine": engine.name, "engine_version": engine.version},
+        "sources": _sources(table),
+        "inputs": [str(f) for f in files],
+        "columns": columns_used(groups, found),
+        "summary": {
+            "references": int(totals[1] or 0),
+            "citing_works": int(totals[0] or 0),
+            "flagged": int(totals[2] or 0),
+            "citing_works_flagged": int(totals[4] or 0),
+            "cited_after_notice": int(totals[3] or 0) if dated else None,
+            "corrections": sum(by_status[s] for s in CORRECTIONS),
+            "unverified": by_status["unverified"],
+            "by_status": {s: n for s, n in by_status.items() if n},
+            "flagged_by_status": {s: by_status[s] for s in SERIOUS_STATUSES if by_status[s]},
+            "corrections_by_status": {s: by_status[s] for s in CORRECTIONS if by_status[s]},
+        },
+        "bad_rows": _bad_rows(engine, bad),
+        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(sql.SHARES)],
+        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(sql.BY_YEAR)],
+        "flagged_works": int(engine.fetch(sql.FLAGGED_WORKS)[0][0] or 0),
+        "most_cited": _most_cited(engine, table),
+        "warnings": _warnings(table, dated),
+    }
