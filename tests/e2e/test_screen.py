@@ -1,5 +1,5 @@
-"""`rwgate screen` (issue 32): the same verdict as `rwgate check --offline` for every cited DOI,
-and inputs that are not what they claim refused in one line."""
+"""`rwgate screen` (issues 32, 37): the same verdict as `rwgate check --offline` for every cited
+DOI and the same counts, status by status; inputs that are not what they claim refused in one line."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rwgate.doi import try_normalize
 from rwgate.models import Reference
 from rwgate.screen.run import ScreenOptions, screen
 from rwgate.sources.snapshot import import_files
+from rwgate.vocab import FLAGGED_STATUSES
 
 ROOT = Path(__file__).resolve().parents[2]
 RW = ROOT / "tests" / "fixtures" / "rw"
@@ -134,9 +135,9 @@ def test_screen_gives_the_verdict_rwgate_check_gives(snapshot: Path, tmp_path: P
             for i, (doi, pmid) in enumerate(raw)]  # fmt: skip
     settings = Settings(offline=True, no_cache=True, snapshot=snapshot)
     pmids = [r.pmid for r in refs]
+    checked = check(refs, settings).citations
     expected = Counter(
-        (doi, pmid, c.status)
-        for (doi, _), pmid, c in zip(raw, pmids, check(refs, settings).citations, strict=True)
+        (doi, pmid, c.status) for (doi, _), pmid, c in zip(raw, pmids, checked, strict=True)
     )
     assert Counter(got) == expected
     statuses = {s for _, _, s in expected}
@@ -144,9 +145,18 @@ def test_screen_gives_the_verdict_rwgate_check_gives(snapshot: Path, tmp_path: P
             "expression_of_concern", "unknown_notice", "corrected", "amended", "reinstated",
             "clean", "invalid_doi", "no_doi", "unverified"} <= statuses  # fmt: skip
     summary = json.loads(result.outputs["summary"].read_text())
-    assert summary["schema"] == "rwgate.screen/1"
+    assert summary["schema"] == "rwgate.screen/2"
+    # Issue 37: the counts are check's, status by status; "flagged" is what check's default
+    # policy acts on (its annotated and failed works), corrections are counted apart.
+    counts = summary["summary"]
+    assert counts["by_status"] == dict(Counter(str(c.status) for c in checked))
+    assert counts["flagged"] == sum(c.action in ("fail", "annotate") for c in checked)
+    assert counts["corrections"] == sum(
+        c.action == "ignore" and c.status in FLAGGED_STATUSES for c in checked
+    )
+    assert counts["unverified"] == sum(c.status == "unverified" for c in checked)
     assert summary["summary"]["references"] == len(raw)
-    assert summary["bad_rows"]["count"] >= 2 and summary["bad_rows"]["sample"]
+    assert summary["bad_rows"]["count"] >= 2 and summary["bad_rows"]["by_reason"]
     html = result.outputs["html"].read_text()
     assert "<svg" in html and "<script" not in html
 
