@@ -1,5 +1,5 @@
 """`rwgate screen` (issues 32, 37): the same verdict as `rwgate check --offline` for every cited
-DOI and the same counts, status by status; inputs that are not what they claim refused in one line."""
+DOI and the same counts, status by status; inputs that are not what they claim are one line."""
 
 from __future__ import annotations
 
