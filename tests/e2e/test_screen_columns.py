@@ -196,3 +196,31 @@ def test_a_missing_extra_is_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"'.[{extra}]'" in lines[0] and "rwgate screen" in lines[0]
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_files_with_different_columns_are_each_read_by_their_own(
+    snapshot: Path, tmp_path: Path, kind: str
+) -> None:
+    """Two tables screened together, one naming its DOI column ``cited_doi``, the other
+    ``doi``: each is read by its own header, not the first file's (NULLs, ``no_doi``)."""
+    import duckdb
+
+    first = _table(tmp_path, f"citing,cited_doi\np1,{RETRACTED[0]}\n", "a.csv")
+    second = _table(tmp_path, f"citing,doi\np2,{RETRACTED[1]}\n", "b.csv")
+    tables = [first, second]
+    if kind == "parquet":
+        con = duckdb.connect()
+        tables = [t.with_suffix(".parquet") for t in (first, second)]
+        for src, dst in zip((first, second), tables, strict=True):
+            con.execute(f"COPY (SELECT * FROM read_csv('{src}')) TO '{dst}' (FORMAT parquet)")
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "rwgate", "screen", *map(str, tables), "--out", str(out),
+         "--snapshot", str(snapshot)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["summary"]["by_status"] == {"retracted": 2}
+    assert [c["columns"]["doi"] for c in summary["columns"]] == ["cited_doi", "doi"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rwgate.screen import sql
-from rwgate.screen.inputs import InputError, InputGroup
+from rwgate.screen.inputs import InputError, InputGroup, split_by_columns
 from rwgate.screen.verdicts import COLUMNS, duckdb_columns
 
 _CROSSREF_COLUMNS = (
@@ -29,6 +29,7 @@ class Engine(Protocol):
     name: str
     version: str
 
+    def split(self, groups: list[InputGroup]) -> list[InputGroup]: ...
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
     def run(self, statement: str) -> None: ...
     def view(self, name: str, statement: str) -> None: ...
@@ -92,6 +93,28 @@ class DuckEngine:
             f"read_json({files}, format = 'newline_delimited', filename = true,"
             " ignore_errors = true, maximum_object_size = 33554432, union_by_name = true)"
         )
+
+    def split(self, groups: list[InputGroup]) -> list[InputGroup]:
+        """Parquet tables split by their columns (read from the footers: no row is read)."""
+        out: list[InputGroup] = []
+        for grp in groups:
+            if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
+                out.append(grp)
+                continue
+            by_file: dict[Path, list[str]] = {}
+            try:
+                rows = self.con.execute(
+                    "SELECT file_name, name FROM parquet_schema("
+                    f"{_quoted_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
+                ).fetchall()
+            except self._error as exc:
+                first = str(exc).splitlines()[0]
+                raise InputError(f"{grp.files[0]}: unreadable as parquet: {first}") from None
+            named = {str(f): f for f in grp.files}
+            for file_name, name in rows:
+                by_file.setdefault(named.get(file_name, Path(file_name)), []).append(name)
+            out += split_by_columns(grp, by_file)
+        return out
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         """Raw views ``in0``... and the verdict tables; the Parquet/JSON column names read."""
@@ -200,6 +223,11 @@ class SparkEngine:
         bare = "regexp_replace(input_file_name(), '^file:(//)?', '')"
         path = F.expr(f"try_url_decode(replace({bare}, '+', '%2B'))")
         return frame.withColumn("filename", F.when(uri.startswith("file:"), path).otherwise(uri))
+
+    def split(self, groups: list[InputGroup]) -> list[InputGroup]:
+        """As given: Spark reads a Parquet group by its first file's schema (a known limit: name
+        the columns of a corpus whose files differ, or screen such files apart)."""
+        return groups
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         names = []

@@ -158,10 +158,24 @@ def classify(path: Path, claimed: str) -> tuple[str, str, list[str]]:
 
 
 def group(paths: list[Path], claimed: str) -> list[InputGroup]:
-    """Files checked and gathered by shape and container, in the order first seen."""
-    groups: dict[tuple[str, str], InputGroup] = {}
+    """Files checked and gathered by shape, container and (a table's) header, in the order first
+    seen: tables whose columns differ are read apart, each with the columns it has, so a file
+    whose DOI column has another name is never read as NULLs beside its neighbours."""
+    groups: dict[tuple[str, str, tuple[str, ...]], InputGroup] = {}
     for path in paths:
         shape, container, columns = classify(path, claimed)
-        grp = groups.setdefault((shape, container), InputGroup(shape, container, columns=columns))
+        key = (shape, container, tuple(columns) if shape == "table" else ())
+        grp = groups.setdefault(key, InputGroup(shape, container, columns=columns))
         grp.files.append(path)
     return list(groups.values())
+
+
+def split_by_columns(grp: InputGroup, by_file: dict[Path, list[str]]) -> list[InputGroup]:
+    """A group of Parquet tables split by the columns each file has (``by_file``, read from the
+    files' footers), so each part is read with the columns it has."""
+    parts: dict[tuple[str, ...], InputGroup] = {}
+    for path in grp.files:
+        names = tuple(by_file.get(path, []))
+        part = parts.setdefault(names, InputGroup(grp.shape, grp.container, columns=list(names)))
+        part.files.append(path)
+    return list(parts.values())

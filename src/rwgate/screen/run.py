@@ -101,6 +101,7 @@ def screen(opts: ScreenOptions) -> ScreenResult:
         with tempfile.TemporaryDirectory(prefix="rwgate-screen-") as tmp:
             verdict_file = Path(tmp) / "verdicts.jsonl"
             write_jsonl(table, verdict_file)
+            groups = engine.split(groups)
             found = _columns(engine, groups, engine.load(groups, verdict_file), opts.columns)
             raw = sql.raw_union(groups, found)
             engine.view("refs_raw", raw)
