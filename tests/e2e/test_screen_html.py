@@ -94,15 +94,18 @@ _MEASURE = """() => {
   const out = {scroll: document.documentElement.scrollWidth, vw, narrow: [], over: []};
   for (const el of document.querySelectorAll('td, th')) {
     const r = el.getBoundingClientRect();
-    if (el.innerText.trim() && r.width > 0 && r.width < 40) out.narrow.push([el.innerText, r.width]);
+    if (el.innerText.trim() && r.width > 0 && r.width < 40)
+      out.narrow.push([el.innerText, r.width]);
   }
   for (const el of document.querySelectorAll('body *')) {
     const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.right > vw + 0.5) out.over.push([el.tagName, el.innerText?.slice(0, 40), r.right]);
+    if (r.width > 0 && r.right > vw + 0.5)
+      out.over.push([el.tagName, el.innerText?.slice(0, 40), r.right]);
   }
   for (const b of document.querySelectorAll('.badge')) {
     const c = b.closest('td').getBoundingClientRect(), r = b.getBoundingClientRect();
-    if (r.left < c.left - 0.5 || r.right > c.right + 0.5) out.over.push(['badge', b.innerText, r.right]);
+    if (r.left < c.left - 0.5 || r.right > c.right + 0.5)
+      out.over.push(['badge', b.innerText, r.right]);
   }
   return out;
 }"""
