@@ -105,7 +105,9 @@ def screen(opts: ScreenOptions) -> ScreenResult:
             found = _columns(engine, groups, engine.load(groups, verdict_file), opts.columns)
             raw = sql.raw_union(groups, found)
             engine.view("refs_raw", raw)
-            for how, name, statement in sql.plan(table.default_status):
+            pmid = any(c is None or c.pmid is not None for c in found)
+            date = any(c is None or c.date is not None for c in found)
+            for how, name, statement in sql.plan(table.default_status, pmid, date):
                 (engine.step if how == "step" else engine.table)(name, statement)
             outputs = {
                 "flagged": opts.out / "flagged.parquet",
@@ -115,8 +117,8 @@ def screen(opts: ScreenOptions) -> ScreenResult:
             _write(engine, sql.CITING_OUT, outputs["citing"])
             if opts.all_citations:
                 outputs["citations"] = opts.out / "citations.parquet"
-                _write(engine, sql.ALL_OUT.format(screened=sql.screened(table.default_status)),
-                       outputs["citations"])  # fmt: skip
+                every = sql.screened(table.default_status, pmid, date)
+                _write(engine, sql.ALL_OUT.format(screened=every), outputs["citations"])
             summary = build_summary(engine, table, files, groups, found)
     finally:
         engine.close()

@@ -18,6 +18,7 @@ from sqlglot import exp
 from rwgate.screen import doisql
 from rwgate.screen.columns import Columns
 from rwgate.screen.inputs import InputGroup
+from rwgate.screen.verdicts import COLUMNS
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 lit = doisql.lit
@@ -160,19 +161,24 @@ PMID_MAP = (
 DATE_MAP = f"SELECT t AS raw, {_date('t')} AS day FROM keys WHERE gt = 0 AND t IS NOT NULL"
 
 
-def _looked_up() -> str:
-    """Second pass, per row: only hash look-ups in the small maps, and lower case (once)."""
+def _looked_up(pmid: bool, date: bool) -> str:
+    """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
+    look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
     fast = doisql.canonical("r.cited_raw")
+    q_cols = "q.pmid AS pmid, coalesce(q.has_raw, false) AS has_pmid_raw"
+    if not pmid:
+        q_cols = "CAST(NULL AS VARCHAR) AS pmid, false AS has_pmid_raw"
+    t_cols = "t.day AS citing_date" if date else "CAST(NULL AS DATE) AS citing_date"
+    joins = " LEFT JOIN pmid_map AS q ON q.raw = r.pmid_raw" if pmid else ""
+    joins += " LEFT JOIN date_map AS t ON t.raw = r.date_raw" if date else ""
     looked = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.file AS file,"
         " r.pmid_raw AS pmid_raw, r.rownum AS rownum,"
         f" m.raw IS NOT NULL AS hit, m.doi AS m_doi, m.vkey AS m_vkey,"
         f" CASE WHEN m.raw IS NULL THEN {fast} END AS fast,"
-        " q.pmid AS pmid, coalesce(q.has_raw, false) AS has_pmid_raw, t.day AS citing_date,"
+        f" {q_cols}, {t_cols},"
         " m.short AS short, coalesce(m.no_raw, r.cited_raw IS NULL) AS no_raw"
-        " FROM refs_raw AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw"
-        " LEFT JOIN pmid_map AS q ON q.raw = r.pmid_raw"
-        " LEFT JOIN date_map AS t ON t.raw = r.date_raw"
+        f" FROM refs_raw AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw{joins}"
     )
     return (
         "SELECT citing, cited_raw, pmid_raw, file, rownum,"
@@ -182,14 +188,20 @@ def _looked_up() -> str:
     )
 
 
-def screened(default: str) -> str:
-    """Every reference with its verdict, ``default`` being an unlisted work's status."""
+def screened(default: str, pmid: bool = True, date: bool = True) -> str:
+    """Every reference with its verdict, ``default`` being an unlisted work's status; ``pmid``
+    and ``date``: whether any input has a PubMed id or a citing-date column."""
     fields = ["status", "flag_rank", *NOTICE]
+    types = dict(COLUMNS)
+
+    def p_col(f: str) -> str:
+        return f"p.{f}" if pmid else f"CAST(NULL AS {types[f]})"
+
     joined = (
         "SELECT b.*, "
-        + ", ".join(f"d.{f} AS d_{f}, p.{f} AS p_{f}" for f in fields)
-        + f" FROM ({_looked_up()}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
-        " LEFT JOIN vpmid AS p ON p.id = b.pmid"
+        + ", ".join(f"d.{f} AS d_{f}, {p_col(f)} AS p_{f}" for f in fields)
+        + f" FROM ({_looked_up(pmid, date)}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
+        + (" LEFT JOIN vpmid AS p ON p.id = b.pmid" if pmid else "")
     )
     d_status = f"coalesce(d_status, {lit(default)})"
     p_status = f"coalesce(p_status, {lit(default)})"
@@ -227,12 +239,13 @@ def screened(default: str) -> str:
     )
 
 
-def plan(default: str) -> list[tuple[str, str, str]]:
+def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, str, str]]:
     """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
     link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`).
 
-    Two passes over the corpus: ``keys`` (distinct identifiers), then ``per_citing`` (look-ups,
-    verdicts and counts per citing work, the flagged citations carried as a list).
+    Two passes over the corpus: ``keys`` (distinct identifiers), then ``per_status`` (look-ups,
+    verdicts and counts per citing work and verdict, the flagged citations carried as a list);
+    ``per_citing`` folds the latter, a few rows per citing work, into one row each.
     """
     return [
         ("table", "keys", KEYS),
@@ -240,7 +253,8 @@ def plan(default: str) -> list[tuple[str, str, str]]:
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
         ("table", "date_map", DATE_MAP),
-        ("table", "per_citing", per_citing(default)),
+        ("table", "per_status", per_status(default, pmid, date)),
+        ("table", "per_citing", per_citing()),
         ("table", "flagged_out", FLAGGED_OUT),
     ]
 
@@ -249,37 +263,48 @@ def status_column(status: str) -> str:
     return f"n_{status}"
 
 
-def per_citing(default: str) -> str:
-    """One pass over the corpus: counts per citing work, its flagged citations as a list."""
-    counts = ", ".join(
-        f"count(*) FILTER (WHERE status = {lit(s)}) AS {status_column(s)}" for s in STATUSES
-    )
+def per_status(default: str, pmid: bool = True, date: bool = True) -> str:
+    """The one pass over the corpus: counts per citing work, verdict and reason a row is
+    unusable, the flagged citations carried as a list. Grouping by the verdict too costs little
+    (a citing work has few) and spares a filtered count per status on every row."""
     row = (
         "struct_pack(cited_doi := doi, cited_pmid := pmid, status := status,"
         " notice_type := notice_type, notice_doi := notice_doi, notice_date := notice_date,"
         " record_id := record_id, source := source, citing_date := citing_date,"
         " cited_after_notice := cited_after_notice)"
     )
+    value = f"CASE WHEN bad_reason = {lit(BAD_REASONS[2])} THEN pmid_raw ELSE cited_raw END"
+    sample = (
+        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(file, '?'),"
+        " rownum := rownum)"
+    )
+    return (
+        "SELECT citing, status, bad_reason, count(*) AS n,"
+        " count(*) FILTER (WHERE cited_after_notice) AS after, min(citing_date) AS day,"
+        f" min(CASE WHEN bad_reason IS NOT NULL THEN {sample} END) AS sample,"
+        f" list(CASE WHEN flagged THEN {row} END) FILTER (WHERE flagged) AS rows"
+        f" FROM ({screened(default, pmid, date)}) AS s GROUP BY citing, status, bad_reason"
+    )
+
+
+def _sum(where: str) -> str:
+    return f"CAST(coalesce(sum(n) FILTER (WHERE {where}), 0) AS BIGINT)"
+
+
+def per_citing() -> str:
+    """Per citing work, from :func:`per_status`: references, flagged, by status, unusable."""
+    flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
+    counts = ", ".join(f"{_sum(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
     bad = ", ".join(
-        f"count(*) FILTER (WHERE bad_reason = {lit(r)}) AS bad_{i},"
-        f" min({_bad_value(r)}) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
+        f"{_sum(f'bad_reason = {lit(r)}')} AS bad_{i},"
+        f" min(sample) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
         for i, r in enumerate(BAD_REASONS)
     )
     return (
-        f"SELECT citing, count(*) AS refs, count(*) FILTER (WHERE flagged) AS flagged,"
-        f" count(*) FILTER (WHERE cited_after_notice) AS cited_after_notice,"
-        f" min(citing_date) AS citing_date, {counts}, {bad},"
-        f" list({row}) FILTER (WHERE flagged) AS flagged_rows"
-        f" FROM ({screened(default)}) AS s GROUP BY citing"
-    )
-
-
-def _bad_value(reason: str) -> str:
-    """The value an unusable row is quoted by (its first 120 characters), its file and row."""
-    value = {"malformed PubMed id": "pmid_raw"}.get(reason, "cited_raw")
-    return (
-        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(file, '?'),"
-        " rownum := rownum)"
+        f"SELECT citing, CAST(sum(n) AS BIGINT) AS refs, {_sum(flagged)} AS flagged,"
+        " CAST(sum(after) AS BIGINT) AS cited_after_notice, min(day) AS citing_date,"
+        f" {counts}, {bad}, flatten(list(rows) FILTER (WHERE rows IS NOT NULL)) AS flagged_rows"
+        " FROM per_status GROUP BY citing"
     )
 
 
