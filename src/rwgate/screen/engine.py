@@ -179,14 +179,18 @@ class SparkEngine:
 
         self.version = pyspark.__version__
         builder = SparkSession.builder.appName("rwgate-screen")
-        builder = builder.master(master or os.environ.get("SPARK_MASTER") or "local[*]")
+        # Under spark-submit its --master and settings stand; else local[*] or --master.
+        submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ
+        if not submitted:
+            master = master or os.environ.get("SPARK_MASTER") or "local[*]"
+            builder = builder.master(master)
         builder = builder.config("spark.ui.showConsoleProgress", "true" if progress else "false")
         builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config("spark.sql.session.timeZone", "UTC")
-        if master is None or master.startswith("local"):
+        if master is not None and master.startswith("local"):
             # A local run shuffles small maps and one aggregate: a few partitions, not 200.
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        if driver_memory:
+        if driver_memory and not submitted:
             builder = builder.config("spark.driver.memory", driver_memory)
         self.spark = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
@@ -197,8 +201,9 @@ class SparkEngine:
         files = [str(f) for f in grp.files]
         reader = self.spark.read
         if grp.container == "parquet":
-            # Spark tells no row number of a Parquet file: an unusable row is named by file.
-            frame = reader.parquet(*files).withColumn("file_row_number", F.lit(None).cast("long"))
+            # The row within its file, as DuckDB's file_row_number (Spark 3.5+ metadata).
+            frame = reader.parquet(*files)
+            frame = frame.withColumn("file_row_number", F.col("_metadata.row_index"))
         elif grp.container == "csv":
             frame = reader.option("header", True).option("mode", "PERMISSIVE").csv(files)
         elif grp.shape == "crossref":
