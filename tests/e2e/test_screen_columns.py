@@ -224,3 +224,37 @@ def test_files_with_different_columns_are_each_read_by_their_own(
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["summary"]["by_status"] == {"retracted": 2}
     assert [c["columns"]["doi"] for c in summary["columns"]] == ["cited_doi", "doi"]
+
+
+def test_the_readme_example_screens_the_sample_the_honest_way(tmp_path: Path) -> None:
+    """The README's commands: the extract imported as an extract, so every work it does not
+    list is unverified, and the output says why."""
+    snap = tmp_path / "rw.sqlite"
+    run = [sys.executable, "-m", "rwgate"]
+    imported = subprocess.run([*run, "data", "import", str(RW), "--snapshot", str(snap)],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    sample = ROOT / "examples" / "screen"
+    done = subprocess.run(
+        [*run, "screen", str(sample / "*.csv"), str(sample / "crossref-works-sample.jsonl.gz"),
+         "--snapshot", str(snap), "--out", str(tmp_path / "screen")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "screen" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["sources"][0]["unlisted_work_is"] == "unverified"
+    assert summary["summary"]["unverified"] > 0 and "clean" not in summary["summary"]["by_status"]
+    assert "WARNING: the snapshot holds no full Retraction Watch export" in done.stdout
+
+
+def test_a_sample_passed_off_as_the_full_export_is_warned_about(tmp_path: Path) -> None:
+    """``--allow-shrink`` on the 39-row extract makes it the registry of record: every unlisted
+    work is called clean. The screen says so, loudly."""
+    snap = tmp_path / "shrunk.sqlite"
+    assert not import_files(snap, [RW], allow_shrink=True).failed
+    table = _table(tmp_path, f"citing,doi\np1,{RETRACTED[0]}\np2,10.1234/unlisted\n")
+    done = _screen(snap, table)
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: the snapshot's 'full export' has only 39 rows" in done.stdout
+    assert "--allow-shrink" in done.stdout and "called clean" in done.stdout
+    assert _summary(table)["sources"][0]["partial_registry"] is True
