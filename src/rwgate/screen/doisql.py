@@ -169,8 +169,12 @@ FAST = "^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi:)?" + BARE.removeprefix("^
 
 
 def fast_test(raw: str) -> str:
-    """Whether ``raw`` is on the fast path: one regular expression, no other work."""
-    return f"regexp_matches({raw}, {lit(FAST)})"
+    """Whether ``raw`` is on the fast path: a bare DOI by the short expression (most rows: twice
+    as fast as the full one), else by the one that also takes a resolver URL or ``doi:``."""
+    return (
+        f"CASE WHEN regexp_matches({raw}, {lit(BARE)}) THEN true"
+        f" ELSE regexp_matches({raw}, {lit(FAST)}) END"
+    )
 
 
 def canonical(raw: str) -> str:
