@@ -19,10 +19,15 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--path"]:
         print(__file__)
         return 0
-    from rwgate.cli import main as cli_main
+    import argparse
 
+    from rwgate.screen.command import add_screen_command
+
+    parser = argparse.ArgumentParser(prog="rwgate")
+    add_screen_command(parser.add_subparsers(dest="command", required=True))
     engine = [] if "--engine" in argv else ["--engine", "spark"]
-    return cli_main(["screen", *argv, *engine])
+    args = parser.parse_args(["screen", *argv, *engine])
+    return int(args.func(args))
 
 
 if __name__ == "__main__":
