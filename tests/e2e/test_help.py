@@ -34,12 +34,7 @@ def _commands(
 
 
 COMMANDS = _commands(build_parser())
-_SCREEN_DOCSTRING = pytest.mark.xfail(
-    strict=True,
-    reason="rwgate screen's description is screen/command.py's module docstring (RST markup); "
-    "that module is another branch's (i37): remove this mark when it is plain text",
-)
-HELP_CASES = [pytest.param(c, marks=_SCREEN_DOCSTRING) if c == ("screen",) else c for c in COMMANDS]
+HELP_CASES = COMMANDS
 
 
 def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:

@@ -75,3 +75,31 @@ def test_spark_gives_the_summary_duckdb_gives(both: dict[str, ScreenResult]) -> 
     statuses = set(duck["summary"]["by_status"])
     assert {"retracted", "replaced", "clean", "invalid_doi", "no_doi", "unverified"} <= statuses
     assert both["spark"].summary["tool"]["engine"] == "spark"
+
+
+def test_the_spark_submit_recipe(snapshot: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The README's cluster recipe, with ``--master local[1]``: spark-submit runs the entry file,
+    which screens on Spark and counts what DuckDB counts."""
+    require_tool("java")
+    _pyspark()
+    import subprocess
+    import sys
+
+    import pyspark
+
+    bin_dir = Path(sys.executable).parent
+    entry = subprocess.run([sys.executable, "-m", "rwgate.screen.spark_submit", "--path"],
+                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent),
+               PYSPARK_PYTHON=sys.executable, PATH=f"{bin_dir}:{os.environ['PATH']}")  # fmt: skip
+    out = tmp_path / "submitted"
+    done = subprocess.run(
+        [str(bin_dir / "spark-submit"), "--master", "local[1]", entry, str(SAMPLE / "*.csv"),
+         "--snapshot", str(snapshot), "--out", str(out)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["tool"]["engine"] == "spark" and summary["summary"]["references"] > 0
+    duck = ScreenOptions([str(SAMPLE / "*.csv")], tmp_path / "duck", snapshot, progress=False)
+    assert summary["summary"] == screen(duck).summary["summary"]

@@ -20,6 +20,18 @@ from rwgate.errors import RwgateError
 from rwgate.extras import MissingExtra
 from rwgate.vocab import counted
 
+DESCRIPTION = """\
+Screen a corpus of references (OpenCitations, the Crossref data file, your own tables) by the
+rules of rwgate check. Outputs in --out DIR: flagged.parquet, citing.parquet, summary.json and
+summary.html. Exit 0 when screened (flagged citations are findings), 2 when an input, the
+snapshot or an output cannot be used (one line naming it).
+
+A table's columns are found by flag (--doi-column NAME, or --column doi=NAME), else by their own
+names (citing, cited_doi, cited_pmid, citing_date), else by one common name per role (doi,
+reference_doi, pmid, date, year, ...). A missing or doubtful column, or a DOI column that holds
+no DOIs, stops the screen with one line naming the flag to use.
+"""
+
 
 def _snapshot(args: argparse.Namespace) -> Path:
     given = getattr(args, "snapshot", None)
@@ -130,7 +142,8 @@ def add_screen_command(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "screen",
         help="screen a corpus of references (OpenCitations, Crossref dumps, tables)",
-        description=__doc__,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("references", nargs="+", metavar="REFERENCES", help="files or globs")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the outputs")
