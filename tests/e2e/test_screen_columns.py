@@ -258,3 +258,15 @@ def test_a_sample_passed_off_as_the_full_export_is_warned_about(tmp_path: Path) 
     assert "WARNING: the snapshot's 'full export' has only 39 rows" in done.stdout
     assert "--allow-shrink" in done.stdout and "called clean" in done.stdout
     assert _summary(table)["sources"][0]["partial_registry"] is True
+
+
+def test_an_unusable_csv_row_is_numbered(snapshot: Path, tmp_path: Path) -> None:
+    """A CSV reader tells no row numbers: the quoted rows are found again in the file."""
+    text = f"citing,doi\np1,{RETRACTED[0]}\np2,doi: oops\n,{RETRACTED[1]}\np4,{RETRACTED[1]}\n"
+    table = _table(tmp_path, text)
+    done = _screen(snapshot, table)
+    assert done.returncode == 0, done.stderr
+    by = {r["reason"]: r for r in _summary(table)["bad_rows"]["by_reason"]}
+    assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 2}]
+    assert by["no citing work"]["sample"][0]["row"] == 3  # not row 4, which cites the same DOI
+    assert f"{table} row 2: 'doi: oops'" in done.stdout

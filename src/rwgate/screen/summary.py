@@ -15,7 +15,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from rwgate.screen import sql
+from rwgate.screen import rownums, sql
 from rwgate.screen.columns import ROLES, Columns
 from rwgate.screen.inputs import InputGroup
 from rwgate.screen.verdicts import VerdictTable
@@ -138,6 +138,8 @@ def build(
     by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
     bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
     dated = any(c is None or c.date is not None for c in found)
+    bad_rows = _bad_rows(engine, bad)
+    rownums.number(bad_rows["by_reason"], groups, found)
     return {
         "schema": SCHEMA,
         "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -157,7 +159,7 @@ def build(
             "flagged_by_status": {s: by_status[s] for s in SERIOUS_STATUSES if by_status[s]},
             "corrections_by_status": {s: by_status[s] for s in CORRECTIONS if by_status[s]},
         },
-        "bad_rows": _bad_rows(engine, bad),
+        "bad_rows": bad_rows,
         "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(sql.SHARES)],
         "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(sql.BY_YEAR)],
         "flagged_works": int(engine.fetch(sql.FLAGGED_WORKS)[0][0] or 0),
