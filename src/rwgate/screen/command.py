@@ -56,13 +56,17 @@ def _given(args: argparse.Namespace) -> dict[str, str | None]:
     return given
 
 
+def _works(n: int) -> str:
+    return f"{n} citing work{'' if n == 1 else 's'}"
+
+
 def _counts_line(s: dict[str, Any]) -> str:
     """The counts in ``rwgate check``'s words: flagged as check flags, corrections apart."""
     after = s["cited_after_notice"]
     after_text = "not known" if after is None else str(after)
     line = (
-        f"screened {s['references']} references of {s['citing_works']} citing works:"
-        f" {s['flagged']} flagged ({s['citing_works_flagged']} citing works),"
+        f"screened {s['references']} references of {_works(s['citing_works'])}:"
+        f" {s['flagged']} flagged ({_works(s['citing_works_flagged'])}),"
         f" cited after the notice {after_text}, {s['unverified']} unverified"
     )
     quiet = [f"{n} {counted(st)}" for st, n in s["corrections_by_status"].items()]

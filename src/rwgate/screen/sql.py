@@ -347,11 +347,13 @@ BY_YEAR = (
     "SELECT year(citing_date) AS y, count(*) FROM flagged_out WHERE citing_date IS NOT NULL"
     " GROUP BY 1 ORDER BY 1"
 )
+TOP = 100
+"""Flagged works the summary lists (most cited first); ``flagged.parquet`` holds every one."""
 TOP_CITED = (
     "SELECT coalesce(cited_doi, 'PMID ' || cited_pmid) AS work, min(status), count(*) AS n,"
     " count(*) FILTER (WHERE cited_after_notice), min(cited_doi), min(cited_pmid),"
     " min(notice_doi), min(notice_type), min(notice_date), min(record_id) FROM flagged_out"
-    " GROUP BY 1 ORDER BY n DESC, work LIMIT 100"
+    f" GROUP BY 1 ORDER BY n DESC, work LIMIT {TOP}"
 )
 
 FLAGGED_WORKS = "SELECT count(DISTINCT coalesce(cited_doi, 'PMID ' || cited_pmid)) FROM flagged_out"

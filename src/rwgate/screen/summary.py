@@ -24,8 +24,6 @@ from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 SCHEMA = "rwgate.screen/2"
 CORRECTIONS = tuple(s for s in FLAGGED_STATUSES if s not in SERIOUS_STATUSES)
 """Statuses of a work with a notice that changes nothing of its standing, counted apart."""
-TOP = 100
-"""Flagged works the page lists (most cited first); ``flagged.parquet`` holds every one."""
 # What a published format's fields are read as (a generic table's are found by name).
 _FORMAT_COLUMNS = {
     "opencitations": {"citing": "citing", "doi": "cited (doi:)", "pmid": "cited (pmid:)",
