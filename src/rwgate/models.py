@@ -206,6 +206,9 @@ class Report(BaseModel):
     generated: dt.datetime
     tool: ToolInfo
     sources: list[SourceInfo]
+    project_metadata: list[str] | None = Field(
+        default=None, description="project files whose metadata was merged into the manuscript's"
+    )
     policy: dict[str, object]
     summary: Summary
     citations: list[Citation]
@@ -247,6 +250,10 @@ class CitedDocument(BaseModel):
     bibliographies: list[str] = Field(default_factory=list, description="resolved file paths")
     inline_references: list[dict[str, Any]] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict, description="the rwgate: block, if any")
+    project_metadata: list[str] = Field(
+        default_factory=list,
+        description="project files (_quarto.yml, index.Rmd, ...) whose metadata was merged in",
+    )
     key_locations: dict[str, Location] = Field(
         default_factory=dict, description="where each key is first cited, when known"
     )

@@ -41,6 +41,9 @@ class CheckResult:
     generated: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     since: str | None = None
     """The lockfile this result was compared with (:mod:`rwgate.lock`), if any."""
+    project_metadata: list[str] = field(default_factory=list)
+    """Project files whose metadata (bibliography, nocite, ``rwgate:``) was merged into the
+    manuscript's (:attr:`rwgate.references.gather.Gathered.project_metadata`)."""
     expires: float | None = None
     """When the verdict stops holding (Unix seconds): the first look-up behind it reaching its
     source's TTL, or an allow-list entry running out; None: no known end. A memo of any front
@@ -74,6 +77,7 @@ class CheckResult:
             generated=self.generated,
             tool=ToolInfo(version=__version__),
             sources=self.sources,
+            project_metadata=self.project_metadata or None,
             policy=self.policy.describe(),
             summary=self.summary(),
             citations=self.citations,

@@ -99,8 +99,48 @@ def test_a_bookdown_chapter_takes_its_bibliography_from_index_rmd(
     chapter = _write(tmp_path / "02-contact.Rmd", "# Contact\n\nMinds changed [@lacour2014].\n")
     code, report, _ = _check(capsys, chapter)
     assert _statuses(report) == {"lacour2014": "retracted"}
+    assert report["project_metadata"] == [str((tmp_path / "index.Rmd").resolve())]
     code, report, _ = _check(capsys, chapter, "--policy", "strict")
     assert code == 1
+
+
+def _text(capsys: pytest.CaptureFixture[str], path: Path) -> str:
+    main(["check", "--no-history", str(path)])
+    return capsys.readouterr().out
+
+
+def test_the_report_names_the_project_files_whose_metadata_was_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 36: "say which in the report". Named as the document is (here relative to the
+    # working folder); a YAML file the tool does not read, or the document's own, is not named.
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "q" / "references.bib", BIB)
+    _write(tmp_path / "q" / "_quarto.yml", "project:\n  type: book\nbibliography: references.bib\n")
+    _write(tmp_path / "q" / "chapters" / "_metadata.yml", "nocite: '@watson1953'\n")
+    _write(tmp_path / "q" / "chapters" / "_other.yml", "bibliography: unread.bib\n")
+    _write(tmp_path / "q" / "chapters" / "two.qmd", "# Two\n\nMinds changed [@lacour2014].\n")
+    _, report, _ = _check(capsys, Path("q/chapters/two.qmd"))
+    assert _statuses(report) == {"lacour2014": "retracted", "watson1953": "clean"}
+    assert report["project_metadata"] == ["q/_quarto.yml", "q/chapters/_metadata.yml"]
+    said = _text(capsys, Path("q/chapters/two.qmd"))
+    assert "\nrwgate: project metadata: q/_quarto.yml, q/chapters/_metadata.yml\n" in said
+
+    _write(tmp_path / "book" / "book.bib", BIB)
+    _write(tmp_path / "book" / "_bookdown.yml", 'book_filename: "book"\n')
+    _write(tmp_path / "book" / "index.Rmd", "---\nbibliography: book.bib\n---\n\n# Preface\n")
+    rmd = _write(tmp_path / "book" / "02-two.Rmd", "# Two\n\n[@lacour2014]\n")
+    said = _text(capsys, Path("book/02-two.Rmd"))
+    assert "\nrwgate: project metadata: book/index.Rmd\n" in said
+    _, report, _ = _check(capsys, rmd)  # an absolute path: absolute names
+    assert report["project_metadata"] == [str(rmd.parent.resolve() / "index.Rmd")]
+
+    plain = _write(
+        tmp_path / "paper.md", "---\nbibliography: book/book.bib\n---\n\n[@lacour2014]\n"
+    )
+    _, report, _ = _check(capsys, plain)
+    assert _statuses(report) == {"lacour2014": "retracted"} and "project_metadata" not in report
+    assert "project metadata" not in _text(capsys, plain)
 
 
 def test_a_quarto_chapter_takes_its_bibliography_from_quarto_yml(
@@ -179,3 +219,14 @@ def test_quarto_cross_references_are_not_citations(
     )
     code, report, _ = _check(capsys, both, "--policy", "strict")
     assert _statuses(report) == {"lacour2014": "retracted"} and code == 1
+
+
+def test_mcp_names_the_project_files_too(tmp_path: Path) -> None:
+    from test_mcp import call, structured
+
+    _write(tmp_path / "references.bib", BIB)
+    _write(tmp_path / "_quarto.yml", "project:\n  type: book\nbibliography: references.bib\n")
+    chapter = _write(tmp_path / "chapters" / "two.qmd", "# Two\n\n[@lacour2014].\n")
+    found = structured(call([tmp_path], "rw_check_manuscript", {"path": str(chapter)}))
+    assert _statuses(found) == {"lacour2014": "retracted"}
+    assert found["project_metadata"] == [str((tmp_path / "_quarto.yml").resolve())]

@@ -63,6 +63,10 @@ def test_quarto_profiles_metadata_files_and_directory_metadata_merge_in_quartos_
     ] + ["own.bib"]  # not found beside its file: left to the document, as Quarto leaves it
     assert merged["rwgate"] == {"policy": "strict"}
     assert cited_in(merged["nocite"]) == (["k1", "k2"], False)
+    assert project.files == [  # what the report names: the files merged, in Quarto's order
+        tmp_path / n
+        for n in ("_quarto.yml", "extra.yml", "_quarto-draft.yml", "part/_metadata.yml")
+    ]
     monkeypatch.setenv("QUARTO_PROFILE", "final")
     project = project_for(doc)
     assert project is not None
@@ -115,6 +119,8 @@ def test_output_yml_pandoc_args_name_metadata_files_and_bibliographies(tmp_path:
     project.command_line.clear()  # without --bibliography: the metadata file's, the doc over it
     assert combined(project, {})["bibliography"] == str(tmp_path / "meta.bib")
     assert combined(project, {"bibliography": "own.bib"})["bibliography"] == "own.bib"
+    # the metadata file, and _output.yml for its --bibliography; _bookdown.yml gives no metadata
+    assert sorted(project.files) == [tmp_path / "_output.yml", tmp_path / "meta.yaml"]
 
 
 def test_files_outside_the_allowed_roots_are_not_read(tmp_path: Path) -> None:
@@ -146,5 +152,6 @@ def test_a_lone_r_markdown_document_reads_its_pandoc_args(tmp_path: Path) -> Non
     project = project_for(doc)
     assert project is not None
     assert combined(project, {}) == {"bibliography": [str(tmp_path / "a.bib")]}
+    assert project.files == [tmp_path / "meta.yaml"]
     plain = _write(tmp_path / "other" / "plain.Rmd", "---\noutput: html_document\n---\n")
     assert project_for(plain) is None

@@ -245,3 +245,19 @@ def test_markdown_summary_says_why_for_identity_verdicts() -> None:
     assert "names 'Molecular Structure of Nucleic Acids' (1953)" in plain
     assert "matched by title to RW#4036, add its DOI" in plain
     assert "not shown" not in text
+
+
+def test_html_and_markdown_name_the_project_metadata_files(tmp_path: Path) -> None:
+    """Issue 36: the page and the job summary say which project files gave the metadata,
+    relative to the repository, as they show entries' files; a check with none says nothing."""
+    from rwgate.render.html import render_html
+    from rwgate.render.markdown import render_markdown
+
+    files = [str(tmp_path / "_quarto.yml"), str(tmp_path / "chapters" / "_metadata.yml")]
+    result = CheckResult(citations=[], policy=Policy(), sources=[], project_metadata=files)
+    page = render_html(result, root=tmp_path)
+    assert "Project metadata: <code>_quarto.yml</code>, <code>chapters/<wbr>_metadata.yml" in page
+    summary = render_markdown(result, root=tmp_path)
+    assert "Project metadata: `_quarto.yml`, `chapters/_metadata.yml`" in summary
+    none = CheckResult(citations=[], policy=Policy(), sources=[])
+    assert "Project metadata" not in render_html(none) + render_markdown(none)

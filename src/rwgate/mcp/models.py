@@ -67,6 +67,7 @@ class DocumentCheck(BaseModel):
     )
     summary: Summary
     sources: list[SourceInfo]
+    project_metadata: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list, description="input problems and notes")
 
 

@@ -128,6 +128,7 @@ class Toolbox:
         safety.works_within_limit(gathered.references, "path")
         settings = self._settings_for(real, gathered.metadata)
         result = judge(gathered.references, settings, gathered.problems, progress)
+        result.project_metadata = gathered.project_metadata
         return self._document(result, real, settings)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
@@ -154,7 +155,9 @@ class Toolbox:
             raise
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
-        return Gathered(found.references, found.problems, dict(doc.metadata))
+        gathered = Gathered(found.references, found.problems, dict(doc.metadata))
+        gathered.project_metadata = doc.project_metadata
+        return gathered
 
     def _settings_for(self, real: Path, metadata: Mapping[str, Any]) -> Settings:
         """The document's settings, as ``rwgate check`` finds them, except where it reaches out.
@@ -199,6 +202,7 @@ class Toolbox:
             citations=result.citations,
             summary=report.summary,
             sources=report.sources,
+            project_metadata=result.project_metadata,
             warnings=report.warnings,
         )
 

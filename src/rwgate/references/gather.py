@@ -25,6 +25,9 @@ class Gathered:
     problems: list[Problem] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
+    project_metadata: list[str] = field(default_factory=list)
+    """Project files (``_quarto.yml``, bookdown's ``index.Rmd``...) a manuscript's metadata came
+    from besides its own: the report names them."""
 
 
 def doi_reference(raw: str, where: str = "--doi") -> Reference:
@@ -45,6 +48,7 @@ def _read_manuscript(path: Path, out: Gathered) -> None:
     doc = read_manuscript(path)
     if not out.metadata:
         out.metadata = dict(doc.metadata)
+    out.project_metadata += [f for f in doc.project_metadata if f not in out.project_metadata]
     result = cited_references(doc)
     out.references.extend(result.references)
     out.problems.extend(result.problems)

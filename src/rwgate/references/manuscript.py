@@ -9,6 +9,7 @@ through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -238,6 +239,9 @@ def _with_project(
         doc.metadata = block
     for problem in project.problems:
         doc.problems.append(Problem(message=problem))
+    own = path.resolve()
+    named = [f for f in project.files if f != own]  # named as the document is: relative or not
+    doc.project_metadata = [str(f) if path.is_absolute() else os.path.relpath(f) for f in named]
     return doc
 
 

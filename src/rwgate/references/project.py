@@ -54,6 +54,7 @@ class Project:
     root: Path | None = None
     layers: list[Layer] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    """The files whose citation fields were merged, in the order read (the report names them)."""
     problems: list[str] = field(default_factory=list)
     command_line: list[str] = field(default_factory=list)
     """``--bibliography`` files a book's ``pandoc_args`` give (they replace the field)."""
@@ -74,7 +75,6 @@ def _load(path: Path, allowed: Allowed | None, project: Project) -> dict[str, An
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         project.problems.append(f"{path}: not read as YAML ({type(exc).__name__})")
         return {}
-    project.files.append(path)
     return data if isinstance(data, dict) else {}
 
 
@@ -88,8 +88,6 @@ def front_matter(path: Path, allowed: Allowed | None, project: Project) -> dict[
     except (OSError, yaml.YAMLError) as exc:
         project.problems.append(f"{path}: front matter not read ({type(exc).__name__})")
         return {}
-    if match:
-        project.files.append(path)
     return data if isinstance(data, dict) else {}
 
 
@@ -114,6 +112,20 @@ def _layer(data: dict[str, Any], base: Path, fixup: bool = True) -> Layer:
     if per_format:
         layer[FORMATS] = _paths(per_format, base, fixup)
     return layer
+
+
+def _noted(path: Path, layer: Layer, project: Project) -> Layer:
+    """``layer``, its file noted among those the project's metadata came from when it gives any."""
+    if layer and path not in project.files:
+        project.files.append(path)
+    return layer
+
+
+def _read(
+    path: Path, base: Path, allowed: Allowed | None, project: Project, fixup: bool = True
+) -> Layer:
+    """The citation fields of the YAML file ``path`` (see :func:`_layer`), noted."""
+    return _noted(path, _layer(_load(path, allowed, project), base, fixup), project)
 
 
 FORMATS = "format-bibliography"
@@ -172,27 +184,27 @@ def _profiles(config: dict[str, Any], root: Path) -> list[str]:
 
 def _quarto(document: Path, root: Path, allowed: Allowed | None) -> Project:
     project = Project(kind="quarto", root=root)
-    config = _load(root / "_quarto.yml", allowed, project) or _load(
-        root / "_quarto.yaml", allowed, project
-    )
-    layers = [_layer(config, root)]
+    path = root / "_quarto.yml"
+    path = path if _visible(path, allowed) else root / "_quarto.yaml"
+    config = _load(path, allowed, project)
+    layers = [_noted(path, _layer(config, root), project)]
     for key in ("metadata-file", "metadata-files"):
         for name in _as_list(config.get(key) or []):
             if isinstance(name, str):
-                layers.append(_layer(_load(root / name, allowed, project), root))
+                layers.append(_read(root / name, root, allowed, project))
     for profile in reversed(_profiles(config, root)):
         for suffix in (".yml", ".yaml"):
             path = root / f"_quarto-{profile}{suffix}"
             if _visible(path, allowed):
-                layers.append(_layer(_load(path, allowed, project), root))
+                layers.append(_read(path, root, allowed, project))
                 break
-    layers.append(_layer(_load(root / "_quarto.yml.local", allowed, project), root))
+    layers.append(_read(root / "_quarto.yml.local", root, allowed, project))
     folder = root
     for part in document.parent.relative_to(root).parts:
         folder = folder / part
         for name in ("_metadata.yml", "_metadata.yaml"):
             if _visible(folder / name, allowed):
-                layers.append(_layer(_load(folder / name, allowed, project), folder))
+                layers.append(_read(folder / name, folder, allowed, project))
                 break
     project.layers = [layer for layer in layers if layer]
     return project
@@ -214,30 +226,43 @@ def _pandoc_args(data: dict[str, Any]) -> list[str]:
     return found
 
 
-def _args_layer(args: list[str], root: Path, allowed: Allowed | None, project: Project) -> Layer:
-    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in ``args`` add (pandoc
-    runs in ``root``); the ``--bibliography`` files go to ``project.command_line``."""
+Args = list[tuple[Path, list[str]]]
+"""``pandoc_args`` lists, each with the file that gives it."""
+
+
+def _args_layer(given: Args, root: Path, allowed: Allowed | None, project: Project) -> Layer:
+    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in the ``given`` args add
+    (pandoc runs in ``root``); the ``--bibliography`` files go to ``project.command_line``."""
     merged: Layer = {}
-    pairs = list(zip(args, [*args[1:], ""], strict=False))
-    for arg, following in pairs:
-        option, _, value = arg.partition("=")
-        value = value or following
-        if option == "--metadata-file":
-            merged = merge(merged, _layer(_load(root / value, allowed, project), root, False))
-        elif option in ("--defaults", "-d"):
-            path = root / value if Path(value).suffix else root / f"{value}.yaml"
-            defaults = _load(path, allowed, project)
-            for name in _as_list(defaults.get("metadata-files") or defaults.get("metadata-file")):
-                if isinstance(name, str):
-                    layer = _layer(_load(root / name, allowed, project), root, False)
-                    merged = merge(merged, layer)
-            merged = merge(merged, _layer(defaults.get("metadata") or {}, root, False))
-            project.command_line += [
-                str(root / b) for b in _as_list(defaults.get("bibliography") or [])
-            ]
-        elif option == "--bibliography":
-            project.command_line.append(str(root / value))
+    for origin, args in given:
+        for arg, following in zip(args, [*args[1:], ""], strict=False):
+            option, _, value = arg.partition("=")
+            value = value or following
+            if option == "--metadata-file":
+                merged = merge(merged, _read(root / value, root, allowed, project, False))
+            elif option in ("--defaults", "-d"):
+                path = root / value if Path(value).suffix else root / f"{value}.yaml"
+                merged = _defaults(path, root, allowed, project, merged)
+            elif option == "--bibliography":
+                project.command_line.append(str(root / value))
+                _noted(origin, {"bibliography": value}, project)
     return merged
+
+
+def _defaults(
+    path: Path, root: Path, allowed: Allowed | None, project: Project, merged: Layer
+) -> Layer:
+    """``merged`` with what a pandoc defaults file adds: its metadata files and ``metadata:``;
+    its ``bibliography`` goes to ``project.command_line``."""
+    defaults = _load(path, allowed, project)
+    for name in _as_list(defaults.get("metadata-files") or defaults.get("metadata-file")):
+        if isinstance(name, str):
+            merged = merge(merged, _read(root / name, root, allowed, project, False))
+    own = _layer(defaults.get("metadata") or {}, root, False)
+    named = [str(root / b) for b in _as_list(defaults.get("bibliography") or [])]
+    project.command_line += named
+    _noted(path, {**own, "bibliography": named} if named else own, project)
+    return merge(merged, own)
 
 
 def _book_root(document: Path, allowed: Allowed | None) -> Path | None:
@@ -261,11 +286,12 @@ def _bookdown(document: Path, root: Path, allowed: Allowed | None) -> Project:
     if isinstance(files, dict):  # per output format: any of them may be built
         files = next((v for v in files.values() if isinstance(v, list) and v), None)
     first = root / files[0] if isinstance(files, list) and files else root / "index.Rmd"
-    args = _pandoc_args(_load(root / "_output.yml", allowed, project))
+    output = root / "_output.yml"
+    args = [(output, _pandoc_args(_load(output, allowed, project)))]
     if first.resolve() != document.resolve():
         index = front_matter(first, allowed, project)
-        args += _pandoc_args(index.get("output") or {})
-        project.layers.append(_layer(index, root, False))
+        args.append((first, _pandoc_args(index.get("output") or {})))
+        project.layers.append(_noted(first, _layer(index, root, False), project))
     project.layers.insert(0, _args_layer(args, root, allowed, project))
     return project
 
@@ -291,9 +317,12 @@ def _rmarkdown(document: Path, allowed: Allowed | None) -> Project | None:
     """A lone R Markdown document whose ``pandoc_args`` (its ``output:`` or the ``_output.yml``
     beside it, which rmarkdown reads too) name metadata files or bibliographies; else None."""
     project = Project(kind="bookdown", root=document.parent)
-    args = _pandoc_args(front_matter(document, allowed, project).get("output") or {})
-    args += _pandoc_args(_load(document.parent / "_output.yml", allowed, project))
-    if not any(a.split("=")[0] in _ARG_OPTIONS for a in args):
+    output = document.parent / "_output.yml"
+    args = [
+        (document, _pandoc_args(front_matter(document, allowed, project).get("output") or {})),
+        (output, _pandoc_args(_load(output, allowed, project))),
+    ]
+    if not any(a.split("=")[0] in _ARG_OPTIONS for _, named in args for a in named):
         return None
     project.layers = [_args_layer(args, document.parent, allowed, project)]
     return project

@@ -27,6 +27,7 @@ from rwgate.render.report import (
     describe_source,
     gate_verdict,
     location_text,
+    path_text,
     summary_line,
 )
 from rwgate.render.safe import one_line
@@ -114,6 +115,7 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
         rows=rows,
         flagged_rows=sum(r["flagged"] for r in rows),
         sources=[describe_source(i) for i in result.sources],
+        project_metadata=[path_text(f, base) for f in result.project_metadata],
         notices=result.warnings,  # about the data (a sample, its age): read before the table
         warnings=[str(p) for p in result.problems],
     )

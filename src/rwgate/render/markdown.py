@@ -17,6 +17,7 @@ from rwgate.render.report import (
     describe_source,
     gate_verdict,
     location_text,
+    path_text,
     summary_line,
 )
 from rwgate.render.safe import md_safe, one_line
@@ -98,6 +99,9 @@ def render_markdown(
         if len(rows) > _MAX_ROWS:
             out.append(f"\n{len(rows) - _MAX_ROWS} more in the SARIF and JSON reports.")
     out += ["", "Sources:", *(f"- {md_safe(describe_source(i))}" for i in result.sources)]
+    if result.project_metadata:
+        named = ", ".join(_code(path_text(f, base)) for f in result.project_metadata)
+        out += ["", f"Project metadata: {named}"]
     out += [f"- warning: {md_safe(w)}" for w in result.warnings[:20]]
     return "\n".join(out)
 

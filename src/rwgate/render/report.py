@@ -105,15 +105,20 @@ def _recovered(c: Citation) -> bool:
     return RECOVERED_FROM_TITLE in (c.reason or "")
 
 
+def path_text(name: str, root: Path) -> str:
+    """``name`` relative to ``root`` when the file lies under it (a page or a job summary read
+    beside the repository), else as given."""
+    try:
+        return Path(name).resolve().relative_to(root).as_posix()
+    except (ValueError, OSError):
+        return name
+
+
 def location_text(c: Citation, root: Path) -> str | None:
-    """``file:line``, relative to ``root`` when the file lies under it (a page or a job summary
-    read beside the repository)."""
+    """``file:line``, the file relative to ``root`` (:func:`path_text`)."""
     if c.location is None:
         return None
-    try:
-        name = Path(c.location.file).resolve().relative_to(root).as_posix()
-    except (ValueError, OSError):
-        name = c.location.file
+    name = path_text(c.location.file, root)
     return f"{name}:{c.location.line}" if c.location.line else name
 
 
@@ -229,6 +234,8 @@ def render_text(
     code = result.exit_code if exit_code is None else exit_code
     out = [headline_line(result, code, colour), "rwgate: sources:"]
     out += [f"  {describe_source(s)}" for s in result.sources]
+    if result.project_metadata:
+        out.append(f"rwgate: project metadata: {term_safe(', '.join(result.project_metadata))}")
     shown = [c for c in result.citations if verbose or c.action != "ignore" or c.allowed]
     unchanged = 0
     if result.since is not None and not verbose:  # against a lock: what changed, nothing else
