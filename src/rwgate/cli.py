@@ -7,6 +7,7 @@ SDK and ``rwgate data status`` never loads pandoc.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rwgate: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (`rwgate check ... | head`): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes at exit
+        return 141  # as a tool ended by SIGPIPE reports in a shell (128 + 13)
 
 
 if __name__ == "__main__":

@@ -420,3 +420,27 @@ def test_a_broken_annotation_template_is_one_line_exit_2(
     assert main(["check", str(bib)]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    """`rwgate check --format json ... | head -c 10`: the closed pipe ends the run quietly (141)."""
+    bib = tmp_path / "refs.bib"
+    entries = "".join(
+        f"@article{{k{i}, title={{T{i}}}, year={{2020}}, doi={{10.1234/x{i}}}}}\n" for i in range(1500)
+    )
+    bib.write_text(entries, encoding="utf-8")
+    env = {**os.environ, "RWGATE_OFFLINE": "1", "RWGATE_CACHE_DIR": str(tmp_path / "c")}
+    env["RWGATE_SNAPSHOT"] = str(tmp_path / "none.sqlite3")
+    rwgate = Path(sys.executable).parent / "rwgate"
+    proc = subprocess.Popen(
+        [str(rwgate), "check", "--format", "json", "--no-history", str(bib)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # the reader goes away before the report is written out
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141
+    assert "Traceback" not in err
