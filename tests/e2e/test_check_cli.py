@@ -425,9 +425,8 @@ def test_a_broken_annotation_template_is_one_line_exit_2(
 def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
     """`rwgate check --format json ... | head -c 10`: the closed pipe ends the run quietly (141)."""
     bib = tmp_path / "refs.bib"
-    entries = "".join(
-        f"@article{{k{i}, title={{T{i}}}, year={{2020}}, doi={{10.1234/x{i}}}}}\n" for i in range(1500)
-    )
+    entry = "@article{{k{0}, title={{T{0}}}, year={{2020}}, doi={{10.1234/x{0}}}}}\n"
+    entries = "".join(entry.format(i) for i in range(1500))
     bib.write_text(entries, encoding="utf-8")
     env = {**os.environ, "RWGATE_OFFLINE": "1", "RWGATE_CACHE_DIR": str(tmp_path / "c")}
     env["RWGATE_SNAPSHOT"] = str(tmp_path / "none.sqlite3")
