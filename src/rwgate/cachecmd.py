@@ -29,6 +29,7 @@ LOOKUP = ("json", "look-up cache (service answers)")
 MEMOS = (
     ("filter-memo", "verdict memos: pandoc filter"),
     ("latex-memo", "verdict memos: rw-latexmk"),
+    ("latex-pass", "verdict memos: later passes of one rw-latexmk build"),
     ("parsed", "parsed bibliographies"),
     (CODE_CACHE, "rwgate's code identity"),
 )

@@ -15,7 +15,6 @@ from typing import Any
 
 from rwgate import recorded
 from rwgate.errors import ConfigError
-from rwgate.resident import RESIDENT_ENV
 
 CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
 NO_MEMO_ENV = "RWGATE_NO_MEMO"
@@ -100,13 +99,3 @@ def memo_disabled(env: Mapping[str, str] | None = None) -> bool:
     value = recorded.environ(env).get(NO_MEMO_ENV)
     return value is not None and value.strip().lower() not in _OFF
 
-
-def verdict_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The variables a verdict can depend on, for the memos' keys: ``RWGATE_*`` and
-    ``CROSSREF_MAILTO``, but not the resident worker's (they say where a run happens, not what
-    it decides)."""
-    return {
-        k: v
-        for k, v in env.items()
-        if (k.startswith("RWGATE_") and k not in RESIDENT_ENV) or k == "CROSSREF_MAILTO"
-    }

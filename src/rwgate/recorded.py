@@ -13,7 +13,7 @@ is added. So the layers that read inputs record each read here, by construction:
   a snapshot becoming stale.
 
 A memo then stores, beside what to replay, the :class:`Recorder`'s record, and :func:`replay`
-re-checks every recorded input (and rwgate's own code, :func:`code_identity`) before it replays.
+re-checks every recorded input (and rwgate's own code, :func:`code_files`) before it replays.
 Whatever cannot be recorded (:func:`note_unrecordable`) makes the record incomplete, and an
 incomplete record is never written: fail closed.
 
@@ -137,11 +137,6 @@ def recording() -> Iterator[Recorder]:
 def current() -> Recorder | None:
     """The innermost active recorder (the run a front end is recording), if any."""
     return _active[-1] if _active else None
-
-
-def active() -> bool:
-    """Whether any run is recording (when not, notes cost a list check and nothing else)."""
-    return bool(_active)
 
 
 def note_env(name: str, value: str | None) -> None:
@@ -333,11 +328,6 @@ def _code(cache_dir: Path | None, root: str = _PACKAGE) -> tuple[str, list[str]]
     if root == _PACKAGE:
         _code_memo = (stats, code_id, files)
     return code_id, files
-
-
-def code_identity(cache_dir: Path | None = None) -> str:
-    """A digest of rwgate's installed files' bytes: an edited (editable) install is new code."""
-    return _code(cache_dir)[0]
 
 
 # --- memos --------------------------------------------------------------------------------

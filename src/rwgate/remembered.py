@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -102,17 +102,20 @@ def memo_base(env: Mapping[str, str], refused: bool = False) -> Path | None:
 
 @dataclass(frozen=True)
 class Door:
-    """One request's memo (``path``) and the cache folder its record's checks use."""
+    """One request's memo (``path``), the cache folder its record's checks use, and the
+    functions for the record's ``derived`` kinds (:func:`rwgate.recorded.note_derived`)."""
 
     path: Path
     base: Path
+    checks: Mapping[str, recorded.Check] = field(default_factory=dict)
 
     def load(self) -> dict[str, Any] | None:
         """The record, not re-checked yet (for a front end that must run first: latexmk)."""
         return recorded.load(self.path)
 
-    def holds(self, record: Mapping[str, Any], checks: Mapping[str, recorded.Check]) -> bool:
-        return recorded.still_true(record, self.base, checks)
+    def holds(self, record: Mapping[str, Any], more: Mapping[str, recorded.Check]) -> bool:
+        """Whether ``record`` still holds (``more``: checks known only now, after a build)."""
+        return recorded.still_true(record, self.base, {**self.checks, **more})
 
     def keep(self, run: recorded.Recorder, payload: Any) -> bool:
         """Remember ``payload`` with ``run``'s record (never an incomplete one); pruned."""
@@ -123,10 +126,17 @@ class Door:
             os.unlink(self.path)
 
 
-def door(base: Path | None, folder: str, request: Any) -> Door | None:
+def door(
+    base: Path | None,
+    folder: str,
+    request: Any,
+    checks: Mapping[str, recorded.Check] | None = None,
+) -> Door | None:
     """The door to ``request``'s memo (None: memos off). The name covers what was asked; what
     the answer read is the record's business."""
-    return None if base is None else Door(recorded.memo_path(base, folder, request), base)
+    if base is None:
+        return None
+    return Door(recorded.memo_path(base, folder, request), base, checks or {})
 
 
 def through(
@@ -140,7 +150,7 @@ def through(
     no). ``then`` gets the record and payload of either (the Lua filter's copy)."""
     if entry is not None:
         with recorded.recording() as hit:
-            payload = recorded.replay(entry.path, entry.base)
+            payload = recorded.replay(entry.path, entry.base, entry.checks)
             done = replay(payload) if payload is not None else None
         if done is not None:
             if then is not None:

@@ -55,7 +55,6 @@ ENTRIES = {"rw-filter": (), "rw-latexmk": (), "rwgate": ("bibtex", "biber")}
 _TERMINAL_ENTRIES = frozenset({"rw-latexmk"})
 _PREVIEW = frozenset({"-pv", "-pvc", "--pv", "--pvc"})
 # Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
-RESIDENT_ENV = frozenset({ENV_SWITCH, ENV_IDLE})
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
 MAGIC = b"rwgate-resident/2"
 # Read at start-up: a process started under other values would not be the same process. Every

@@ -145,40 +145,19 @@ def test_rw_latexmk_needs_a_file() -> None:
     assert "give the .tex file" in run.stderr
 
 
-def test_reuse_key_ignores_bibcite_lines_but_not_citations(tmp_path) -> None:
-    from rwgate.latex.reuse import inputs_key
+def test_the_aux_lines_bibtex_reads_ignore_bibcite_lines_but_not_citations(tmp_path) -> None:
+    from rwgate.latex.reuse import aux_cites
 
     aux = tmp_path / "paper.aux"
     chapter = tmp_path / "chap.aux"
     chapter.write_text("\\relax\n\\citation{b}\n")
     aux.write_text("\\relax\n\\citation{a}\n\\@input{chap.aux}\n\\bibdata{refs}\n")
-    first = inputs_key("bibtex", aux)
+    first = aux_cites(str(aux))
     aux.write_text(aux.read_text() + "\\bibcite{a}{1}\n\\gdef \\@abspage@last{1}\n")
-    assert inputs_key("bibtex", aux) == first
+    assert aux_cites(str(aux)) == first
     chapter.write_text("\\relax\n\\citation{b}\n\\citation{c}\n")
-    assert inputs_key("bibtex", aux) != first
-
-
-def test_reuse_only_within_the_same_build(tmp_path, monkeypatch) -> None:
-    import json
-
-    from rwgate.latex.reuse import ENV_BUILD, inputs_key, reuse, state_path
-
-    aux = tmp_path / "paper.aux"
-    aux.write_text("\\citation{a}\n\\bibdata{refs}\n")
-    bbl = tmp_path / "paper.bbl"
-    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
-    state = {"build": "one", "inputs": inputs_key("bibtex", aux), "notes": {"a": "NOTE-A"}}
-    state_path(bbl).write_text(json.dumps(state))
-    monkeypatch.delenv(ENV_BUILD, raising=False)
-    assert reuse("bibtex", aux, bbl) is None  # plain latexmk: never
-    monkeypatch.setenv(ENV_BUILD, "two")
-    assert reuse("bibtex", aux, bbl) is None  # another build
-    monkeypatch.setenv(ENV_BUILD, "one")
-    assert reuse("bibtex", aux, bbl) == ["a"]
-    assert "NOTE-A" in bbl.read_text()
-    aux.write_text("\\citation{a}\n\\citation{z}\n\\bibdata{refs}\n")
-    assert reuse("bibtex", aux, bbl) is None  # the citations moved: judge again
+    assert aux_cites(str(aux)) != first
+    assert aux_cites(str(tmp_path / "none.aux")) is None
 
 
 def test_bibtex_entry_that_itself_says_rwgate_is_still_annotated() -> None:
@@ -197,17 +176,21 @@ def test_biblatex_bbl_is_annotated_once_and_keys_are_case_sensitive() -> None:
     assert text.count("Retracted 2015") == 1
 
 
-def test_reuse_ignores_a_state_file_that_is_not_an_object(tmp_path, monkeypatch) -> None:
-    from rwgate.latex.reuse import ENV_BUILD, reuse, state_path
+def test_a_pass_memo_that_is_not_a_record_is_not_replayed(tmp_path, monkeypatch) -> None:
+    from rwgate.latex.reuse import ENV_BUILD, pass_door
+    from rwgate.remembered import through
 
-    aux = tmp_path / "paper.aux"
-    aux.write_text("\\citation{a}\n")
-    bbl = tmp_path / "paper.bbl"
-    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
+    monkeypatch.setenv("RWGATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RWGATE_LATEX_GATE", "0")
     monkeypatch.setenv(ENV_BUILD, "one")
-    for junk in ("[1, 2]", '"build"', "null", '{"build": "one", "notes": [1]}'):
-        state_path(bbl).write_text(junk)
-        assert reuse("bibtex", aux, bbl) is None
+    entry = pass_door("bibtex", tmp_path / "paper.aux", tmp_path / "paper.bbl")
+    assert entry is not None
+    entry.path.parent.mkdir(parents=True)
+    for junk in ("[1, 2]", '"build"', "null", '{"layout": "rwgate-record/1", "payload": 1}'):
+        entry.path.write_text(junk)
+        assert through(entry, lambda payload: "replayed", lambda: ("judged", None)) == "judged"
+    monkeypatch.setenv("RWGATE_LATEX_OVERRIDES", '{"no_cache": true}')
+    assert pass_door("bibtex", tmp_path / "paper.aux", tmp_path / "paper.bbl") is None
 
 
 def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) -> None:
@@ -281,33 +264,49 @@ def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
     assert remote.severity == "warning" and "remote bibliography not checked" in remote.message
 
 
-def test_a_reused_pass_loads_no_pydantic(tmp_path) -> None:
-    """The point of reuse is start-up cost: the hook must not import the models on that path."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from rwgate.latex.reuse import inputs_key, state_path
-
-    (tmp_path / "paper.aux").write_text("\\citation{a}\n\\bibdata{refs}\n")
-    bbl = tmp_path / "paper.bbl"
-    bbl.write_text("\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n")
-    state = {"build": "b1", "inputs": inputs_key("bibtex", tmp_path / "paper.aux")}
-    state_path(bbl).write_text(json.dumps({**state, "notes": {"a": "NOTE-A"}}))
+def _hook_pass(folder: Path, build: str | None) -> tuple[str, str]:
+    """``rwgate bibtex paper`` as rw-latexmk's gated build runs it (the real tool's part is
+    ``true``): whether Pydantic was loaded, and what the hook printed."""
     env = {
         **os.environ,
-        "RWGATE_LATEX_BUILD": "b1",
         "RWGATE_LATEX_GATE": "0",
-        "RWGATE_BIBTEX": "true",  # the real tool's part is not what is measured here
+        "RWGATE_BIBTEX": "true",
+        "RWGATE_OFFLINE": "1",
+        "RWGATE_CACHE_DIR": str(folder / "cache"),
+        "RWGATE_SNAPSHOT": str(folder / "none.sqlite3"),
     }
+    env.pop("RWGATE_LATEX_BUILD", None)
+    if build is not None:
+        env["RWGATE_LATEX_BUILD"] = build
     probe = (
         "import sys; from rwgate.cli import main; code = main(['bibtex', 'paper']);"
         "print('PYDANTIC' if 'pydantic' in sys.modules else 'LIGHT', code)"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True
+        [sys.executable, "-c", probe], cwd=folder, env=env, capture_output=True, text=True
     )
-    assert done.stdout.split() == ["LIGHT", "0"], done.stderr
-    assert "NOTE-A" in Path(bbl).read_text()
+    assert done.stdout.split()[1:] == ["0"], done.stderr
+    return done.stdout.split()[0], done.stderr
+
+
+def test_a_later_pass_of_the_same_build_replays_without_pydantic(tmp_path) -> None:
+    """The point of the pass memo is start-up cost: no models on that path. It replays only in
+    the same build, for the same cite lines (not the \\bibcite lines a pass adds) and .bib."""
+    aux, bib = tmp_path / "paper.aux", tmp_path / "refs.bib"
+    aux.write_text("\\citation{a}\n\\bibdata{refs}\n")
+    bib.write_text("@article{a, title={A}, doi={10.5555/a}}\n")
+    (tmp_path / "paper.bbl").write_text(
+        "\\begin{thebibliography}{1}\n\\bibitem{a} A.\n\\end{thebibliography}\n"
+    )
+    reused = "this build's verdict reused"
+    assert reused not in _hook_pass(tmp_path, "b1")[1]
+    aux.write_text(aux.read_text() + "\\bibcite{a}{1}\n")
+    loaded, said = _hook_pass(tmp_path, "b1")
+    assert loaded == "LIGHT" and reused in said
+    assert reused not in _hook_pass(tmp_path, "b2")[1]  # another build
+    assert reused not in _hook_pass(tmp_path, None)[1]  # plain latexmk: never
+    aux.write_text("\\citation{a}\n\\citation{z}\n\\bibdata{refs}\n")
+    assert reused not in _hook_pass(tmp_path, "b2")[1]  # the citations moved: judge again
+    assert reused in _hook_pass(tmp_path, "b2")[1]
+    bib.write_text(bib.read_text() + "@article{z, title={Z}}\n")
+    assert reused not in _hook_pass(tmp_path, "b2")[1]  # the .bib is in the record

@@ -10,7 +10,7 @@ from rwgate.cli import main
 
 
 def _fill(cache: Path) -> None:
-    for folder in ("json", "filter-memo", "latex-memo", "parsed"):
+    for folder in ("json", "filter-memo", "latex-memo", "latex-pass", "parsed"):
         (cache / folder).mkdir(parents=True)
         (cache / folder / "entry.json").write_text("{}", encoding="utf-8")
     (cache / "code-id.json").write_text("{}", encoding="utf-8")
@@ -24,7 +24,7 @@ def test_show_lists_every_folder_with_counts(
     assert main(["cache"]) == 0
     out = capsys.readouterr().out
     assert f"rwgate cache: {tmp_path}" in out
-    for name in ("json/", "filter-memo/", "latex-memo/", "parsed/", "code-id.json"):
+    for name in ("json/", "filter-memo/", "latex-memo/", "latex-pass/", "parsed/", "code-id.json"):
         line = next(line for line in out.splitlines() if name in line)
         assert " 1 files" in line and "2 B" in line
 

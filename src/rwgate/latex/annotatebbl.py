@@ -20,7 +20,7 @@ from rwgate.render.safe import term_safe
 
 from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
-from .reuse import inputs_key, read_state
+from .reuse import note_source, read_state
 from .verdict import (
     judge,
     latex_notes,
@@ -40,9 +40,11 @@ def search_dirs(tex: Path | None, source: Path) -> list[Path]:
 
 def annotate_build(
     tool: str, source: Path, bbl: Path, settings: Settings, tex: Path | None
-) -> bool:
-    """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``; True when the gate fails."""
+) -> tuple[bool, dict[str, str]]:
+    """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``: whether the gate fails,
+    and the notes (noted in the pass's record with what the tool read)."""
     search = search_dirs(tex, source)
+    note_source(tool, source)
     try:
         doc = aux_document(source, search) if tool == "bibtex" else bcf_document(source, search)
     except LatexError as exc:
@@ -62,7 +64,7 @@ def annotate_build(
     before = read_state(bbl) or {}
     try:
         done = annotate_bbl(bbl, notes)
-        write_state(bbl, result, notes, inputs_key(tool, source), digest)
+        write_state(bbl, result, notes, digest)
     except OSError as exc:
         raise HookError(f"{exc.filename or bbl}: cannot write: {exc.strerror or exc}") from None
     if settings.report is not None:
@@ -79,4 +81,4 @@ def annotate_build(
         )
     else:
         sys.stderr.write(text)
-    return result.exit_code != 0
+    return result.exit_code != 0, notes

@@ -218,23 +218,47 @@ def run_hook(tool: str, argv: list[str]) -> int:
             " wrote is judged and annotated all the same",
             file=sys.stderr,
         )
-    if os.environ.get(ENV_GATE) == "0":
-        from .reuse import reuse
+    from rwgate.remembered import through
 
-        done = reuse(tool, source, bbl)
-        if done is not None:
-            print(f"rwgate {tool}: {bbl}: this build's verdict reused", file=sys.stderr)
-            return code
+    from .reuse import pass_door
+
+    entry = pass_door(tool, source, bbl)
+    return through(
+        entry,
+        lambda payload: _replay(tool, bbl, payload, code),
+        lambda: _judge(tool, opts, (source, bbl), code),
+    )
+
+
+def _replay(tool: str, bbl: Path, payload: Any, code: int) -> int | None:
+    """A later pass of the same build: the remembered notes on the fresh ``.bbl``."""
+    notes = payload.get("notes") if isinstance(payload, dict) else None
+    if not isinstance(notes, dict) or not bbl.is_file():
+        return None
+    from .bbl import annotate_bbl
+
+    try:
+        annotate_bbl(bbl, {str(k): str(v) for k, v in notes.items()})
+    except OSError:
+        return None
+    print(f"rwgate {tool}: {bbl}: this build's verdict reused", file=sys.stderr)
+    return code
+
+
+def _judge(
+    tool: str, opts: argparse.Namespace, files: tuple[Path, Path], code: int
+) -> tuple[int, Any]:
+    """Judge and annotate: the exit code, and what a later pass replays (None: nothing)."""
     from rwgate.config import ConfigError
 
     from .annotatebbl import annotate_build
 
     try:
         settings, tex = hook_settings(opts)
-        failed = annotate_build(tool, source, bbl, settings, tex)
+        failed, notes = annotate_build(tool, *files, settings, tex)
     except (HookError, ConfigError) as exc:
         print(f"rwgate {tool}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE, None
     if failed and os.environ.get(ENV_GATE) != "0":
-        return max(code, EXIT_GATE)
-    return code
+        return max(code, EXIT_GATE), None
+    return code, {"notes": notes}

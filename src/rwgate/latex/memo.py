@@ -7,8 +7,8 @@ last time. So after a full gate that passed, ``rw-latexmk`` remembers what it pr
 record of everything the gate read (:mod:`rwgate.recorded`: the configuration files looked for
 and their bytes, each environment variable the configuration consulted, every ``.bib`` (and
 each file a ``\\bibdata`` stream pulls in), ``.bbl`` and secondary ``.aux`` judged, the
-snapshot's import id, rwgate's code, the earliest expiry), plus this gate's own digests of the
-``.aux`` tree's cite and ``\\bibdata`` lines (or the ``.bcf``), the names of the ``.aux`` files
+snapshot's import id, rwgate's code, the earliest expiry), plus the ``.aux`` tree's cite and
+``\\bibdata`` lines and the ``.bcf`` (:mod:`rwgate.latex.reuse`), the names of the ``.aux`` files
 beside it and the directories latexmk reported. The memo's name covers what was asked: the
 ``.tex``, the working directory, rw-latexmk's and latexmk's options. The next build replays it
 only when every recorded input still holds; no list of inputs is kept here.
@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from rwgate import recorded
 from rwgate.remembered import Door, door, memo_base
 
-from .reuse import inputs_key
+from .reuse import CHECKS, note_source
 
 REQUEST_LAYOUT = 2
 MEMO_DIR = "latex-memo"
@@ -79,7 +79,7 @@ def memo_door(
         "own": list(own),
         "latexmk": list(latexmk_args),
     }
-    return door(memo_base(env, refused), MEMO_DIR, request)
+    return door(memo_base(env, refused), MEMO_DIR, request, CHECKS)
 
 
 def _aux_names(folder: str) -> str | None:
@@ -88,20 +88,8 @@ def _aux_names(folder: str) -> str | None:
 
 
 def _checks(dirs: str) -> dict[str, recorded.Check]:
-    """This gate's own digests (the ``derived`` kinds of its records)."""
-
-    def bibtex(name: str) -> str | None:
-        return inputs_key("bibtex", Path(name)) if Path(name).is_file() else None
-
-    def biber(name: str) -> str | None:
-        return inputs_key("biber", Path(name)) if Path(name).is_file() else None
-
-    return {
-        "bibtex-inputs": bibtex,
-        "biber-inputs": biber,
-        "aux-names": _aux_names,
-        "dirs": lambda _name: dirs,
-    }
+    """This gate's own derived kinds, beside the ``.aux`` lines (:data:`reuse.CHECKS`)."""
+    return {"aux-names": _aux_names, "dirs": lambda _name: dirs}
 
 
 def replayable(entry: Door, record: Mapping[str, Any], dirs: str) -> Entry | None:
@@ -119,10 +107,8 @@ def note_build(aux: Path, dirs: str, files: Iterable[Path]) -> None:
     """Note in the gate's record what it judged that the readers do not note themselves: the
     ``.aux`` tree's cite lines, the ``.bcf``, the ``.aux`` names, latexmk's directories, and the
     bytes of the ``.bbl`` files and secondary ``.aux`` files it read."""
-    bcf = aux.with_suffix(".bcf")
-    checks = _checks(dirs)
-    recorded.note_derived("bibtex-inputs", aux, checks["bibtex-inputs"](str(aux)))
-    recorded.note_derived("biber-inputs", bcf, checks["biber-inputs"](str(bcf)))
+    note_source("bibtex", aux)
+    note_source("biber", aux.with_suffix(".bcf"))
     recorded.note_derived("aux-names", aux.parent, _aux_names(str(aux.parent)))
     recorded.note_derived("dirs", aux, dirs)
     for name in dict.fromkeys(files):

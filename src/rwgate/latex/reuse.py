@@ -1,26 +1,36 @@
-"""A later bibliography pass of the same ``rw-latexmk`` build reuses the first pass's verdict.
+"""A later bibliography pass of the same ``rw-latexmk`` build replays the first pass's verdict.
 
-latexmk runs ``bibtex`` more than once in one build (the ``.aux`` it reads changes as LaTeX adds
-``\\bibcite`` lines). When the citations and bibliography names the pass would judge are exactly
-those of the pass before it in the same build, the hook re-applies the stored annotations
-without starting the integrity core (which, with its imports, is most of a hook's cost). This is
-safe because ``rw-latexmk`` re-checks after latexmk in every build and reruns the bibliography
-when the verdict moved. Plain ``latexmk`` with the hooks (no build id) never takes this path.
+latexmk runs ``bibtex`` more than once in one build: it reruns it whenever the ``.aux`` changed,
+and LaTeX adds ``\\bibcite`` lines to it after the first pass. Such a pass is remembered through
+the one door (:mod:`rwgate.remembered`), its memo named for the build id, the tool and the files,
+its record holding what the pass read: the configuration, the ``.bib`` files, the snapshot, the
+``.bcf`` by its bytes, and the ``.aux`` by the lines BibTeX reads from it (:data:`CHECKS`: its
+cite, ``\\bibdata`` and ``\\bibstyle`` lines and those of each ``\\@input`` file, so the
+``\\bibcite`` lines do not count). Checking a record re-hashes files; it parses nothing, so a
+replay does not load Pydantic or the integrity core. Unlike the rebuild memo it remembers
+unverified and failing verdicts and offline runs: the same build's rw-latexmk re-checks after
+latexmk in every build and reruns the bibliography when the verdict moved. Plain ``latexmk`` with
+the hooks (no build id) never takes this path.
 
-Only the standard library and :mod:`rwgate.latex.bbl` are imported here.
+Only the standard library and rwgate's light helpers are imported here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
+from rwgate import recorded
+from rwgate.remembered import Door, door, memo_base
+
+from .env import ENV_GATE, ENV_OVERRIDES
+
 ENV_BUILD = "RWGATE_LATEX_BUILD"  # set by rw-latexmk: one id per build
 STATE_SUFFIX = ".rwgate.json"
+PASS_DIR = "latex-pass"
 # The .aux lines that decide what BibTeX is asked for; \bibcite and the rest change between passes.
 _AUX_INPUTS = re.compile(r"^\\(?:citation|bibdata|bibstyle)\{.*$", re.MULTILINE)
 _AUX_INCLUDE = re.compile(r"^\\@input\{([^}]*)\}", re.MULTILINE)
@@ -40,42 +50,51 @@ def read_state(bbl: Path) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
-def inputs_key(tool: str, source: Path) -> str:
-    """A digest of what a pass judges: the ``.bcf``, or the cite lines of the ``.aux`` tree."""
-    digest = hashlib.sha256(tool.encode())
-    if tool == "biber":
-        digest.update(source.read_bytes())
-        return digest.hexdigest()
+def aux_cites(name: str) -> str | None:
+    """The lines BibTeX reads from the ``.aux`` tree at ``name`` (None: no such file)."""
+    if not Path(name).is_file():
+        return None
+    lines: list[str] = []
     seen: set[Path] = set()
-    todo = [source]
+    todo = [Path(name)]
     while todo:
         aux = todo.pop(0).resolve()
         if aux in seen or not aux.is_file():
             continue
         seen.add(aux)
         text = aux.read_text(encoding="utf-8", errors="replace")
-        digest.update(aux.name.encode())
-        digest.update("\n".join(_AUX_INPUTS.findall(text)).encode())
+        lines += [aux.name, *_AUX_INPUTS.findall(text)]
         todo.extend(aux.parent / name for name in _AUX_INCLUDE.findall(text))
-    return digest.hexdigest()
+    return recorded.digest("\n".join(lines).encode("utf-8"))
 
 
-def reuse(tool: str, source: Path, bbl: Path) -> list[str] | None:
-    """Re-annotate ``bbl`` from this build's stored verdict; None when that does not apply."""
+CHECKS: dict[str, recorded.Check] = {"aux-cites": aux_cites}
+"""The derived kinds of the LaTeX records (both memos)."""
+
+
+def note_source(tool: str, source: Path) -> None:
+    """Note in the active records what the bibliography tool read: the ``.bcf``'s bytes, or
+    the ``.aux`` tree's lines BibTeX reads (:func:`aux_cites`)."""
+    if tool == "biber":
+        recorded.is_file(source)
+    else:
+        recorded.note_derived("aux-cites", source, aux_cites(str(source)))
+
+
+def pass_door(tool: str, source: Path, bbl: Path) -> Door | None:
+    """The door to this build's pass memo; None outside a gated ``rw-latexmk`` build, or when
+    rw-latexmk's flags (``--no-memo``, ``--no-cache``) turn memos off."""
     build = os.environ.get(ENV_BUILD)
-    if not build or not bbl.is_file():
-        return None
-    state = read_state(bbl)
-    if state is None or state.get("build") != build:
-        return None
-    notes = state.get("notes")
-    if not isinstance(notes, dict):
+    if not build or os.environ.get(ENV_GATE) != "0":
         return None
     try:
-        if state.get("inputs") != inputs_key(tool, source):
-            return None
-        from .bbl import annotate_bbl  # here: rw-latexmk imports this module for inputs_key
-
-        return annotate_bbl(bbl, {str(k): str(v) for k, v in notes.items()})
-    except OSError:
+        flags = json.loads(os.environ.get(ENV_OVERRIDES) or "{}")
+    except ValueError:
         return None
+    if not isinstance(flags, dict):
+        return None
+    base = memo_base(os.environ, bool(flags.get("no_memo") or flags.get("no_cache")))
+    if base is not None and flags.get("cache_dir"):
+        base = Path(str(flags["cache_dir"]))
+    files = [str(source.resolve()), str(bbl.resolve())]
+    return door(base, PASS_DIR, {"build": build, "tool": tool, "files": files}, CHECKS)

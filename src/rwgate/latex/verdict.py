@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from rwgate.render.latex import annotation_latex
 from rwgate.result import CheckResult
 
 from .env import HookError
-from .reuse import ENV_BUILD, read_state, state_path
+from .reuse import read_state, state_path
 
 STATE_SCHEMA = "rwgate.latex/1"
 
@@ -46,22 +45,15 @@ def write_state(
     bbl: Path,
     result: CheckResult,
     notes: Mapping[str, str],
-    inputs: str | None = None,
     report: str | None = None,
 ) -> None:
-    """Record what the ``.bbl`` now says (and the verdicts behind it) next to it.
-
-    ``inputs`` and the build id let a later pass of the same build reuse ``notes`` (see
-    :mod:`rwgate.latex.reuse`).
-    """
+    """Record what the ``.bbl`` now says (and the verdicts behind it) next to it."""
     state = {
         "schema": STATE_SCHEMA,
         "bbl": bbl.name,
         "fingerprint": fingerprint(notes),
         "annotated": sorted(notes),
         "notes": dict(notes),
-        "inputs": inputs,
-        "build": os.environ.get(ENV_BUILD),
         "report": report,  # digest of the report printed for this pass (one report per build)
         "citations": [
             c.model_dump(mode="json", include={"key", "doi", "status", "action", "allowed"})

@@ -41,10 +41,6 @@ class Downloaded:
     last_modified: str | None = None
     resumed_from: int = 0
 
-    @property
-    def not_modified(self) -> bool:
-        return self.path is None
-
 
 def part_paths(url: str, directory: Path) -> tuple[Path, Path]:
     """The partial file and its validators sidecar for ``url`` (one pair per URL)."""
