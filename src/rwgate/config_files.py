@@ -98,4 +98,3 @@ def memo_disabled(env: Mapping[str, str] | None = None) -> bool:
     """Whether ``RWGATE_NO_MEMO`` turns every memo off (read and recorded like any setting)."""
     value = recorded.environ(env).get(NO_MEMO_ENV)
     return value is not None and value.strip().lower() not in _OFF
-

@@ -72,15 +72,11 @@ _SKIP_SUFFIXES = (".pyc", ".pyo")
 _SQLITE_MAGIC = b"SQLite format 3\0"
 
 
-def _sha1(data: bytes) -> str:
+def digest(data: bytes) -> str:
+    """The sha1 (hex) records use for a file's bytes."""
     from _sha1 import sha1  # a small extension module: hashlib would load OpenSSL first
 
     return str(sha1(data).hexdigest())
-
-
-def digest(data: bytes) -> str:
-    """The sha1 (hex) records use for a file's bytes."""
-    return _sha1(data)
 
 
 class Recorder:
@@ -150,9 +146,9 @@ def note_file(path: str | os.PathLike[str], data: bytes | None) -> None:
     if not _active:
         return
     name = os.path.abspath(os.fspath(path))
-    digest = None if data is None else _sha1(data)
+    hashed = None if data is None else digest(data)
     for recorder in _active:
-        recorder.files[name] = digest
+        recorder.files[name] = hashed
 
 
 def note_missing(path: str | os.PathLike[str]) -> None:
@@ -289,8 +285,8 @@ def _code_digest(root: str, files: list[str]) -> str:
     lines = []
     for name in files:
         with open(os.path.join(root, name), "rb") as handle:
-            lines.append(f"{name}\0{_sha1(handle.read())}\n")
-    return _sha1("".join(lines).encode("utf-8"))
+            lines.append(f"{name}\0{digest(handle.read())}\n")
+    return digest("".join(lines).encode("utf-8"))
 
 
 def _stats(root: str, files: list[str]) -> str:
@@ -298,7 +294,7 @@ def _stats(root: str, files: list[str]) -> str:
     for name in files:
         info = os.stat(os.path.join(root, name))
         parts.append(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}")
-    return _sha1("\n".join([root, *parts]).encode("utf-8"))
+    return digest("\n".join([root, *parts]).encode("utf-8"))
 
 
 _code_memo: tuple[str, str, list[str]] | None = None
@@ -337,7 +333,7 @@ def memo_path(cache_dir: Path, folder: str, request: Any) -> Path:
     """Where the memo for ``request`` (what was asked: document, arguments, working directory;
     JSON data) lives. What the answer read is the record's business, not the name's."""
     text = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return Path(cache_dir) / folder / f"{_sha1(text.encode('utf-8'))}.json"
+    return Path(cache_dir) / folder / f"{digest(text.encode('utf-8'))}.json"
 
 
 def remember(
@@ -383,8 +379,8 @@ def still_true(
             return False
         if any(env.get(name) != value for name, value in record["env"].items()):
             return False
-        for name, digest in record["files"].items():
-            if _digest_or_none(name) != digest:
+        for name, kept in record["files"].items():
+            if _digest_or_none(name) != kept:
                 return False
         for key, value in record["derived"].items():
             kind, _, name = key.partition("\0")
@@ -404,7 +400,7 @@ def still_true(
 def _digest_or_none(name: str) -> str | None:
     try:
         with open(name, "rb") as handle:
-            return _sha1(handle.read())
+            return digest(handle.read())
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 

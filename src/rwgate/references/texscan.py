@@ -48,11 +48,6 @@ class TexScan:
     """The files holding a ``thebibliography`` environment of their own (the document's own
     ``\\bibitem``s, or a ``.bbl`` it ``\\input``s): what LaTeX prints when no tool writes it."""
 
-    @property
-    def thebibliography(self) -> bool:
-        """The sources hold their own thebibliography environment."""
-        return bool(self.embedded)
-
 
 _NATBIB = "cite citep citet citealp citealt citeauthor citefullauthor citeyear citeyearpar citenum"
 _NATBIB_CAPS = "Citep Citet Citealp Citealt Citeauthor citetalias citepalias nocite"

@@ -23,7 +23,6 @@ from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 lit = doisql.lit
 NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
-RAW = ("citing", "cited_raw", "pmid_raw", "date_raw", "file", "rownum")
 BAD_REASONS = ("no citing work", "malformed DOI", "malformed PubMed id")
 """Why a row could not be screened, in the order the summary lists them."""
 N_FLAGGED = len(SERIOUS_STATUSES)

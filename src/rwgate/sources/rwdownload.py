@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rwgate.errors import DataError
-from rwgate.paths import DEFAULT_RW_CSV_URL
 
-DEFAULT_URL = DEFAULT_RW_CSV_URL
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
 MAX_BYTES = 1 << 30
