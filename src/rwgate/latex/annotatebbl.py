@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from rwgate.config import Settings
+from rwgate.kit import judge_document
 from rwgate.references.latexaux import LatexError
 from rwgate.references.latexdoc import aux_document, bcf_document
 from rwgate.render.annotate import TemplateProblem
@@ -21,12 +22,7 @@ from rwgate.render.safe import term_safe
 from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
 from .reuse import note_source, read_state
-from .verdict import (
-    judge,
-    latex_notes,
-    write_report,
-    write_state,
-)
+from .verdict import latex_notes, write_report, write_state
 
 
 def search_dirs(tex: Path | None, source: Path) -> list[Path]:
@@ -49,7 +45,7 @@ def annotate_build(
         doc = aux_document(source, search) if tool == "bibtex" else bcf_document(source, search)
     except LatexError as exc:
         raise HookError(str(exc)) from None
-    result = judge(doc, settings)
+    result = judge_document(doc, settings)[0]
     try:
         notes = latex_notes(result, settings.template)
     except TemplateProblem as exc:

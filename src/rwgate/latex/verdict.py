@@ -15,10 +15,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from rwgate.config import Settings
 from rwgate.fsutil import write_atomic
-from rwgate.kit import annotations_for, judge_document
-from rwgate.models import CitedDocument
+from rwgate.kit import annotations_for
 from rwgate.render.latex import annotation_latex
 from rwgate.result import CheckResult
 
@@ -77,8 +75,3 @@ def read_fingerprint(bbl: Path) -> str | None:
     state = read_state(bbl)
     value = state.get("fingerprint") if state is not None else None
     return value if isinstance(value, str) else None
-
-
-def judge(doc: CitedDocument, settings: Settings) -> CheckResult:
-    """The core's verdict on the references ``doc`` cites."""
-    return judge_document(doc, settings)[0]
