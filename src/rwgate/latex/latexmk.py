@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -254,15 +255,9 @@ def _remember(
     # and the .aux tree's cite lines, are noted here.
     files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
     memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
-    memo.remember(
-        entry,
-        run,
-        memo.Texts(
-            render_text(result, False, False, settings.template),
-            render_text(result, True, False, settings.template),
-        ),
-        [out.with_name(out.name + REJECTED) for out in build.outputs()],
-    )
+    rejected = [str(out.with_name(out.name + REJECTED)) for out in build.outputs()]
+    plain, coloured = (render_text(result, c, False, settings.template) for c in (False, True))
+    entry.keep(run, asdict(memo.Entry(plain, coloured, rejected)))
 
 
 def _reject(tex: Path, build: Build, result: CheckResult, settings: Settings) -> int:

@@ -27,9 +27,9 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from rwgate import recorded
 from rwgate.remembered import Door, door, memo_base
@@ -42,16 +42,9 @@ MEMO_DIR = "latex-memo"
 _NO_MEMO_FLAGS = ("--no-memo", "--no-cache", "--cache-dir")
 
 
-class Texts(NamedTuple):
-    """The gate's report as printed: plain, and coloured for a terminal."""
-
-    plain: str
-    coloured: str
-
-
 @dataclass
 class Entry:
-    """What a passing gate printed (the record's payload)."""
+    """What a passing gate printed, plain and coloured for a terminal (the record's payload)."""
 
     text: str
     coloured: str
@@ -116,14 +109,6 @@ def note_build(aux: Path, dirs: str, files: Iterable[Path]) -> None:
             recorded.read_bytes(name)
         except OSError:
             recorded.note_unrecordable(f"{name}: cannot be read again")
-
-
-def remember(
-    entry: Door, run: recorded.Recorder, texts: Texts, rejected: Sequence[Path] = ()
-) -> None:
-    """Write the entry for a passing gate; a memo that cannot be written only costs time."""
-    kept = Entry(text=texts.plain, coloured=texts.coloured, rejected=[str(r) for r in rejected])
-    entry.keep(run, asdict(kept))
 
 
 def forget(entry: Door | None, dirs: str | None = None) -> None:
