@@ -253,7 +253,7 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
         ("table", "pmid_map", PMID_MAP),
         ("table", "date_map", DATE_MAP),
         ("table", "per_status", per_status(default, pmid, date)),
-        ("table", "per_citing", per_citing()),
+        ("table", "per_citing", per_citing(default)),
         ("table", "flagged_out", FLAGGED_OUT),
     ]
 
@@ -280,7 +280,8 @@ def per_status(default: str, pmid: bool = True, date: bool = True) -> str:
     return (
         "SELECT citing, status, bad_reason, count(*) AS n,"
         " count(*) FILTER (WHERE cited_after_notice) AS after, min(citing_date) AS day,"
-        f" min(CASE WHEN bad_reason IS NOT NULL THEN {sample} END) AS sample,"
+        f" min(CASE WHEN bad_reason IS NOT NULL THEN {sample} END)"
+        " FILTER (WHERE bad_reason IS NOT NULL) AS sample,"
         f" list(CASE WHEN flagged THEN {row} END) FILTER (WHERE flagged) AS rows"
         f" FROM ({screened(default, pmid, date)}) AS s GROUP BY citing, status, bad_reason"
     )
@@ -290,8 +291,16 @@ def _sum(where: str) -> str:
     return f"CAST(coalesce(sum(n) FILTER (WHERE {where}), 0) AS BIGINT)"
 
 
-def per_citing() -> str:
-    """Per citing work, from :func:`per_status`: references, flagged, by status, unusable."""
+def per_citing(default: str) -> str:
+    """Per citing work, from :func:`per_status`: references, flagged, by status, unusable.
+
+    Most groups of ``per_status`` are a citing work's plain references (the unlisted ``default``
+    status, usable): at most one such row per work, taken as it is. Only the other rows (flagged,
+    corrected, malformed...: a few per cent of a corpus) go through the wide fold, which is joined
+    back; folding every row took 7 of the 31 s at 10^8 (3.3 M groups of 25 sums each).
+    """
+    assert default not in FLAGGED_STATUSES
+    plain = f"status = {lit(default)} AND bad_reason IS NULL"
     flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
     counts = ", ".join(f"{_sum(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
     bad = ", ".join(
@@ -299,11 +308,28 @@ def per_citing() -> str:
         f" min(sample) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
         for i, r in enumerate(BAD_REASONS)
     )
-    return (
+    rare = (
         f"SELECT citing, CAST(sum(n) AS BIGINT) AS refs, {_sum(flagged)} AS flagged,"
-        " CAST(sum(after) AS BIGINT) AS cited_after_notice, min(day) AS citing_date,"
-        f" {counts}, {bad}, flatten(list(rows) FILTER (WHERE rows IS NOT NULL)) AS flagged_rows"
-        " FROM per_status GROUP BY citing"
+        f" CAST(sum(after) AS BIGINT) AS after, min(day) AS day,"
+        f" {counts}, {bad} FROM per_status WHERE NOT ({plain}) GROUP BY citing"
+    )
+    cols = [
+        f"coalesce(p.n, 0) + coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
+        if st == default
+        else f"coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
+        for st in STATUSES
+    ]
+    bads = [
+        f"coalesce(r.bad_{i}, 0) AS bad_{i}, r.bad_sample_{i} AS bad_sample_{i}"
+        for i in range(len(BAD_REASONS))
+    ]
+    return (
+        "SELECT coalesce(p.citing, r.citing) AS citing,"
+        " coalesce(p.n, 0) + coalesce(r.refs, 0) AS refs, coalesce(r.flagged, 0) AS flagged,"
+        " coalesce(p.after, 0) + coalesce(r.after, 0) AS cited_after_notice,"
+        f" least(p.day, r.day) AS citing_date, {', '.join(cols + bads)}"
+        f" FROM (SELECT citing, n, after, day FROM per_status WHERE {plain}) AS p"
+        f" FULL OUTER JOIN ({rare}) AS r ON r.citing = p.citing"
     )
 
 
@@ -311,8 +337,11 @@ FLAGGED_OUT = (
     "SELECT citing, f.cited_doi AS cited_doi, f.cited_pmid AS cited_pmid, f.status AS status,"
     " f.notice_type AS notice_type, f.notice_doi AS notice_doi, f.notice_date AS notice_date,"
     " f.record_id AS record_id, f.source AS source, f.citing_date AS citing_date,"
-    " f.cited_after_notice AS cited_after_notice FROM per_citing, unnest(flagged_rows) AS u(f)"
+    " f.cited_after_notice AS cited_after_notice"
+    " FROM (SELECT citing, rows FROM per_status WHERE rows IS NOT NULL) AS p, unnest(rows) AS u(f)"
 )
+"""Each flagged citation, unpacked from the few groups of :func:`per_status` that carry any
+(not carried through the fold per citing work)."""
 CITING_OUT = (
     'SELECT citing, refs AS "references", flagged,'
     " CAST(flagged AS DOUBLE) / refs AS flagged_share, cited_after_notice, citing_date, "
