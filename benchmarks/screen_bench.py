@@ -107,16 +107,47 @@ def child(what: str, refs: str, snap: str, out: str, memory: str, engine: str) -
     else:
         from rwgate.screen.run import ScreenOptions, screen
 
+        timings: dict[str, float] = {}
         opts = ScreenOptions([refs], Path(out), Path(snap), memory_limit=memory, engine=engine,
-                             progress=False)  # fmt: skip
+                             progress=False, timings=timings)  # fmt: skip
         s = screen(opts).summary
         result = {"references": s["summary"]["references"], "flagged": s["summary"]["flagged"],
-                  "version": s["tool"]["engine_version"]}  # fmt: skip
+                  "version": s["tool"]["engine_version"], "timings": timings}  # fmt: skip
     took = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if engine == "spark":  # the JVM is a child not yet reaped: its memory is not measured
         peak_mb = float("nan")
     print(json.dumps({"seconds": took, "peak_mb": peak_mb, **result}))
+
+
+PARTS = {
+    "keys": "first pass",
+    "doi_norm": "rules",
+    "doi_map": "rules",
+    "pmid_map": "rules",
+    "date_map": "rules",
+    "per_status": "main pass",
+    "per_citing": "fold",
+    "flagged_out": "outputs",
+    "write flagged.parquet": "outputs",
+    "write citing.parquet": "outputs",
+    "summary": "outputs",
+}
+"""The screen's statements (``rwgate.screen.sql.plan``) by what they are for: the *first pass*
+finds the distinct spellings the full DOI rules (and PubMed id and date rules) must see; the
+*rules* run on those alone; the *main pass* reads every row again, looks each up, decides its
+verdict and counts per citing work and verdict (keeping flagged rows and unusable-row samples);
+the *fold* makes one row per citing work (``citing.parquet``); *outputs*: files and summary."""
+
+
+def breakdown(timings: dict[str, float], total: float) -> str:
+    """The parts of one screen; *start* is the rest (snapshot to verdict table, engine start,
+    the columns found and checked)."""
+    parts: dict[str, float] = {"start": total - sum(timings.values())}
+    for name, seconds in timings.items():
+        part = PARTS.get(name, name)
+        parts[part] = parts.get(part, 0.0) + seconds
+    return ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
 
 
 def _run(what: str, refs: Path, snap: Path, out: Path, args: argparse.Namespace) -> dict:
@@ -164,6 +195,8 @@ def main() -> None:
                 line = f"{rows:>12} {kind:>6} {got['seconds']:>8.1f} {rate:>12,.0f}"
                 tail = f"{got['peak_mb']:>8.0f} {load:>5.1f}   ({args.engine} {got['version']})"
                 print(f"{line} {tail}", flush=True)
+                if got.get("timings"):
+                    print(f"{'':>19}{breakdown(got['timings'], got['seconds'])}", flush=True)
         medians = {k: statistics.median(v) for k, v in times.items()}
         summary = " ".join(f"{k} {v:.1f} s" for k, v in medians.items())
         if "floor" in medians:

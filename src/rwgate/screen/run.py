@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,17 @@ class ScreenOptions:
     temp_dir: Path | None = None
     all_citations: bool = False
     progress: bool | None = None
+    timings: dict[str, float] | None = None
+    """When a dict: filled with the seconds each part of the screen took (the benchmark's
+    breakdown); nothing is timed otherwise."""
+
+
+@contextmanager
+def _timed(timings: dict[str, float] | None, name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    if timings is not None:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
 
 
 @dataclass
@@ -108,18 +122,22 @@ def screen(opts: ScreenOptions) -> ScreenResult:
             pmid = any(c is None or c.pmid is not None for c in found)
             date = any(c is None or c.date is not None for c in found)
             for how, name, statement in sql.plan(table.default_status, pmid, date):
-                (engine.step if how == "step" else engine.table)(name, statement)
+                with _timed(opts.timings, name if how == "table" else "doi_norm"):
+                    (engine.step if how == "step" else engine.table)(name, statement)
             outputs = {
                 "flagged": opts.out / "flagged.parquet",
                 "citing": opts.out / "citing.parquet",
             }
-            _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
-            _write(engine, sql.CITING_OUT, outputs["citing"])
+            with _timed(opts.timings, "write flagged.parquet"):
+                _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
+            with _timed(opts.timings, "write citing.parquet"):
+                _write(engine, sql.CITING_OUT, outputs["citing"])
             if opts.all_citations:
                 outputs["citations"] = opts.out / "citations.parquet"
                 every = sql.screened(table.default_status, pmid, date)
                 _write(engine, sql.ALL_OUT.format(screened=every), outputs["citations"])
-            summary = build_summary(engine, table, files, groups, found)
+            with _timed(opts.timings, "summary"):
+                summary = build_summary(engine, table, files, groups, found)
     finally:
         engine.close()
     outputs["summary"] = opts.out / "summary.json"
