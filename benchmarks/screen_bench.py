@@ -12,7 +12,8 @@ normalisation chain runs (``doi: 10.x/REF.n.``); 30 references per citing work, 
 years. Each size is generated once as Parquet (by DuckDB, outside the timing; ``--folder`` keeps
 them for the next run), then the floor and the screen run alternately, each in a child process
 whose peak RSS (``ru_maxrss``, DuckDB's memory included) is its own. The load average is printed
-beside each run: the figures are wall-clock times on a shared machine. ``--engine spark`` times
+beside each run: the figures are wall-clock times on a shared machine. Under each screen a line
+says where its time went (see ``PARTS``). ``--engine spark`` times
 the same screen on Spark in local mode (``local[*]``) instead, without a floor.
 
     .venv/bin/python benchmarks/screen_bench.py [--sizes 1e6 1e7 1e8] [--repeat 3] [--folder DIR]
