@@ -409,18 +409,11 @@ def replay(
     path: Path, cache_dir: Path | None, checks: Mapping[str, Check] | None = None
 ) -> Any | None:
     """The payload remembered at ``path`` when every recorded input still holds, else None.
-    A hit is noted in any active recorder (its inputs are the outer run's inputs too)."""
+    A hit is noted in any active recorder (its inputs are the outer run's inputs too), as if
+    they had been read."""
     record = load(path)
     if record is None or not still_true(record, cache_dir, checks):
         return None
-    absorb(record)
-    return record.get("payload")
-
-
-def absorb(record: Mapping[str, Any]) -> None:
-    """Note a replayed record's inputs in the active recorders, as if they had been read."""
-    if not _active:
-        return
     for recorder in _active:
         recorder.files.update(record["files"])
         recorder.env.update(record["env"])
@@ -428,3 +421,4 @@ def absorb(record: Mapping[str, Any]) -> None:
         if record.get("snapshot_path") is not None:
             recorder.snapshot = (record["snapshot_path"], record["snapshot_id"])
     note_expiry(float(record["expires"]))
+    return record.get("payload")

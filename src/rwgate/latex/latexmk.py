@@ -57,47 +57,43 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     last passing gate replays it (:mod:`rwgate.latex.memo`). Everything the gate reads is
     recorded (:mod:`rwgate.recorded`): that record is the memo's promise."""
     with recorded.recording():
-        return _build_one(tex, inv, overrides)
-
-
-def _build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
-    remembered = memo.memo_door(tex, inv.own, inv.latexmk, os.environ)
-    entry = remembered.load() if remembered is not None else None
-    # The configuration is read before building (a bad one stops here), unless the entry vouches
-    # for it: its record re-checks the configuration files' bytes.
-    settings = None if entry is not None else _settings(tex, overrides)
-    with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
-        dirs = Path(tmp) / "dirs"
-        env = latexmk_env(tex, overrides, dirs)
-        pretex = previous_pretex(Path.cwd(), tex.stem)  # the last build's annotated copies
-        if pretex:
-            env[ENV_PRETEX] = pretex
-        cmd = latexmk_cmd(inv.latexmk, [str(tex)])
-        code = run_latexmk(cmd, env)
-        if not dirs.is_file():
-            return code or EXIT_USAGE  # latexmk stopped before reading its options
-        reported = dirs.read_text(encoding="utf-8")
-        hit = None
-        if remembered is not None and entry is not None and code == 0:
-            hit = memo.replayable(remembered, entry, reported)
-        if hit is not None:
-            return hit.replay(_colour())
-        settings = settings or _settings(tex, overrides)
-        try:
-            return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
-        except InputError as exc:
-            if code == 0:
-                raise
-            # LaTeX died mid-run (a truncated .bcf, a half-written .aux): latexmk's own failure
-            # is the answer; the gate, which could not read the build, did not pass either.
-            memo.forget(remembered)
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            print(
-                f"{PROG}: latexmk failed (exit {code}); the build did not finish and the gate"
-                " could not judge it",
-                file=sys.stderr,
-            )
-            return code
+        remembered = memo.memo_door(tex, inv.own, inv.latexmk, os.environ)
+        entry = remembered.load() if remembered is not None else None
+        # The configuration is read before building (a bad one stops here), unless the entry vouches
+        # for it: its record re-checks the configuration files' bytes.
+        settings = None if entry is not None else _settings(tex, overrides)
+        with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
+            dirs = Path(tmp) / "dirs"
+            env = latexmk_env(tex, overrides, dirs)
+            pretex = previous_pretex(Path.cwd(), tex.stem)  # the last build's annotated copies
+            if pretex:
+                env[ENV_PRETEX] = pretex
+            cmd = latexmk_cmd(inv.latexmk, [str(tex)])
+            code = run_latexmk(cmd, env)
+            if not dirs.is_file():
+                return code or EXIT_USAGE  # latexmk stopped before reading its options
+            reported = dirs.read_text(encoding="utf-8")
+            hit = None
+            if remembered is not None and entry is not None and code == 0:
+                hit = memo.replayable(remembered, entry, reported)
+            if hit is not None:
+                return hit.replay(_colour())
+            settings = settings or _settings(tex, overrides)
+            try:
+                return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
+            except InputError as exc:
+                if code == 0:
+                    raise
+                # LaTeX died mid-run (a truncated .bcf, a half-written .aux): latexmk's own failure
+                # is the answer; the gate, which could not read the build, did not pass either.
+                memo.forget(remembered)
+                print(f"{PROG}: error: {exc}", file=sys.stderr)
+                print(
+                    f"{PROG}: latexmk failed (exit {code}); the build did not finish and the gate"
+                    " could not judge it",
+                    file=sys.stderr,
+                )
+                return code
 
 
 def _colour() -> bool:
@@ -179,8 +175,8 @@ def _noted_copies(
     used = env.get(ENV_PRETEX, "")
     copies = Copies("", [])
     try:
-        if keeps and _has_notes(current, settings):
-            notes = latex_notes(current.result, settings.template)
+        notes = latex_notes(current.result, settings.template) if keeps else None
+        if notes:
             files = users_files(build, current.doc)
             copies = make_copies(build.tex, build.job, build.aux_dir, build.bbl, files, notes)
         if copies.pretex or used:
@@ -213,12 +209,6 @@ def _cannot_note(tex: Path, build: Build, why: str) -> int:
         if isinstance(kept, Path):
             print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
     return EXIT_GATE
-
-
-def _has_notes(current: Verdict, settings: Settings) -> bool:
-    from .verdict import latex_notes
-
-    return bool(latex_notes(current.result, settings.template))
 
 
 def _remember(

@@ -80,15 +80,11 @@ def _aux_names(folder: str) -> str | None:
     return "\n".join(names) if names else None
 
 
-def _checks(dirs: str) -> dict[str, recorded.Check]:
-    """This gate's own derived kinds, beside the ``.aux`` lines (:data:`reuse.CHECKS`)."""
-    return {"aux-names": _aux_names, "dirs": lambda _name: dirs}
-
-
 def replayable(entry: Door, record: Mapping[str, Any], dirs: str) -> Entry | None:
     """The remembered gate when every input of its record still holds after this latexmk run
-    (``dirs``: the directories it reported), else None."""
-    if not entry.holds(record, _checks(dirs)):
+    (``dirs``: the directories it reported), else None. The gate's own derived kinds, beside
+    the ``.aux`` lines of :data:`reuse.CHECKS`: the ``.aux`` names and latexmk's directories."""
+    if not entry.holds(record, {"aux-names": _aux_names, "dirs": lambda _name: dirs}):
         return None
     try:
         return Entry(**record["payload"])

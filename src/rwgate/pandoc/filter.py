@@ -112,12 +112,6 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
             say("WARNING", describe(citation))
 
 
-def write_report(text: str, path: Path) -> None:
-    from rwgate.emit import write_output
-
-    write_output(path, text)
-
-
 @dataclass
 class Run:
     """One full run as it goes through the three phases (:func:`check_document`)."""
@@ -146,6 +140,7 @@ def prepare(
 def judge(run: Run) -> CheckResult:
     """Phase 2: the verdict on every cited work (one batched core call, as ``rwgate check``),
     its messages, report and lockfile, and whether it may be remembered."""
+    from rwgate.emit import write_output
     from rwgate.kit import failure_lines, judge_document, record_lock
 
     settings = run.settings
@@ -155,7 +150,7 @@ def judge(run: Run) -> CheckResult:
         say("ERROR", line)
     report = None if settings.report is None else result.report().to_json() + "\n"
     if report is not None and settings.report is not None:
-        write_report(report, settings.report)
+        write_output(settings.report, report)
     record_lock(result, settings)
     run.result = result
     run.verdict = _verdict(run, result.exit_code, report)
@@ -289,7 +284,9 @@ def replay(data: Any, source: bytes, fmt: str) -> tuple[int, bytes | None] | Non
     for line in verdict.lines:
         write_line(line)
     if verdict.report_path is not None and verdict.report_text is not None:
-        write_report(verdict.report_text, Path(verdict.report_path))
+        from rwgate.emit import write_output
+
+        write_output(Path(verdict.report_path), verdict.report_text)
     if verdict.exit_code != 0:
         return verdict.exit_code, None
     return 0, output

@@ -85,20 +85,10 @@ def doi_tasks(regs: Registries, doi: str) -> list[Task]:
     tasks: list[Task] = []
     if regs.crossref is not None:
         cr = regs.crossref
-
-        def crossref_work() -> list[Work]:
-            item = cr.work(doi)
-            return [work_from_crossref(item)] if item else []
-
-        tasks.append(("crossref", crossref_work))
+        tasks.append(("crossref", lambda: [work_from_crossref(i) for i in [cr.work(doi)] if i]))
     if regs.openalex is not None:
         oa = regs.openalex
-
-        def openalex_work() -> list[Work]:
-            item = oa.work(doi)
-            return [work_from_openalex(item)] if item else []
-
-        tasks.append(("openalex", openalex_work))
+        tasks.append(("openalex", lambda: [work_from_openalex(i) for i in [oa.work(doi)] if i]))
     return tasks
 
 
