@@ -304,16 +304,12 @@ def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:
     return EXIT_USAGE if unreadable else result.exit_code
 
 
-def exit_code_for(exc: BaseException) -> int:
-    """The exit code of an error: 2 for every RwgateError, 3 for anything else (a bug)."""
-    return exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
-
-
 def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
-    """``PROG: error: MESSAGE`` on one line; the exit code that goes with it."""
+    """``PROG: error: MESSAGE`` on one line; the exit code that goes with it: 2 for every
+    RwgateError, 3 for anything else (a bug)."""
     from rwgate.render.safe import term_safe
 
-    code = exit_code_for(exc)
+    code = exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
     print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
     return code

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rwgate.config import Settings
-from rwgate.kit import describe, judge_documents
-from rwgate.models import Citation, CitedDocument, Location, Problem
+from rwgate.kit import judge_documents
+from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
 from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
@@ -192,8 +192,3 @@ def clear_rejected(build: Build) -> None:
     """A passing build leaves no stale ``.rejected`` output from an earlier failure."""
     for path in build.outputs():
         path.with_name(path.name + REJECTED).unlink(missing_ok=True)
-
-
-def offending_line(citation: Citation, template: str | None = None) -> str:
-    """Key, status, notice, year and .bib file:line of a citation that fails the gate."""
-    return "  " + describe(citation, detail=True)

@@ -152,7 +152,7 @@ def _gate(
                 f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
             )
         return code
-    return _reject(tex, build, result, settings)
+    return _reject(tex, build, result)
 
 
 def _noted_copies(
@@ -250,20 +250,22 @@ def _remember(
     entry.keep(run, asdict(memo.Entry(plain, coloured, rejected)))
 
 
-def _reject(tex: Path, build: Build, result: CheckResult, settings: Settings) -> int:
+def _reject(tex: Path, build: Build, result: CheckResult) -> int:
     """The gate failed: each offending citation listed, the outputs renamed; exit 1."""
-    from .gate import offending_line, reject_outputs
+    from rwgate.kit import failure_lines
+
+    from .gate import reject_outputs
 
     if build.success_cmd:
         print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
-    failing = [c for c in result.citations if c.action == "fail"]
+    failing = failure_lines(result, detail=True)  # key, status, notice, year, .bib file:line
     print(
         f"{PROG}: gate FAILED for {tex}: {len(failing)} citation(s) fail policy"
         f" {result.policy.preset}:",
         file=sys.stderr,
     )
-    for citation in failing:
-        print(offending_line(citation, settings.template), file=sys.stderr)
+    for line in failing:
+        print(f"  {line}", file=sys.stderr)
     for original, kept in reject_outputs(build):
         if isinstance(kept, Path):
             print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
