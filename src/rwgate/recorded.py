@@ -300,12 +300,12 @@ def _stats(root: str, files: list[str]) -> str:
 _code_memo: tuple[str, str, list[str]] | None = None
 
 
-def _code(cache_dir: Path | None) -> tuple[str, list[str]]:
+def _code(cache_dir: Path | None, root: str = _PACKAGE) -> tuple[str, list[str]]:
     """(code id, files). Hashing every source takes ~7 ms and stat-ing them ~1 ms, so the id is
     kept in ``cache_dir/code-id.json`` under the files' (name, size, mtime_ns, inode) list."""
     global _code_memo
-    files = code_files(_PACKAGE)
-    stats = _stats(_PACKAGE, files)
+    files = code_files(root)
+    stats = _stats(root, files)
     if _code_memo is not None and _code_memo[0] == stats:
         return _code_memo[1], files
     cache = None if cache_dir is None else Path(cache_dir) / CODE_CACHE
@@ -315,13 +315,14 @@ def _code(cache_dir: Path | None) -> tuple[str, list[str]]:
             known = json.loads(cache.read_bytes())
     code_id = known.get(stats) if isinstance(known, dict) else None
     if not isinstance(code_id, str):
-        code_id = _code_digest(_PACKAGE, files)
+        code_id = _code_digest(root, files)
         if cache is not None:
             from rwgate.fsutil import write_atomic
 
             with contextlib.suppress(OSError):
                 write_atomic(cache, json.dumps({stats: code_id}))
-    _code_memo = (stats, code_id, files)
+    if root == _PACKAGE:
+        _code_memo = (stats, code_id, files)
     return code_id, files
 
 
