@@ -9,7 +9,7 @@ list it), so notices are merged before they are counted.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from rwgate.doi import try_normalize
@@ -118,26 +118,13 @@ def merge_notices(notices: Iterable[Notice]) -> list[Notice]:
 
 # Retraction Watch Reasons that end an expression of concern dated before the notice carrying them.
 _LIFTS_CONCERN = ("upgrade/update of prior notice", "eoc lifted", "expression of concern lifted")
+_CONCERN = ("expression_of_concern",)
+_REPLACED = ("retracted", "expression_of_concern")  # what a retract-and-replace ends
 
 
-def _concern_before(notice: Notice, when: dt.date) -> bool:
-    return bool(
-        status_of_type(notice.type) == "expression_of_concern"
-        and notice.date
-        and notice.date < when
-    )
-
-
-def _liftable_before(notice: Notice, when: dt.date) -> bool:
-    return bool(status_of_type(notice.type) in _LIFTABLE and notice.date and notice.date < when)
-
-
-def _retraction_before(notice: Notice, when: dt.date) -> bool:
-    return bool(
-        status_of_type(notice.type) in ("retracted", "expression_of_concern")
-        and notice.date
-        and notice.date < when
-    )
+def _before(notice: Notice, when: dt.date, statuses: Collection[str]) -> bool:
+    """Whether ``notice`` has one of ``statuses`` and is dated before ``when``."""
+    return bool(status_of_type(notice.type) in statuses and notice.date and notice.date < when)
 
 
 def _lifts_concern(notice: Notice) -> bool:
@@ -157,12 +144,12 @@ def status_from_notices(notices: list[Notice]) -> Status:
         when = notice.date
         if when is not None:
             if _lifts_concern(notice):
-                in_force = [n for n in in_force if not _concern_before(n, when)]
+                in_force = [n for n in in_force if not _before(n, when, _CONCERN)]
             if notice.type == "retract_and_replace":
                 # The retraction of a retract-and-replace is its first half: the work is replaced.
-                in_force = [n for n in in_force if not _retraction_before(n, when)]
+                in_force = [n for n in in_force if not _before(n, when, _REPLACED)]
             if notice.type == "reinstatement":
-                in_force = [n for n in in_force if not _liftable_before(n, when)]
+                in_force = [n for n in in_force if not _before(n, when, _LIFTABLE)]
         in_force.append(notice)
     statuses = [status_of_type(n.type) for n in in_force]
     worst: Status = min((s for s in statuses if s), key=_severity, default="clean")
