@@ -199,24 +199,17 @@ def record_lock(result: CheckResult, settings: Settings) -> None:
         write_output(settings.lock, render_lock(result))
 
 
-def parsed_cache_dir(settings: Settings) -> Path | None:
-    """Where parsed bibliographies are remembered: the user's cache folder (none with
-    ``no_cache``, none with ``no_memo``: it is a memo). Only the invoking user's settings name
-    it, never a document."""
-    if settings.no_cache or settings.no_memo:
-        return None
-    from rwgate.paths import default_cache_dir
-
-    return Path(settings.cache_dir or default_cache_dir())
-
-
 def judge_document(
     doc: CitedDocument, settings: Settings, sources: OpenSources | None = None
 ) -> tuple[CheckResult, dict[str, Reference]]:
-    """The verdict on what a manuscript cites, and its references by key (for placement)."""
+    """The verdict on what a manuscript cites, and its references by key (for placement).
+    Parsed bibliographies are remembered in the user's cache folder (none with ``no_cache``,
+    none with ``no_memo``: it is a memo); only the invoking user's settings name it."""
+    from rwgate.paths import default_cache_dir
     from rwgate.references.join import cited_references
 
-    bib = cited_references(doc, parsed_cache_dir(settings))
+    memo = not (settings.no_cache or settings.no_memo)
+    bib = cited_references(doc, Path(settings.cache_dir or default_cache_dir()) if memo else None)
     result = judge(bib.references, settings, bib.problems, sources=sources)
     return result, {ref.key: ref for ref in bib.references}
 

@@ -65,19 +65,6 @@ def _parse(source: bytes) -> dict[str, Any]:
     return ast
 
 
-def load_filter_settings(ast: dict[str, Any], env: Mapping[str, str]) -> Settings:
-    """Defaults < rwgate.toml/pyproject.toml upward from the working directory < env < metadata."""
-    from rwgate.config import ConfigError, load_settings
-    from rwgate.references.pandoc_ast import rwgate_block_malformed, rwgate_metadata
-
-    if rwgate_block_malformed(ast):
-        raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
-    try:
-        return load_settings(Path.cwd(), env=env, metadata=rwgate_metadata(ast))
-    except ConfigError as exc:
-        raise FilterError(str(exc)) from None
-
-
 def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[tuple[str, str]]:
     """Each ``bibliography`` name as written, with the file it resolves to ("" if none)."""
     from rwgate.references.manuscript import resolve_bibliography
@@ -129,10 +116,18 @@ class Run:
 def prepare(
     ast: dict[str, Any], env: Mapping[str, str], keys: list[str] | None, bookmark: int
 ) -> Run:
-    """Phase 1: the settings and what the document cites (no source asked yet)."""
+    """Phase 1: the settings (defaults < rwgate.toml/pyproject.toml upward from the working
+    directory < env < metadata) and what the document cites (no source asked yet)."""
+    from rwgate.config import ConfigError, load_settings
     from rwgate.references.manuscript import document_from_ast
+    from rwgate.references.pandoc_ast import rwgate_block_malformed, rwgate_metadata
 
-    settings = load_filter_settings(ast, env)
+    if rwgate_block_malformed(ast):
+        raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
+    try:
+        settings = load_settings(Path.cwd(), env=env, metadata=rwgate_metadata(ast))
+    except ConfigError as exc:
+        raise FilterError(str(exc)) from None
     cited = document_from_ast(ast, DOCUMENT, resource_path(env), keys=keys)
     return Run(settings, cited, env, bookmark)
 
