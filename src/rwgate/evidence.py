@@ -127,10 +127,6 @@ def _before(notice: Notice, when: dt.date, statuses: Collection[str]) -> bool:
     return bool(status_of_type(notice.type) in statuses and notice.date and notice.date < when)
 
 
-def _lifts_concern(notice: Notice) -> bool:
-    return any(r.lower().startswith(_LIFTS_CONCERN) for r in notice.reasons)
-
-
 def status_from_notices(notices: list[Notice]) -> Status:
     """The most severe notice still in force; a reinstatement lifts the ones dated before it,
     and a notice whose Retraction Watch Reason lifts or upgrades an expression of concern ("EOC
@@ -143,7 +139,7 @@ def status_from_notices(notices: list[Notice]) -> Status:
     for notice in sorted(notices, key=_date_key):
         when = notice.date
         if when is not None:
-            if _lifts_concern(notice):
+            if any(r.lower().startswith(_LIFTS_CONCERN) for r in notice.reasons):
                 in_force = [n for n in in_force if not _before(n, when, _CONCERN)]
             if notice.type == "retract_and_replace":
                 # The retraction of a retract-and-replace is its first half: the work is replaced.

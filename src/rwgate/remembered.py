@@ -109,10 +109,6 @@ class Door:
     base: Path
     checks: Mapping[str, recorded.Check] = field(default_factory=dict)
 
-    def load(self) -> dict[str, Any] | None:
-        """The record, not re-checked yet (for a front end that must run first: latexmk)."""
-        return recorded.load(self.path)
-
     def holds(self, record: Mapping[str, Any], more: Mapping[str, recorded.Check]) -> bool:
         """Whether ``record`` still holds (``more``: checks known only now, after a build)."""
         return recorded.still_true(record, self.base, {**self.checks, **more})

@@ -58,7 +58,8 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
     recorded (:mod:`rwgate.recorded`): that record is the memo's promise."""
     with recorded.recording():
         remembered = memo.memo_door(tex, inv.own, inv.latexmk, os.environ)
-        entry = remembered.load() if remembered is not None else None
+        # The record, not re-checked yet: latexmk must run first.
+        entry = recorded.load(remembered.path) if remembered is not None else None
         # The configuration is read before building (a bad one stops here), unless the entry vouches
         # for it: its record re-checks the configuration files' bytes.
         settings = None if entry is not None else _settings(tex, overrides)

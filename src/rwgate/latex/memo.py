@@ -114,7 +114,7 @@ def forget(entry: Door | None, dirs: str | None = None) -> None:
     if entry is None:
         return
     if dirs is not None:
-        record = entry.load()
+        record = recorded.load(entry.path)
         if record is None or replayable(entry, record, dirs) is None:
             return
     entry.forget()
