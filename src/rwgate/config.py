@@ -197,7 +197,7 @@ def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
     if not path.is_file():
         recorded.note_missing(path)
         return None
-    section = rwgate_section(path, read_toml(path)[1])
+    section = rwgate_section(path, read_toml(path))
     if not isinstance(section, Mapping):
         raise ConfigError(f"{path}: [tool.rwgate] must be a table")
     return path, _clean_keys(section)

@@ -1,8 +1,8 @@
 """Finding the configuration file, without the settings model.
 
-The pandoc filter's verdict memo keys on the configuration file on every build, before it knows
-whether it will need the settings at all; the Pydantic model in :mod:`rwgate.config` costs more
-than the rest of a memo hit together, so the search lives here and both use it.
+A memo hit (:mod:`rwgate.remembered`) asks whether memos are off before it knows whether it will
+need the settings at all; the Pydantic model in :mod:`rwgate.config` costs more than the rest of a
+memo hit together, so that switch and the configuration file search live here.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ look-up cache stays. One switch for a user who suspects a stale verdict."""
 _OFF = frozenset({"", "0", "false", "no", "off"})
 
 
-def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
-    """A TOML file's bytes and table; ConfigError (one line, naming the file) if unreadable.
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table; ConfigError (one line, naming the file) if unreadable.
     The read is recorded (:mod:`rwgate.recorded`): a memo re-checks the file's bytes."""
     try:
         raw = recorded.read_bytes(path)
         # Universal newlines, as a text-mode read would.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        return raw, tomllib.loads(text)
+        return tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
 
@@ -44,8 +44,8 @@ def rwgate_section(path: Path, data: dict[str, Any]) -> Any:
     return tool.get("rwgate", data)
 
 
-def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
-    """The nearest configuration file above ``start``: its path, bytes and rwgate section.
+def find_config(start: Path) -> tuple[Path, Any] | None:
+    """The nearest configuration file above ``start``: its path and rwgate section.
 
     A ``pyproject.toml`` without ``[tool.rwgate]`` is not one (the search goes on upward); a
     ``rwgate.toml`` always is, with or without the ``[tool.rwgate]`` header. Every candidate
@@ -58,17 +58,11 @@ def locate_config(start: Path) -> tuple[Path, bytes, Any] | None:
             if not candidate.is_file():
                 recorded.note_missing(candidate)
                 continue
-            raw, data = read_toml(candidate)
+            data = read_toml(candidate)
             section = rwgate_section(candidate, data)
             if name == "rwgate.toml" or "rwgate" in data.get("tool", {}):
-                return candidate, raw, section
+                return candidate, section
     return None
-
-
-def find_config(start: Path) -> tuple[Path, Any] | None:
-    """The nearest ``rwgate.toml`` or ``pyproject.toml`` with ``[tool.rwgate]`` above ``start``."""
-    found = locate_config(start)
-    return None if found is None else (found[0], found[2])
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
