@@ -17,6 +17,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -113,10 +114,13 @@ def fake_crossref() -> Iterator[FakeCrossref]:
 
 
 def wheel_pandoc() -> str | None:
-    """The pandoc the pypandoc-binary wheel in this venv ships (None without the wheel)."""
+    """The pandoc the pypandoc-binary wheel in this venv ships (None without the wheel), or the
+    one ``RWGATE_TEST_PANDOC`` names: the suite driven by a user's own pandoc, e.g.
+    ``RWGATE_TEST_PANDOC=.tools/pandoc-2.17/pandoc`` (version-sensitive golden tests differ)."""
     from rwgate.pandoc_exe import bundled_pandoc
 
-    return bundled_pandoc()
+    chosen = os.environ.get("RWGATE_TEST_PANDOC")
+    return str(Path(chosen).resolve()) if chosen else bundled_pandoc()
 
 
 def require_tool(name: str) -> str:
