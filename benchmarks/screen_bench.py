@@ -122,23 +122,25 @@ def child(what: str, refs: str, snap: str, out: str, memory: str, engine: str) -
 
 
 PARTS = {
-    "keys": "first pass",
-    "doi_norm": "rules",
-    "doi_map": "rules",
-    "pmid_map": "rules",
-    "date_map": "rules",
-    "per_status": "main pass",
+    "date_map": "dates",
+    "grouped": "main pass",
+    "rare_rows": "rare rows",
+    "keys": "rare rows",
+    "doi_norm": "rare rows",
+    "doi_map": "rare rows",
+    "pmid_map": "rare rows",
+    "per_status": "rare rows",
     "per_citing": "fold",
     "flagged_out": "outputs",
     "write flagged.parquet": "outputs",
     "write citing.parquet": "outputs",
     "summary": "outputs",
 }
-"""The screen's statements (``rwgate.screen.sql.plan``) by what they are for: the *first pass*
-finds the distinct spellings the full DOI rules (and PubMed id and date rules) must see; the
-*rules* run on those alone; the *main pass* reads every row again, looks each up, decides its
-verdict and counts per citing work and verdict (keeping flagged rows and unusable-row samples);
-the *fold* makes one row per citing work (``citing.parquet``); *outputs*: files and summary."""
+"""The screen's statements (``rwgate.screen.sql.plan``) by what they are for: *dates* reads the
+distinct citing dates; the *main pass* reads every row once, tests and looks up its DOI, counts
+per citing work and keeps the rare rows (all but a plain unlisted DOI); *rare rows*: the full DOI,
+PubMed id and date rules, verdicts and counts per verdict on those alone; the *fold* makes one row
+per citing work (``citing.parquet``); *outputs*: files and summary."""
 
 
 def breakdown(timings: dict[str, float], total: float) -> str:

@@ -128,12 +128,12 @@ def _date(raw: str) -> str:
 
 
 KEYS = (
-    "SELECT GROUPING(d) AS gd, GROUPING(p) AS gp, GROUPING(t) AS gt, d, p, t FROM"
+    "SELECT GROUPING(d) AS gd, GROUPING(p) AS gp, d, p FROM"
     f" (SELECT CASE WHEN NOT {doisql.fast_test('cited_raw')} THEN cited_raw END AS d,"
-    " pmid_raw AS p, date_raw AS t FROM refs_raw) AS r GROUP BY GROUPING SETS ((d), (p), (t))"
+    " pmid_raw AS p FROM rare_rows) AS r GROUP BY GROUPING SETS ((d), (p))"
 )
-"""First pass: the distinct identifiers that need more than a look (DOIs off the fast path,
-PubMed ids, dates), so the costly rules run once per spelling, not once per row."""
+"""The distinct identifiers of the rare rows that need more than a look (DOIs off the fast path,
+PubMed ids): the costly rules run once per spelling, not once per row."""
 
 
 def doi_stages() -> list[tuple[str, str]]:
@@ -157,10 +157,51 @@ PMID_MAP = (
     f"SELECT p AS raw, {_pmid('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
     " WHERE gp = 0 AND p IS NOT NULL"
 )
-DATE_MAP = f"SELECT t AS raw, {_date('t')} AS day FROM keys WHERE gt = 0 AND t IS NOT NULL"
+DATE_MAP = (
+    f"SELECT t AS raw, {_date('t')} AS day"
+    " FROM (SELECT DISTINCT date_raw AS t FROM refs_raw) AS k WHERE t IS NOT NULL"
+)
+"""Each citing-date spelling as a day: a corpus has few (one per citing work at most)."""
 
 
-def _looked_up(pmid: bool, date: bool) -> str:
+def grouped(date: bool = True) -> str:
+    """The one pass over every row: per citing work, its references and earliest date, and the
+    *rare* rows carried along as a list: all but a plain reference (a citing work, a DOI on the
+    fast path that no verdict lists, no PubMed id), whose verdict is the unlisted status without
+    a look at anything else. A corpus is mostly plain rows; they cost a test, a look-up and a
+    count. Everything else about a row is decided on the few per cent that are rare."""
+    fast = doisql.fast_test("r.cited_raw")
+    day = "d.day" if date else "CAST(NULL AS DATE)"
+    join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
+    rows = (
+        "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
+        f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
+        " coalesce(r.citing IS NOT NULL AND r.pmid_raw IS NULL AND r.fast AND v.id IS NULL,"
+        " false) AS plain"
+        f" FROM (SELECT *, {fast} AS fast FROM refs_raw AS r) AS r"
+        f" LEFT JOIN vdoi AS v ON v.id = CASE WHEN r.fast THEN {doisql.canonical('r.cited_raw')}"
+        f" END{join}"
+    )
+    rare = (
+        "struct_pack(cited_raw := cited_raw, pmid_raw := pmid_raw, date_raw := date_raw,"
+        " file := file, rownum := rownum)"
+    )
+    return (
+        "SELECT citing, count(*) AS n, count(*) FILTER (WHERE NOT plain) AS n_rare,"
+        f" min(day) FILTER (WHERE plain) AS day, list({rare}) FILTER (WHERE NOT plain) AS rare"
+        f" FROM ({rows}) AS x GROUP BY citing"
+    )
+
+
+RARE_ROWS = (
+    "SELECT citing, x.cited_raw AS cited_raw, x.pmid_raw AS pmid_raw, x.date_raw AS date_raw,"
+    " x.file AS file, x.rownum AS rownum"
+    " FROM (SELECT citing, rare FROM grouped WHERE rare IS NOT NULL) AS g, unnest(rare) AS u(x)"
+)
+"""The rare rows, unpacked: shaped as ``refs_raw`` is, so :func:`screened` reads either."""
+
+
+def _looked_up(source: str, pmid: bool, date: bool) -> str:
     """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
     look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
     fast = doisql.canonical("r.cited_raw")
@@ -177,7 +218,7 @@ def _looked_up(pmid: bool, date: bool) -> str:
         f" CASE WHEN m.raw IS NULL THEN {fast} END AS fast,"
         f" {q_cols}, {t_cols},"
         " m.short AS short, coalesce(m.no_raw, r.cited_raw IS NULL) AS no_raw"
-        f" FROM refs_raw AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw{joins}"
+        f" FROM {source} AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw{joins}"
     )
     return (
         "SELECT citing, cited_raw, pmid_raw, file, rownum,"
@@ -187,9 +228,9 @@ def _looked_up(pmid: bool, date: bool) -> str:
     )
 
 
-def screened(default: str, pmid: bool = True, date: bool = True) -> str:
-    """Every reference with its verdict, ``default`` being an unlisted work's status; ``pmid``
-    and ``date``: whether any input has a PubMed id or a citing-date column."""
+def screened(default: str, pmid: bool = True, date: bool = True, source: str = "refs_raw") -> str:
+    """Every reference of ``source`` with its verdict, ``default`` being an unlisted work's
+    status; ``pmid`` and ``date``: whether any input has a PubMed id or a citing-date column."""
     fields = ["status", "flag_rank", *NOTICE]
     types = dict(COLUMNS)
 
@@ -199,7 +240,7 @@ def screened(default: str, pmid: bool = True, date: bool = True) -> str:
     joined = (
         "SELECT b.*, "
         + ", ".join(f"d.{f} AS d_{f}, {p_col(f)} AS p_{f}" for f in fields)
-        + f" FROM ({_looked_up(pmid, date)}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
+        + f" FROM ({_looked_up(source, pmid, date)}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
         + (" LEFT JOIN vpmid AS p ON p.id = b.pmid" if pmid else "")
     )
     d_status = f"coalesce(d_status, {lit(default)})"
@@ -242,16 +283,19 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
     """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
     link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`).
 
-    Two passes over the corpus: ``keys`` (distinct identifiers), then ``per_status`` (look-ups,
-    verdicts and counts per citing work and verdict, the flagged citations carried as a list);
-    ``per_citing`` folds the latter, a few rows per citing work, into one row each.
+    One pass over the corpus (``grouped``: every row tested, looked up, counted per citing work,
+    the rare rows kept); the citing dates read once more on their own (``date_map``, a column of
+    few values). The rules, verdicts and counts per verdict (``per_status``) then run on the rare
+    rows alone, and ``per_citing`` joins them back to every citing work.
     """
     return [
+        *([("table", "date_map", DATE_MAP)] if date else []),
+        ("table", "grouped", grouped(date)),
+        ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
         *[("step", name, statement) for name, statement in doi_stages()],
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
-        ("table", "date_map", DATE_MAP),
         ("table", "per_status", per_status(default, pmid, date)),
         ("table", "per_citing", per_citing(default)),
         ("table", "flagged_out", FLAGGED_OUT),
@@ -263,9 +307,9 @@ def status_column(status: str) -> str:
 
 
 def per_status(default: str, pmid: bool = True, date: bool = True) -> str:
-    """The one pass over the corpus: counts per citing work, verdict and reason a row is
-    unusable, the flagged citations carried as a list. Grouping by the verdict too costs little
-    (a citing work has few) and spares a filtered count per status on every row."""
+    """The rare rows counted per citing work, verdict and reason a row is unusable, the flagged
+    citations carried as a list. Grouping by the verdict too costs little (a citing work has
+    few) and spares a filtered count per status on every row."""
     row = (
         "struct_pack(cited_doi := doi, cited_pmid := pmid, status := status,"
         " notice_type := notice_type, notice_doi := notice_doi, notice_date := notice_date,"
@@ -283,7 +327,8 @@ def per_status(default: str, pmid: bool = True, date: bool = True) -> str:
         f" min(CASE WHEN bad_reason IS NOT NULL THEN {sample} END)"
         " FILTER (WHERE bad_reason IS NOT NULL) AS sample,"
         f" list(CASE WHEN flagged THEN {row} END) FILTER (WHERE flagged) AS rows"
-        f" FROM ({screened(default, pmid, date)}) AS s GROUP BY citing, status, bad_reason"
+        f" FROM ({screened(default, pmid, date, 'rare_rows')}) AS s"
+        " GROUP BY citing, status, bad_reason"
     )
 
 
@@ -292,15 +337,10 @@ def _sum(where: str) -> str:
 
 
 def per_citing(default: str) -> str:
-    """Per citing work, from :func:`per_status`: references, flagged, by status, unusable.
-
-    Most groups of ``per_status`` are a citing work's plain references (the unlisted ``default``
-    status, usable): at most one such row per work, taken as it is. Only the other rows (flagged,
-    corrected, malformed...: a few per cent of a corpus) go through the wide fold, which is joined
-    back; folding every row took 7 of the 31 s at 10^8 (3.3 M groups of 25 sums each).
-    """
+    """Per citing work: references, flagged, by status, unusable. Every citing work is a row of
+    ``grouped`` (its plain references counted there); the counts of its rare rows, folded from
+    :func:`per_status`, are joined on (a NULL citing work, rows that name none, is one group)."""
     assert default not in FLAGGED_STATUSES
-    plain = f"status = {lit(default)} AND bad_reason IS NULL"
     flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
     counts = ", ".join(f"{_sum(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
     bad = ", ".join(
@@ -309,12 +349,11 @@ def per_citing(default: str) -> str:
         for i, r in enumerate(BAD_REASONS)
     )
     rare = (
-        f"SELECT citing, CAST(sum(n) AS BIGINT) AS refs, {_sum(flagged)} AS flagged,"
-        f" CAST(sum(after) AS BIGINT) AS after, min(day) AS day,"
-        f" {counts}, {bad} FROM per_status WHERE NOT ({plain}) GROUP BY citing"
+        f"SELECT citing, {_sum(flagged)} AS flagged, CAST(sum(after) AS BIGINT) AS after,"
+        f" min(day) AS day, {counts}, {bad} FROM per_status GROUP BY citing"
     )
     cols = [
-        f"coalesce(p.n, 0) + coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
+        f"g.n - g.n_rare + coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
         if st == default
         else f"coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
         for st in STATUSES
@@ -324,12 +363,10 @@ def per_citing(default: str) -> str:
         for i in range(len(BAD_REASONS))
     ]
     return (
-        "SELECT coalesce(p.citing, r.citing) AS citing,"
-        " coalesce(p.n, 0) + coalesce(r.refs, 0) AS refs, coalesce(r.flagged, 0) AS flagged,"
-        " coalesce(p.after, 0) + coalesce(r.after, 0) AS cited_after_notice,"
-        f" least(p.day, r.day) AS citing_date, {', '.join(cols + bads)}"
-        f" FROM (SELECT citing, n, after, day FROM per_status WHERE {plain}) AS p"
-        f" FULL OUTER JOIN ({rare}) AS r ON r.citing = p.citing"
+        "SELECT g.citing AS citing, g.n AS refs, coalesce(r.flagged, 0) AS flagged,"
+        " coalesce(r.after, 0) AS cited_after_notice,"
+        f" least(g.day, r.day) AS citing_date, {', '.join(cols + bads)}"
+        f" FROM grouped AS g LEFT JOIN ({rare}) AS r ON r.citing IS NOT DISTINCT FROM g.citing"
     )
 
 
@@ -392,7 +429,10 @@ def to_spark(statement: str) -> str:
     """``statement`` in Spark SQL: SQLGlot's transpilation, plus what it does not know.
 
     DuckDB's ``try(url_decode(x))`` (NULL on invalid UTF-8) is Spark's ``try_url_decode(x)``
-    (SQLGlot would drop the ``try`` and Spark's ``url_decode`` would fail the whole job).
+    (SQLGlot would drop the ``try`` and Spark's ``url_decode`` would fail the whole job). A list
+    element past the end is NULL in DuckDB and an error in Spark's ANSI mode: ``x[i]`` becomes
+    ``try_element_at(x, i)``, both counting from 1 (a Crossref date of year and month has no
+    third part).
     """
     tree = sqlglot.parse_one(statement, read="duckdb")
 
@@ -400,6 +440,13 @@ def to_spark(statement: str) -> str:
         inner = node.this if isinstance(node, exp.Try) else None
         if isinstance(inner, exp.Anonymous) and inner.name.upper() == "URL_DECODE":
             return exp.Anonymous(this="TRY_URL_DECODE", expressions=list(inner.expressions))
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+            index = node.expressions[0]
+            if isinstance(index, exp.Literal) and index.is_int:  # SQLGlot holds it from 0
+                first = exp.Literal.number(int(index.this) + 1)
+                return exp.Anonymous(
+                    this="TRY_ELEMENT_AT", expressions=[node.this.transform(fix), first]
+                )
         return node
 
     return tree.transform(fix).sql(dialect="spark")
