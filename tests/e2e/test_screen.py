@@ -102,6 +102,9 @@ def _corpus(snapshot: Path, folder: Path) -> Path:
     rows += [
         (f"u{i % 500}", f"10.{1000 + i % 9000}/unlisted.{i}", None, "2023") for i in range(10_000)
     ]
+    # One citing work's plain rows (unlisted, on the fast path) and rare rows, dated apart.
+    rows += [("mix", f"10.1234/plain.{i}", None, day) for i, day in enumerate(["2021-03", "2020"])]
+    rows += [("mix", listed[0], None, "2022-01-02"), ("mix", "not a doi", None, "2019-12")]
     rows += [
         ("bad", "10/abcd", None, None),
         ("bad", "not a doi", None, None),
@@ -157,6 +160,23 @@ def test_screen_gives_the_verdict_rwgate_check_gives(snapshot: Path, tmp_path: P
     assert counts["unverified"] == sum(c.status == "unverified" for c in checked)
     assert summary["summary"]["references"] == len(raw)
     assert summary["bad_rows"]["count"] >= 2 and summary["bad_rows"]["by_reason"]
+    # Per citing work, the counts and earliest date are those of its rows' own verdicts (the
+    # screen counts plain rows apart from the rare ones and joins the two).
+    columns = sorted(statuses - {"clean"})  # citing.parquet counts all but clean works
+    per_row = (
+        "SELECT citing, count(*), min(citing_date), "
+        + ", ".join(f"count(*) FILTER (WHERE status = '{s}')" for s in columns)
+        + f" FROM '{result.outputs['citations']}' GROUP BY citing"
+    )
+    per_citing = (
+        'SELECT citing, "references", citing_date, '
+        + ", ".join(f"n_{s}" for s in columns)
+        + f" FROM '{result.outputs['citing']}'"
+    )
+    con = duckdb.connect()
+    have = {r[0]: r[1:] for r in con.execute(per_citing).fetchall()}
+    assert have == {r[0]: r[1:] for r in con.execute(per_row).fetchall()}
+    assert have["mix"][1] == dt.date(2019, 12, 1)
     html = result.outputs["html"].read_text()
     assert "<svg" in html and "<script" not in html
 
