@@ -103,3 +103,26 @@ def test_the_spark_submit_recipe(snapshot: Path, tmp_path: Path) -> None:  # noq
     assert summary["tool"]["engine"] == "spark" and summary["summary"]["references"] > 0
     duck = ScreenOptions([str(SAMPLE / "*.csv")], tmp_path / "duck", snapshot, progress=False)
     assert summary["summary"] == screen(duck).summary["summary"]
+
+
+def test_parquet_files_with_different_columns_are_each_read_by_their_own(
+    both: dict[str, ScreenResult],
+    snapshot: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Two Parquet tables naming their DOI column apart (``cited_doi``, ``doi``): on Spark too,
+    each is read by its own columns, not one file's schema (the other's rows ``no_doi``)."""
+    con = duckdb.connect()
+    tables = []
+    for i, (col, doi) in enumerate(
+        [("cited_doi", "10.1063/5.0182988"), ("doi", "10.3390/coatings11121555")]
+    ):
+        tables.append(tmp_path / f"part{i}.parquet")
+        con.execute(
+            f"COPY (SELECT 'p{i}' AS citing, '{doi}' AS {col}) TO '{tables[-1]}' (FORMAT parquet)"
+        )
+    opts = ScreenOptions([str(t) for t in tables], tmp_path / "out", snapshot, engine="spark",
+                         progress=False)  # fmt: skip
+    summary = screen(opts).summary
+    assert summary["summary"]["by_status"] == {"retracted": 2}
+    assert sorted(c["columns"]["doi"] for c in summary["columns"]) == ["cited_doi", "doi"]

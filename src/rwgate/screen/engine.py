@@ -230,9 +230,16 @@ class SparkEngine:
         return frame.withColumn("filename", F.when(uri.startswith("file:"), path).otherwise(uri))
 
     def split(self, groups: list[InputGroup]) -> list[InputGroup]:
-        """As given: Spark reads a Parquet group by its first file's schema (a known limit: name
-        the columns of a corpus whose files differ, or screen such files apart)."""
-        return groups
+        """Parquet tables split by their columns, as DuckDB splits them: Spark would read a group
+        by one file's schema and make the others' columns NULL (their rows ``no_doi``)."""
+        out: list[InputGroup] = []
+        for grp in groups:
+            if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
+                out.append(grp)
+                continue
+            by_file = {f: list(self.spark.read.parquet(str(f)).columns) for f in grp.files}
+            out += split_by_columns(grp, by_file)
+        return out
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         names = []
