@@ -194,8 +194,9 @@ print("LOADED " + " ".join(loaded))
 CLI = "from rwgate.cli import main\nmain(sys.argv[1:])"
 CORE = (
     "from rwgate.config import load_settings\nfrom rwgate.core import check\n"
-    "from rwgate.references.bibtex import read_bib\nfrom pathlib import Path\n"
-    "check(read_bib(Path(sys.argv[-1])).references, load_settings(Path(sys.argv[-1])))"
+    "from rwgate.references.readers import by_name\nfrom pathlib import Path\n"
+    "bib = by_name('bibtex').read(Path(sys.argv[-1]))\n"
+    "check(bib.references, load_settings(Path(sys.argv[-1])))"
 )
 # What building the CLI parser registers: the `rwgate verify` sub-command's argparse setup.
 REGISTRATION = {"rwgate.verifycmd"}

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from rwgate.doi import try_normalize
 from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.bibtex import EntryLinks, parse_bib, parse_bib_links, read_bib
+from rwgate.references.bibtex import EntryLinks, parse_bib, parse_bib_links
+from rwgate.references.readers import by_name
+
+read_bib = by_name("bibtex").read
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"

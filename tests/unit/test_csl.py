@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 
 from rwgate.references import ReaderError, load_bibliography, parse_bibliography
-from rwgate.references.csl import read_csl_json, read_csl_yaml, references_from_csl_items
+from rwgate.references.csl import references_from_csl_items
+from rwgate.references.readers import by_name
+
+read_csl_json = by_name("csl-json").read
+read_csl_yaml = by_name("csl-yaml").read
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"

@@ -8,7 +8,9 @@ import pytest
 
 from rwgate.errors import UnknownFormat
 from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.doilist import read_doi_list
+from rwgate.references.readers import by_name
+
+read_doi_list = by_name("doi-list").read
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "bib"
 

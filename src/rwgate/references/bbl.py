@@ -92,8 +92,3 @@ def parse_embedded(text: str, file: str) -> BibResult:
 def read_embedded(path: Path) -> BibResult:
     """The document's own bibliography: the ``\\bibitem``s of a ``.tex`` file."""
     return read_with(path, parse_embedded)
-
-
-def read_bbl(path: Path) -> BibResult:
-    """Read a ``.bbl`` file (raises ReaderError when it cannot be read)."""
-    return read_with(path, parse_bbl)

@@ -42,11 +42,6 @@ class EntryLinks:
     url: str | None = None
 
 
-def read_bib(path: Path) -> BibResult:
-    """Read a .bib file; see :func:`parse_bib`. Raises ReaderError if the file cannot be read."""
-    return read_with(path, parse_bib)
-
-
 def read_bib_stream(path: Path, macros: dict[str, str]) -> tuple[BibResult, dict[str, str]]:
     """Read a .bib file as the next of one ``\\bibdata`` stream: it starts from the ``@string``
     table the earlier files left (``macros``); the table after it is returned with the result."""

@@ -10,7 +10,6 @@ import datetime as dt
 import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
 
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Problem, Reference
-from rwgate.references import ReaderError, read_with
+from rwgate.references import ReaderError
 
 _FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^<>]{0,400}>", re.IGNORECASE)
@@ -28,18 +27,9 @@ _PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)  # Zote
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
-def read_csl_json(path: Path) -> BibResult:
-    """A CSL JSON file: a list of items, or an object holding one under ``items``/``references``."""
-    return read_with(path, parse_csl_json)
-
-
-def read_csl_yaml(path: Path) -> BibResult:
-    """CSL YAML (a ``references:`` mapping or a bare list), or Markdown with YAML front matter."""
-    return read_with(path, parse_csl_yaml)
-
-
 def parse_csl_json(text: str, file: str) -> BibResult:
-    """CSL JSON given as text; raises ReaderError (``file:line:col: ...``) when it is not JSON."""
+    """CSL JSON: a list of items, or an object holding one under ``items``/``references``;
+    raises ReaderError (``file:line:col: ...``) when it is not JSON."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -53,7 +43,8 @@ def parse_csl_json(text: str, file: str) -> BibResult:
 
 
 def parse_csl_yaml(text: str, file: str) -> BibResult:
-    """CSL YAML given as text; raises ReaderError (``file:line:col: ...``) when it is not YAML."""
+    """CSL YAML (a ``references:`` mapping or a bare list), or Markdown with YAML front matter;
+    raises ReaderError (``file:line:col: ...``) when it is not YAML."""
     import yaml  # only YAML bibliographies pay for it (the pandoc filter's start-up counts)
 
     source = _front_matter(text)

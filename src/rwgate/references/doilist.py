@@ -6,11 +6,8 @@ user wrote it, so the report points back at exactly what they typed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rwgate import doi as doimod
 from rwgate.models import BibResult, Location, Reference
-from rwgate.references import read_with
 from rwgate.trusted import gc_paused, trusted
 
 
@@ -24,13 +21,9 @@ def _without_comment(line: str) -> str:
     return line
 
 
-def read_doi_list(path: Path) -> BibResult:
-    """One DOI per line; blank lines and ``#`` comments are skipped. Raises ReaderError."""
-    return read_with(path, parse_doi_list)
-
-
 def parse_doi_list(text: str, file: str) -> BibResult:
-    """References for the DOIs in ``text``; malformed lines keep their text in ``raw_doi``."""
+    """One DOI per line (blank lines and ``#`` comments skipped); malformed lines keep their text
+    in ``raw_doi``."""
     result = BibResult()
     with gc_paused():
         _parse_lines(text, file, result.references)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rwgate.errors import UnknownFormat
+from rwgate.references import read_with
 
 if TYPE_CHECKING:
     from rwgate.models import BibResult, CitedDocument
@@ -34,79 +35,61 @@ STDIN = "-"
 
 @dataclass(frozen=True)
 class Reader:
-    """One reader: its name, the suffixes it claims, and where its functions live.
+    """One reader: its name, the suffixes it claims, and where its function lives.
 
-    ``load`` (``module:function``) reads a file; ``parse`` (bibliographies only) reads text given
-    inline (an MCP argument). ``pandoc_format`` is the ``-f`` pandoc is run with (manuscripts).
+    ``function`` (``module:function``) is, for a bibliography, the parser of its text (a file is
+    read with :func:`~rwgate.references.read_with`, or text given inline, an MCP argument, is
+    parsed as it is); for a manuscript, the reader of the file. ``pandoc_format`` is the ``-f``
+    pandoc is run with (manuscripts).
     """
 
     name: str
     kind: Kind
     suffixes: tuple[str, ...]
-    load: str
-    parse: str | None = None
+    function: str
     pandoc_format: str | None = None
 
-    def _function(self, spec: str) -> Callable[..., Any]:
-        module, _, name = spec.partition(":")
+    def _function(self) -> Callable[..., Any]:
+        module, _, name = self.function.partition(":")
         return getattr(importlib.import_module(module), name)
 
     def read(self, path: Path) -> BibResult:
         """The references of a bibliography file (raises InputError when it cannot be read)."""
-        return self._function(self.load)(Path(path))
+        return read_with(Path(path), self.read_text)
 
     def read_text(self, text: str, file: str = "<text>") -> BibResult:
-        if self.parse is None:
+        if self.kind != "bibliography":
             raise UnknownFormat(f"{file}: {self.name} text cannot be read inline")
-        return self._function(self.parse)(text, file)
+        return self._function()(text, file)
 
     def read_manuscript(self, path: Path, **options: Any) -> CitedDocument:
         """What a manuscript cites (``options``: ``resource_path``, ``allowed``)."""
-        return self._function(self.load)(Path(path), **options)
+        return self._function()(Path(path), **options)
 
 
 _REFS = "rwgate.references"
 READERS: tuple[Reader, ...] = (
-    Reader(
-        "bibtex",
-        "bibliography",
-        (".bib", ".biblatex", ".bibtex"),
-        f"{_REFS}.bibtex:read_bib",
-        f"{_REFS}.bibtex:parse_bib",
-    ),
-    Reader("bbl", "bibliography", (".bbl",), f"{_REFS}.bbl:read_bbl", f"{_REFS}.bbl:parse_bbl"),
-    Reader(
-        "csl-json",
-        "bibliography",
-        (".json", ".csljson"),
-        f"{_REFS}.csl:read_csl_json",
-        f"{_REFS}.csl:parse_csl_json",
-    ),
+    Reader("bibtex", "bibliography", (".bib", ".biblatex", ".bibtex"), f"{_REFS}.bibtex:parse_bib"),
+    Reader("bbl", "bibliography", (".bbl",), f"{_REFS}.bbl:parse_bbl"),
+    Reader("csl-json", "bibliography", (".json", ".csljson"), f"{_REFS}.csl:parse_csl_json"),
     Reader(
         "csl-yaml",
         "bibliography",
         (".yaml", ".yml", ".md", ".markdown"),
-        f"{_REFS}.csl:read_csl_yaml",
         f"{_REFS}.csl:parse_csl_yaml",
     ),
-    Reader("ris", "bibliography", (".ris",), f"{_REFS}.ris:read_ris", f"{_REFS}.ris:parse_ris"),
-    Reader(
-        "doi-list",
-        "bibliography",
-        (".txt", ".dois"),
-        f"{_REFS}.doilist:read_doi_list",
-        f"{_REFS}.doilist:parse_doi_list",
-    ),
+    Reader("ris", "bibliography", (".ris",), f"{_REFS}.ris:parse_ris"),
+    Reader("doi-list", "bibliography", (".txt", ".dois"), f"{_REFS}.doilist:parse_doi_list"),
     Reader("latex", "manuscript", (".tex", ".ltx"), f"{_REFS}.manuscript:read_latex_manuscript"),
     Reader(
         "markdown",
         "manuscript",
         (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown"),
         f"{_REFS}.manuscript:read_markdown",
-        pandoc_format="markdown",
+        "markdown",
     ),
-    Reader("rst", "manuscript", (".rst",), f"{_REFS}.manuscript:read_markdown", None, "rst"),
-    Reader("org", "manuscript", (".org",), f"{_REFS}.manuscript:read_markdown", None, "org"),
+    Reader("rst", "manuscript", (".rst",), f"{_REFS}.manuscript:read_markdown", "rst"),
+    Reader("org", "manuscript", (".org",), f"{_REFS}.manuscript:read_markdown", "org"),
 )
 
 

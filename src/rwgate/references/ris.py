@@ -17,10 +17,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rwgate.models import BibResult, Location, Problem
-from rwgate.references import ReaderError, read_with
+from rwgate.references import ReaderError
 from rwgate.references.csl import references_from_csl_items
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
@@ -93,11 +92,6 @@ def _pandoc_items(text: str, file: str) -> list[dict[str, object]]:
     if not isinstance(items, list):
         raise ReaderError(f"{file}: pandoc's reading of it is not a list of CSL items")
     return items
-
-
-def read_ris(path: Path) -> BibResult:
-    """A RIS file; raises ReaderError when pandoc cannot read it."""
-    return read_with(path, parse_ris)
 
 
 def parse_ris(text: str, file: str) -> BibResult:
