@@ -2,7 +2,7 @@
 
 An agent's arguments may come from anywhere (a pasted reference list, a web page), so every text
 and list is bounded here before a registry is asked, and every refusal is one line naming the
-argument. The verdicts themselves are :mod:`rwgate.verify.drafting_tools`' own, computed with the
+argument. The verdicts themselves are the verify package's own, computed with the
 settings the server was started with, so an agent, ``rwgate verify`` and the build agree. A URL is
 only read for the DOI or arXiv id written in it (by the verify package); nothing here fetches it.
 """
@@ -15,7 +15,7 @@ from rwgate.config import Settings
 from rwgate.errors import RwgateError
 from rwgate.mcp import safety
 from rwgate.mcp.safety import BadArgument, one_line
-from rwgate.verify import drafting_tools
+from rwgate.verify import drafting_tools, export, search
 from rwgate.verify.lookup import SOURCES
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 from rwgate.verify.search import MAX_RESULTS
@@ -102,9 +102,7 @@ def search_references(
         raise BadArgument(f"year_from: {year_from} is after year_to {year_to}")
     chosen = _sources(sources)
     try:
-        return drafting_tools.search_references(
-            text, max_results, year_from, year_to, chosen, settings=settings
-        )
+        return search.search_references(text, settings, max_results, year_from, year_to, chosen)
     except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None
 
@@ -126,6 +124,6 @@ def get_bibtex(
     if not (one or many or text):
         raise BadArgument("give a doi, a list of dois or a title")
     try:
-        return drafting_tools.get_bibtex(one, many or None, text, settings=settings)
+        return export.get_bibtex(settings, doi=one, dois=many or None, title=text)
     except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None

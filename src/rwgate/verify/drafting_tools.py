@@ -1,9 +1,9 @@
-"""The drafting tools an agent calls over MCP: plain functions returning Pydantic models.
+"""``verify_citation`` as an agent calls it over MCP: a reference given field by field.
 
-``verify_citation`` (does this reference exist and does its metadata match; with the integrity
-status of the match), ``search_references`` (real works only, each with its integrity status) and
-``get_bibtex`` (entries for DOIs or a verified title). The MCP server exposes them as they are;
-settings default to those of the working directory, as ``rwgate check`` would load them.
+Does this reference exist and does its metadata match; with the integrity status of the match.
+The other drafting tools take their arguments as they are: :func:`rwgate.verify.search.
+search_references` and :func:`rwgate.verify.export.get_bibtex`. Settings default to those of the
+working directory, as ``rwgate check`` would load them.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 
 from rwgate.config import Settings, load_settings
 from rwgate.models import Reference
-from rwgate.verify import export, search, verify
-from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
+from rwgate.verify import verify
+from rwgate.verify.models import VerifyResult
 
 _SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
 
@@ -52,27 +52,3 @@ def verify_citation(
         journal=venue or None,
     )
     return verify.verify_citation(cited, settings or load_settings())
-
-
-def search_references(
-    query: str,
-    max_results: int = 10,
-    year_from: int | None = None,
-    year_to: int | None = None,
-    sources: list[str] | None = None,
-    settings: Settings | None = None,
-) -> SearchResult:
-    """Real works for ``query`` (at most 30), de-duplicated, each with its integrity status."""
-    return search.search_references(
-        query, settings or load_settings(), max_results, year_from, year_to, sources
-    )
-
-
-def get_bibtex(
-    doi: str | None = None,
-    dois: list[str] | None = None,
-    title: str | None = None,
-    settings: Settings | None = None,
-) -> BibtexResult:
-    """BibTeX by DOI, DOIs or title; retracted works carry their notice in ``note``."""
-    return export.get_bibtex(settings or load_settings(), doi=doi, dois=dois, title=title)
