@@ -86,6 +86,12 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
 _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
+def unreadable(message: str, where: Location | None = None) -> Problem:
+    """An input the check cannot read (a bibliography missing or refused): an error that makes
+    the exit code 2 whatever the verdicts of what could be read."""
+    return Problem(message=message, location=where, severity="error", unreadable=True)
+
+
 def resolve_bibliographies(
     names: Sequence[str],
     search: Sequence[Path],
@@ -112,16 +118,10 @@ def resolve_bibliographies(
             for folder in search:
                 found = found or resolve_bib_name(name, folder, allowed)
         except OutsideRoots:
-            message = f"a bibliography {OUTSIDE}"
-            problems.append(
-                Problem(message=message, location=where, severity="error", unreadable=True)
-            )
+            problems.append(unreadable(f"a bibliography {OUTSIDE}", where))
             continue
         if not found:
-            message = f"bibliography file not found: {name}"
-            problems.append(
-                Problem(message=message, location=where, severity="error", unreadable=True)
-            )
+            problems.append(unreadable(f"bibliography file not found: {name}", where))
         for item in found:
             add_once(bibliographies, str(item))
     return bibliographies, problems

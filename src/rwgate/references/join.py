@@ -13,6 +13,7 @@ from rwgate.doi import try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError
+from rwgate.references.bibfind import unreadable
 from rwgate.references.bibscan import fold
 from rwgate.references.csl import references_from_csl_items
 from rwgate.references.keys import identifier_key, is_cross_reference, resolve_key
@@ -48,7 +49,7 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
             else:
                 results.append(load_remembered(Path(path), cache_dir))
         except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged
-            out.problems.append(Problem(message=str(exc), severity="error", unreadable=True))
+            out.problems.append(unreadable(str(exc)))
     if doc.inline_references:
         results.append(references_from_csl_items(doc.inline_references, doc.path))
     for result in results:

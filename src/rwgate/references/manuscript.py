@@ -19,6 +19,7 @@ from typing import Any
 from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
+from rwgate.references.bibfind import unreadable
 from rwgate.references.knitr import Chunks, blank_chunks
 from rwgate.references.locate import OUTSIDE, Allowed, OutsideRoots, resolve_bibliography
 from rwgate.references.reach import CANNOT_JUDGE as UNJUDGED
@@ -63,20 +64,10 @@ def document_from_ast(
         try:
             found = resolve_bibliography(name, document, resource_path, allowed)
         except OutsideRoots:
-            message = f"a bibliography {OUTSIDE}"
-            problems.append(
-                Problem(message=message, location=where, severity="error", unreadable=True)
-            )
+            problems.append(unreadable(f"a bibliography {OUTSIDE}", where))
             continue
         if found is None:
-            problems.append(
-                Problem(
-                    message=f"bibliography file not found: {name}",
-                    location=Location(file=str(document), line=_line_of(document, name)),
-                    severity="error",
-                    unreadable=True,
-                )
-            )
+            problems.append(unreadable(f"bibliography file not found: {name}", where))
         elif str(found) not in bibliographies:
             bibliographies.append(str(found))
     if pandoc_ast.rwgate_block_malformed(ast):
