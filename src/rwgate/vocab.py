@@ -45,23 +45,13 @@ ACTIONS: tuple[Action, ...] = get_args(Action)
 # MCP warnings) names statuses and notice types through these: machine fields (JSON, SARIF rule
 # ids, data-status attributes) keep the snake_case names above, and no sentence shows them.
 
+# A status's words are its name with spaces (``partially_retracted``), except these.
 STATUS_LABELS: dict[str, str] = {
-    "retracted": "retracted",
-    "withdrawn": "withdrawn",
-    "removed": "removed",
-    "partially_retracted": "partially retracted",
     "replaced": "retracted and replaced",
-    "expression_of_concern": "expression of concern",
     "unknown_notice": "notice of unrecognised type",
-    "corrected": "corrected",
-    "amended": "amended",
-    "reinstated": "reinstated",
-    "clean": "clean",
     "unknown_doi": "unknown DOI",
     "invalid_doi": "invalid DOI",
     "no_doi": "no DOI",
-    "missing_entry": "missing entry",
-    "unverified": "unverified",
     "doi_mismatch": "DOI mismatch",
 }
 NOTICE_LABELS: dict[str, str] = {
