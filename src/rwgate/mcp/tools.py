@@ -10,9 +10,9 @@ the only hosts asked are the configured Crossref (and the snapshot file).
 from __future__ import annotations
 
 import collections
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.doi import try_normalize
@@ -53,6 +53,7 @@ from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.interface import Progress
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
+T = TypeVar("T")
 
 
 class Toolbox:
@@ -81,7 +82,14 @@ class Toolbox:
     def check_dois(self, dois: Sequence[str], progress: Progress | None = None) -> BatchCheck:
         values = safety.batch_within_limit(dois, "dois")
         refs = [doi_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
-        return self._batch(judge(refs, self.settings, progress=progress))
+        result = judge(refs, self.settings, progress=progress)
+        report = result.report()
+        return BatchCheck(
+            citations=result.citations,
+            summary=report.summary,
+            sources=report.sources,
+            warnings=report.warnings,
+        )
 
     def check_bibliography(
         self, path: str | None, text: str | None, progress: Progress | None = None
@@ -177,15 +185,6 @@ class Toolbox:
             raise BadArgument(_one_line(exc)) from None
         return found.model_copy(update={k: getattr(self.settings, k) for k in USER_KEYS})
 
-    def _batch(self, result: CheckResult) -> BatchCheck:
-        report = result.report()
-        return BatchCheck(
-            citations=result.citations,
-            summary=report.summary,
-            sources=report.sources,
-            warnings=report.warnings,
-        )
-
     def _document(
         self, result: CheckResult, real: Path | None, settings: Settings
     ) -> DocumentCheck:
@@ -218,7 +217,7 @@ class Toolbox:
         filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
         params = {"query.author": text, "rows": str(safety.limit_value(limit))}
         params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
-        found = self._works(params, TTL_SEARCH)
+        found = self._asked(self.query.works, params, TTL_SEARCH)
         matched = [i for i in found.items if i.get("DOI") and author_matches(text, i.get("author"))]
         refs = [doi_reference(str(i["DOI"]), where="rw_check_author") for i in matched]
         result = judge(refs, self.settings)
@@ -263,7 +262,7 @@ class Toolbox:
         text = safety.short_text(query, "query")
         if text:
             params["query.bibliographic"] = text
-        found = self._works(params, TTL_SEARCH)
+        found = self._asked(self.query.works, params, TTL_SEARCH)
         notices = [notice_record(i) for i in found.items if i.get("DOI")]
         return NoticeSearch(total=found.total, notices=notices, request=params)
 
@@ -271,7 +270,7 @@ class Toolbox:
         types = safety.update_types(update_types) or ["retraction"]
         filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
         params = self._notice_params(filters, limit)
-        found = self._works(params, TTL_FEED)
+        found = self._asked(self.query.works, params, TTL_FEED)
         notices = [notice_record(i) for i in found.items if i.get("DOI")]
         journals = collections.Counter(n.journal or "(no journal)" for n in notices)
         return RecentNotices(
@@ -287,9 +286,10 @@ class Toolbox:
             "select": NOTICE_SELECT,
         }
 
-    def _works(self, params: Mapping[str, str], ttl: float) -> Any:
+    def _asked(self, question: Callable[[Any, float], T], what: Any, ttl: float) -> T:
+        """Crossref's answer; when it cannot be asked, a one-line refusal saying why."""
         try:
-            return self.query.works(params, ttl)
+            return question(what, ttl)
         except SourceUnavailable as exc:
             raise BadArgument(_one_line(exc)) from None
 
@@ -297,10 +297,7 @@ class Toolbox:
         canonical = try_normalize(safety.short_text(doi, "doi"))
         if canonical is None:
             raise BadArgument(f"doi: {doi!r} is not a DOI (e.g. 10.1038/nature12373)")
-        try:
-            item = self.query.work(canonical, TTL_WORK)
-        except SourceUnavailable as exc:
-            raise BadArgument(_one_line(exc)) from None
+        item = self._asked(self.query.work, canonical, TTL_WORK)
         if item is None:
             return Record(found=False, doi=canonical)
         issued = crossref_date(item.get("issued")) or crossref_date(item.get("published"))
