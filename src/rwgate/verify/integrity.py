@@ -55,13 +55,9 @@ def describe(citation: Citation, openalex_retracted: bool | None) -> tuple[list[
     """(errors, warnings) a verification result shows about the matched work's integrity."""
     errors: list[str] = []
     warnings: list[str] = []
-    if citation.status in SERIOUS:
+    if citation.status in FLAGGED:
         text = f"matched work is {status_label(citation.status)}: {annotate(citation).text}"
         (errors if citation.status in _RETRACTED_LIKE else warnings).append(text)
-    elif citation.status in FLAGGED:
-        warnings.append(
-            f"matched work is {status_label(citation.status)}: {annotate(citation).text}"
-        )
     elif citation.status == "unverified":
         warnings.append(f"integrity not verified: {citation.reason or 'no source answered'}")
     if openalex_retracted and citation.status not in _RETRACTED_LIKE:
