@@ -228,8 +228,7 @@ def _with_project(
     block = merged.get("rwgate")
     if isinstance(block, dict):
         doc.metadata = block
-    for problem in project.problems:
-        doc.problems.append(Problem(message=problem))
+    doc.problems += [Problem(message=problem) for problem in project.problems]
     own = path.resolve()
     named = [f for f in project.files if f != own]  # named as the document is: relative or not
     doc.project_metadata = [str(f) if path.is_absolute() else os.path.relpath(f) for f in named]

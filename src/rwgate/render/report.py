@@ -258,10 +258,8 @@ def render_text(
             f"rwgate: since {term_safe(result.since)}: {changed} changed"
             + (f", {unchanged} unchanged not listed (-v lists them)" if unchanged else "")
         )
-    for w in result.warnings:
-        out.append(f"rwgate: warning: {term_safe(w)}")
-    for p in result.problems:
-        out.append(f"rwgate: {p.severity}: {term_safe(p)}")
+    out += [f"rwgate: warning: {term_safe(w)}" for w in result.warnings]
+    out += [f"rwgate: {p.severity}: {term_safe(p)}" for p in result.problems]
     recovered = sum(_recovered(c) for c in result.citations)
     if recovered:
         out.append(

@@ -52,15 +52,8 @@ def _title(cited: Reference, work: Work) -> list[Discrepancy]:
     if sim is None or normalize_title(cited.title) == normalize_title(work.title):
         return []
     severity: Severity = "warning" if sim >= VERIFIED else "error"
-    return [
-        _d(
-            "title",
-            cited.title,
-            work.title,
-            severity,
-            f"cited '{cited.title}', found '{work.title}'",
-        )
-    ]
+    text = f"cited '{cited.title}', found '{work.title}'"
+    return [_d("title", cited.title, work.title, severity, text)]
 
 
 def _authors(cited: Reference, work: Work) -> list[Discrepancy]:
