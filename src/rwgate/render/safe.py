@@ -31,9 +31,8 @@ def one_line(text: object) -> str:
     return _WHITESPACE_RUN.sub(" ", clean(text))
 
 
-def term_safe(text: object) -> str:
-    """A string from outside, made harmless for a terminal: one line, no escapes, no bidi."""
-    return one_line(text)
+term_safe = one_line
+"""A string from outside, made harmless for a terminal: one line, no escapes, no bidi."""
 
 
 def xml_safe(text: object) -> str:

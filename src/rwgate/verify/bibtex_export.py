@@ -24,7 +24,7 @@ from typing import Literal
 
 from rwgate.models import Citation
 from rwgate.render.annotate import annotate
-from rwgate.render.latex import escape_text
+from rwgate.render.latex import escape_text as escape  # the one LaTeX escaper (module doc)
 from rwgate.render.safe import one_line
 from rwgate.verify.integrity import SERIOUS
 from rwgate.verify.match import fold, normalize_title
@@ -73,11 +73,6 @@ _MONTHS = frozenset(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 )
 _ENTRY = re.compile(r"^\s*@\s*(\w+)\s*\{\s*([^,\s]*)\s*,", re.DOTALL)
-
-
-def escape(value: str) -> str:
-    """Plain text as a BibTeX field value: the one LaTeX escaper (see the module docstring)."""
-    return escape_text(value)
 
 
 def _from_latex(value: str) -> str:
@@ -205,9 +200,7 @@ def from_work(
 
 def _strip_value(raw: str) -> str:
     value = raw.strip()
-    if len(value) >= 2 and value[0] == "{" and value[-1] == "}":
-        return value[1:-1]
-    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+    if len(value) >= 2 and value[0] + value[-1] in ("{}", '""'):
         return value[1:-1]
     return value
 
