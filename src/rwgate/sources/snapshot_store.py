@@ -64,14 +64,6 @@ class ImportResult(BaseModel):
     sources: list[FileImport] = Field(default_factory=list)
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def import_files(
     db_path: Path,
     files: Sequence[Path | ImportSource],
@@ -200,7 +192,8 @@ def _files_to_import(
     for source in sources:
         name = source.url or str(source.path)
         try:
-            sha = file_sha256(source.path)
+            with source.path.open("rb") as handle:
+                sha = hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError as exc:
             result.failed.append(
                 Problem(message=f"{source.path}: {_os_reason(exc)}", severity="error")
