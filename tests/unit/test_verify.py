@@ -11,10 +11,9 @@ from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
 from rwgate.config import Settings, load_settings
 from rwgate.models import Reference
-from rwgate.verify.drafting_tools import verify_citation
 from rwgate.verify.export import get_bibtex
 from rwgate.verify.search import search_references
-from rwgate.verify.verify import recover_dois
+from rwgate.verify.verify import recover_dois, verify_citation
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 LACOUR = "10.1126/science.1256151"

@@ -15,7 +15,7 @@ from rwgate.config import Settings
 from rwgate.errors import RwgateError
 from rwgate.mcp import safety
 from rwgate.mcp.safety import BadArgument, one_line
-from rwgate.verify import drafting_tools, export, search
+from rwgate.verify import export, search, verify
 from rwgate.verify.lookup import SOURCES
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 from rwgate.verify.search import MAX_RESULTS
@@ -61,7 +61,7 @@ def verify_citation(
     if not (text or doi or arxiv_id or url):
         raise BadArgument("title: give a title (or a doi, arxiv_id or url) to verify")
     try:
-        return drafting_tools.verify_citation(
+        return verify.verify_citation(
             text, names, year, doi, arxiv_id, url, venue, settings=settings
         )
     except (ValueError, RwgateError) as exc:

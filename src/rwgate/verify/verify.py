@@ -10,12 +10,12 @@ core in one batch, so each result carries the status and notices ``rwgate check`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
-from rwgate.config import Settings
+from rwgate.config import Settings, load_settings
 from rwgate.models import Reference
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.discrepancy import compare, missing_fields
@@ -190,8 +190,44 @@ def verify_many(
     return [_finish(r) for r in results]
 
 
-def verify_citation(cited: Reference, settings: Settings, **kw: Any) -> VerifyResult:
-    return verify_many([cited], settings, **kw)[0]
+_SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
+
+
+def _authors(authors: list[str] | str | None) -> list[str]:
+    """A list, or one string ``A and B`` / ``A; B`` as people type them."""
+    if authors is None:
+        return []
+    items = [authors] if isinstance(authors, str) else list(authors)
+    names: list[str] = []
+    for item in items:
+        names += [n.strip() for n in _SEPARATORS.split(item) if n.strip()]
+    return [n for n in names if n.lower() not in ("others", "et al.", "et al")]
+
+
+def verify_citation(
+    title: str,
+    authors: list[str] | str | None = None,
+    year: int | None = None,
+    doi: str | None = None,
+    arxiv_id: str | None = None,
+    url: str | None = None,
+    venue: str | None = None,
+    settings: Settings | None = None,
+) -> VerifyResult:
+    """One reference given field by field (the MCP tool's arguments; ``settings`` default to the
+    working directory's, as ``rwgate check`` loads them): verdict, confidence, matched work,
+    field-level discrepancies, corrected BibTeX and the integrity status of the match."""
+    cited = Reference.as_written(
+        "",
+        doi,
+        title=title.strip() or None if title else None,
+        authors=_authors(authors),
+        year=year,
+        arxiv_id=arxiv_id or None,
+        url=url or None,
+        journal=venue or None,
+    )
+    return verify_many([cited], settings or load_settings())[0]
 
 
 @dataclass
