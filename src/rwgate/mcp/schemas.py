@@ -16,13 +16,13 @@ from collections.abc import Iterable
 from typing import Any
 
 Schema = dict[str, Any]
+_DEFS = "#/$defs/"
 
 
-def _resolve(schema: Schema, defs: dict[str, Schema]) -> Schema:
+def _ref(schema: Schema) -> str | None:
+    """The ``$defs`` name a ``$ref`` schema points at, or None."""
     ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return defs[ref.removeprefix("#/$defs/")]
-    return schema
+    return ref.removeprefix(_DEFS) if isinstance(ref, str) and ref.startswith(_DEFS) else None
 
 
 def _nullable(schema: Schema) -> tuple[Schema, bool]:
@@ -40,11 +40,8 @@ def _model(schema: Schema, defs: dict[str, Schema]) -> tuple[str, Schema] | None
     inner, _ = _nullable(schema)
     if inner.get("type") == "array" and isinstance(inner.get("items"), dict):
         inner = inner["items"]
-    ref = inner.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        name = ref.removeprefix("#/$defs/")
-        return name, defs[name]
-    return None
+    name = _ref(inner)
+    return None if name is None else (name, defs[name])
 
 
 def _fields(definition: Schema, defs: dict[str, Schema]) -> str:
@@ -63,7 +60,8 @@ def _typed(schema: Schema, defs: dict[str, Schema], seen: dict[str, str]) -> Sch
     """A property's schema as its JSON type; an object or a list of objects also says which
     model it holds, with the model's fields the first time the tool list names it."""
     inner, nullable = _nullable(schema)
-    target = _resolve(inner, defs)
+    name = _ref(inner)
+    target = inner if name is None else defs[name]
     kind = target.get("type") or ("object" if "properties" in target else None)
     brief: Schema = {} if kind is None else {"type": [kind, "null"] if nullable else kind}
     model = _model(schema, defs)
