@@ -88,10 +88,6 @@ def _bibtex_match(
     return folded[0]
 
 
-def _missing(key: str, doc: CitedDocument) -> Reference:
-    return Reference(key=key, missing=True, location=doc.key_locations.get(key))
-
-
 def _by_identifier(key: str, doc: CitedDocument) -> Reference | None:
     """A Manubot-style key (``doi:…``, ``pubmed:…``) in no bibliography: the work it names."""
     named = identifier_key(key)
@@ -124,7 +120,8 @@ def cited_references(doc: CitedDocument, cache_dir: Path | None = None) -> BibRe
         if found is None and is_cross_reference(key):
             continue  # @fig-x, @sec:x: a cross-reference to the document itself
         if found is None:
-            chosen.append(_by_identifier(key, doc) or _missing(key, doc))
+            missing = Reference(key=key, missing=True, location=doc.key_locations.get(key))
+            chosen.append(_by_identifier(key, doc) or missing)
         elif found not in taken:  # KEY--1 and KEY--2 (one per section) are one work
             taken.add(found)
             chosen.append(by_key[found])
