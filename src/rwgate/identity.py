@@ -54,10 +54,6 @@ def _differs(ref: Reference, record: Lookup, record_author: str | None) -> bool:
     return not same_family(first, record_author)
 
 
-def _quoted(title: str) -> str:
-    return "'" + " ".join(title.split()) + "'"
-
-
 def mismatch(
     ref: Reference, lookups: Sequence[Lookup], named: str, authors: Sequence[str | None] = ()
 ) -> str | None:
@@ -77,7 +73,8 @@ def mismatch(
     if record is None:
         return None
     year = f" ({record.year})" if record.year else ""
-    return f"{named} names {_quoted(record.title or '')}{year}, not this entry"
+    title = " ".join((record.title or "").split())
+    return f"{named} names '{title}'{year}, not this entry"
 
 
 def title_agrees(ref: Reference, row: TitleRow) -> bool:
