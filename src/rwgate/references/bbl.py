@@ -8,7 +8,7 @@ biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI 
 entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``); an entry without one is ``no_doi``.
 
 A ``.tex`` with its own ``thebibliography`` environment is read the same way
-(:func:`read_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
+(:func:`parse_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
 
 The scanner (:mod:`rwgate.bblscan`) is shared with :mod:`rwgate.latex.bbl`, which annotates the
 same blocks: what is read and what is annotated are found the same way.
@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from pathlib import Path
 
 from rwgate.bblscan import END_BIB, bibitem_key, bibitems
 from rwgate.doi import find_in_text, try_normalize
 from rwgate.models import BibResult, Location, Reference
-from rwgate.references import read_with
 from rwgate.references.texscan import THEBIBLIOGRAPHY, strip_comments
 from rwgate.references.texvalue import printed
 
@@ -87,8 +85,3 @@ def parse_embedded(text: str, file: str) -> BibResult:
         kept += ["\n" * text.count("\n", pos, begin.start()), text[begin.start() : stop]]
         pos = stop
     return parse_bbl("".join(kept), file)
-
-
-def read_embedded(path: Path) -> BibResult:
-    """The document's own bibliography: the ``\\bibitem``s of a ``.tex`` file."""
-    return read_with(path, parse_embedded)

@@ -12,7 +12,7 @@ from pathlib import Path
 from rwgate.doi import try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
-from rwgate.references import ReaderError
+from rwgate.references import ReaderError, read_with
 from rwgate.references.bibfind import unreadable
 from rwgate.references.bibscan import fold
 from rwgate.references.csl import references_from_csl_items
@@ -43,9 +43,9 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
                 result, macros = load_stream(Path(path), cache_dir, macros)
                 results.append(result)
             elif Path(path).suffix.lower() in (".tex", ".ltx"):  # its own thebibliography
-                from rwgate.references.bbl import read_embedded
+                from rwgate.references.bbl import parse_embedded
 
-                results.append(read_embedded(Path(path)))
+                results.append(read_with(Path(path), parse_embedded))
             else:
                 results.append(load_remembered(Path(path), cache_dir))
         except (ReaderError, UnknownFormat) as exc:  # unreadable: exit 2, the rest still judged

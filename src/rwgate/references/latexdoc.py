@@ -55,7 +55,7 @@ def read_latex(
     )
     if origin != str(bcf_path) and scan.embedded:
         # Its own thebibliography (or a .bbl it \input s): what LaTeX prints, every \bibitem
-        # of it whether cited or not (:func:`rwgate.references.bbl.read_embedded`).
+        # of it whether cited or not (:func:`rwgate.references.bbl.parse_embedded`).
         bibliographies += [str(p) for p in scan.embedded if str(p) not in bibliographies]
         cite_all = cite_all or not names
     elif origin == str(tex):

@@ -5,7 +5,7 @@ citation commands of natbib, biblatex, apacite and multibib, the files ``\\input
 ``\\include``, ``\\subfile`` and ``\\import`` bring in, the bibliography commands (also those
 reached through the document's own macros, :mod:`rwgate.references.texmacros`), and which files
 hold a ``thebibliography`` environment of their own: then the document is its own bibliography
-(:func:`rwgate.references.bbl.read_embedded`). Each file is checked against ``allowed`` before it
+(:func:`rwgate.references.bbl.parse_embedded`). Each file is checked against ``allowed`` before it
 is opened, and read as BibTeX reads bytes (:func:`rwgate.references.latexread.read_tex`).
 """
 
