@@ -187,8 +187,8 @@ def grouped(date: bool = True) -> str:
         " file := file, rownum := rownum)"
     )
     return (
-        "SELECT citing, count(*) AS n, count(*) FILTER (WHERE NOT plain) AS n_rare,"
-        f" min(day) FILTER (WHERE plain) AS day, list({rare}) FILTER (WHERE NOT plain) AS rare"
+        "SELECT citing, count(*) AS n, min(day) AS day,"
+        f" list({rare}) FILTER (WHERE NOT plain) AS rare"
         f" FROM ({rows}) AS x GROUP BY citing"
     )
 
@@ -350,10 +350,12 @@ def per_citing(default: str) -> str:
     )
     rare = (
         f"SELECT citing, {_sum(flagged)} AS flagged, CAST(sum(after) AS BIGINT) AS after,"
-        f" min(day) AS day, {counts}, {bad} FROM per_status GROUP BY citing"
+        f" {counts}, {bad} FROM per_status GROUP BY citing"
     )
     cols = [
-        f"g.n - g.n_rare + coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
+        f"g.n - CASE WHEN g.rare IS NULL THEN 0 ELSE array_length(g.rare) END"
+        f" + coalesce(r.{status_column(st)}, 0)"
+        f" AS {status_column(st)}"
         if st == default
         else f"coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
         for st in STATUSES
@@ -365,7 +367,7 @@ def per_citing(default: str) -> str:
     return (
         "SELECT g.citing AS citing, g.n AS refs, coalesce(r.flagged, 0) AS flagged,"
         " coalesce(r.after, 0) AS cited_after_notice,"
-        f" least(g.day, r.day) AS citing_date, {', '.join(cols + bads)}"
+        f" g.day AS citing_date, {', '.join(cols + bads)}"
         f" FROM grouped AS g LEFT JOIN ({rare}) AS r ON r.citing IS NOT DISTINCT FROM g.citing"
     )
 
