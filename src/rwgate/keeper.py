@@ -36,7 +36,6 @@ from rwgate import resident
 from rwgate.launch import run_here
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL for a run whose client went
-_NAMESPACES = ("cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts")
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _POLLRDHUP = 0x2000
@@ -49,7 +48,7 @@ def keep(conn: socket.socket) -> None:
             signal.signal(signum, signal.SIG_DFL)
         conn.settimeout(10)
         request, fds = _request(conn)
-        client = _peer_pid(conn)
+        client = peer(conn)[0]
         if request is None or len(fds) != 3 or not client or not same_place(client):
             os._exit(0)  # the client runs it itself
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -90,36 +89,21 @@ def _request(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
     return request, fds
 
 
-def _peer_pid(conn: socket.socket) -> int:
-    """The client's pid (0 when unknown: another pid namespace gives none)."""
+def peer(conn: socket.socket) -> tuple[int, int]:
+    """The client's pid and uid: ``(0, -1)`` when unknown (another pid namespace gives no pid)."""
     try:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     except OSError:
-        return 0
-    return int(struct.unpack("3i", creds)[0])
+        return 0, -1
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return pid, uid
 
 
 def same_place(pid: int) -> bool:
     """Whether process ``pid`` is in this process's cgroup and namespaces (a run here would be
     a run there); False when that cannot be read."""
-    try:
-        with open(f"/proc/{pid}/cgroup", "rb") as theirs, open("/proc/self/cgroup", "rb") as ours:
-            if theirs.read() != ours.read():
-                return False
-        for name in _NAMESPACES:
-            mine = _readlink(f"/proc/self/ns/{name}")
-            if mine is not None and _readlink(f"/proc/{pid}/ns/{name}") != mine:
-                return False
-    except OSError:
-        return False
-    return True
-
-
-def _readlink(path: str) -> str | None:
-    try:
-        return os.readlink(path)
-    except FileNotFoundError:
-        return None
+    mine = resident.place()
+    return mine is not None and resident.place(str(pid)) == mine
 
 
 def client_limits(pid: int) -> tuple[list[tuple[int, tuple[int, int]]], int]:

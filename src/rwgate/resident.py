@@ -116,7 +116,7 @@ def identity(env: Mapping[str, str]) -> str:
     digest = _digest()
     digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
     digest.update(MAGIC)
-    digest.update(_place())
+    digest.update(place() or b"-")
     for name in sorted(env):
         if name in _LOCALE_ENV or (name.startswith("PYTHON") and name not in _NOT_IDENTITY):
             digest.update(os.fsencode(f"{name}={env[name]}\0"))
@@ -134,18 +134,18 @@ def identity(env: Mapping[str, str]) -> str:
     return str(digest.hexdigest())
 
 
-def _place() -> bytes:
-    """This process's cgroup and namespaces: a worker serves only clients in its own (a run
-    there is a run here), so each cgroup or sandbox has a worker of its own."""
-    parts = []
+def place(pid: str = "self") -> bytes | None:
+    """Process ``pid``'s cgroup and namespaces (None: its cgroup cannot be read). A worker
+    serves only clients in its own place (a run there is a run here, :mod:`rwgate.keeper`), so
+    each cgroup or sandbox has a worker of its own."""
     try:
-        with open("/proc/self/cgroup", "rb") as handle:
-            parts.append(handle.read())
+        with open(f"/proc/{pid}/cgroup", "rb") as handle:
+            parts = [handle.read()]
     except OSError:
-        pass
+        return None
     for name in ("cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"):
         try:
-            parts.append(os.fsencode(os.readlink(f"/proc/self/ns/{name}")))
+            parts.append(os.fsencode(os.readlink(f"/proc/{pid}/ns/{name}")))
         except OSError:
             parts.append(b"-")
     return b"\0".join(parts)

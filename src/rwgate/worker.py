@@ -23,7 +23,6 @@ import importlib
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from pathlib import Path
@@ -117,7 +116,7 @@ def serve(path: Path) -> int:
                     return 0
                 continue
             last = time.monotonic()
-            if not _same_user(conn):  # a socket in a 0700 folder: a second guard
+            if keeper.peer(conn)[1] != os.getuid():  # a socket in a 0700 folder: a second guard
                 conn.close()
                 continue
             if os.fork() == 0:
@@ -175,15 +174,6 @@ def _still_ours(path: Path, inode: int, key: str | None) -> bool:
     except OSError:
         return False
     return key is None or resident.identity(os.environ) == key
-
-
-def _same_user(conn: socket.socket) -> bool:
-    try:
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return False
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid == os.getuid()
 
 
 def main(argv: list[str] | None = None) -> int:
