@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -18,52 +18,29 @@ from rwgate.models import Action, Status
 
 Preset = Literal["default", "strict", "permissive"]
 
-_GROUPS: dict[str, tuple[Status, ...]] = {
-    "gone": ("retracted", "withdrawn", "removed"),
-    "concern": ("partially_retracted", "replaced", "expression_of_concern"),
-    "unknown": ("unknown_notice",),
-    "changed": ("corrected", "amended", "reinstated"),
-    "unchecked": ("unverified", "invalid_doi", "doi_mismatch"),
-    "unresolved": ("missing_entry",),
-    "unfound": ("unknown_doi", "no_doi"),
-}
-_TABLE: dict[Preset, dict[str, Action]] = {
-    "default": {
-        "gone": "annotate",
-        "concern": "annotate",
-        "unknown": "annotate",
-        "changed": "ignore",
-        "unchecked": "warn",
-        "unresolved": "warn",
-        "unfound": "warn",
-    },
-    "strict": {
-        "gone": "fail",
-        "concern": "annotate",
-        "unknown": "fail",
-        "changed": "annotate",
-        "unchecked": "fail",
-        "unresolved": "fail",  # a cited key no entry answers to could be any work
-        "unfound": "warn",
-    },
-    "permissive": {
-        "gone": "annotate",
-        "concern": "ignore",
-        "unknown": "annotate",
-        "changed": "ignore",
-        "unchecked": "ignore",
-        "unresolved": "ignore",
-        "unfound": "ignore",
-    },
+# DESIGN.md's policy table, row for row: the statuses, and their (default, strict, permissive)
+# actions. Under strict a cited key no entry answers to fails: it could be any work.
+_TABLE: dict[tuple[Status, ...], tuple[Action, Action, Action]] = {
+    ("retracted", "withdrawn", "removed"): ("annotate", "fail", "annotate"),
+    ("partially_retracted", "replaced", "expression_of_concern"): (
+        "annotate",
+        "annotate",
+        "ignore",
+    ),
+    ("unknown_notice",): ("annotate", "fail", "annotate"),
+    ("corrected", "amended", "reinstated"): ("ignore", "annotate", "ignore"),
+    ("unverified", "invalid_doi", "doi_mismatch"): ("warn", "fail", "ignore"),
+    ("missing_entry",): ("warn", "fail", "ignore"),
+    ("unknown_doi", "no_doi"): ("warn", "warn", "ignore"),
 }
 
 
 def preset_actions(preset: Preset) -> dict[Status, Action]:
     """DESIGN.md's policy table for one preset; ``clean`` is always ignored."""
+    column = get_args(Preset).index(preset)
     actions: dict[Status, Action] = {"clean": "ignore"}
-    for group, statuses in _GROUPS.items():
-        for status in statuses:
-            actions[status] = _TABLE[preset][group]
+    for statuses, row in _TABLE.items():
+        actions.update(dict.fromkeys(statuses, row[column]))
     return actions
 
 
