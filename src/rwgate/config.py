@@ -91,17 +91,9 @@ class Settings(BaseModel):
 
     def to_policy(self) -> Policy:
         """The policy these settings describe (validated: unknown statuses are errors)."""
+        lists = {name: getattr(self, name) for name in ("fail_on", "annotate", "warn", "ignore")}
         try:
-            return Policy.model_validate(
-                {
-                    "preset": self.policy,
-                    "fail_on": self.fail_on,
-                    "annotate": self.annotate,
-                    "warn": self.warn,
-                    "ignore": self.ignore,
-                    "allow": self.allow,
-                }
-            )
+            return Policy.model_validate({"preset": self.policy, "allow": self.allow, **lists})
         except ValidationError as exc:
             raise ConfigError(_one_line(exc, self.config_file or "configuration")) from None
 
@@ -191,6 +183,17 @@ def _validated(
         raise ConfigError(_one_line(exc, where, names)) from None
 
 
+def _merge(
+    merged: dict[str, Any],
+    layer: dict[str, Any],
+    where: str,
+    names: Mapping[str, str] | None = None,
+) -> None:
+    """``layer`` over ``merged``, once the two validate together (an error names ``where``)."""
+    _validated({**merged, **layer}, where, names)
+    merged.update(layer)
+
+
 def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
     """The user configuration file's table (``[tool.rwgate]`` or top level), if there is one."""
     path = user_config_path(env)
@@ -245,28 +248,20 @@ def load_settings(
     if user is not None:
         path, layer = user
         _anchor_paths(layer, path.parent)
-        _validated(layer, str(path))
-        merged.update(layer)
+        _merge(merged, layer, str(path))
     found = find_config(start or Path.cwd())
     if found is not None:
         path, section = found
         if not isinstance(section, Mapping):
             raise ConfigError(f"{path}: [tool.rwgate] must be a table")
-        layer = _document_layer(section, str(path), notes)
-        _validated({**merged, **layer}, str(path))
-        merged.update(layer)
+        _merge(merged, _document_layer(section, str(path), notes), str(path))
         merged["config_file"] = str(path)
-    env_layer = _env_layer(env)
-    _validated({**merged, **env_layer}, "environment", {v: k for k, v in _ENV.items()})
-    merged.update(env_layer)
+    _merge(merged, _env_layer(env), "environment", {v: k for k, v in _ENV.items()})
     if metadata:
-        layer = _document_layer(metadata, metadata_name, notes)
-        _validated({**merged, **layer}, metadata_name)
-        merged.update(layer)
+        _merge(merged, _document_layer(metadata, metadata_name, notes), metadata_name)
     if overrides:
         layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
-        _validated({**merged, **layer}, overrides_name)
-        merged.update(layer)
+        _merge(merged, layer, overrides_name)
     settings = _validated(merged, "configuration")
     settings.to_policy()  # surface invalid statuses now, with the file named
     settings.warnings = notes
