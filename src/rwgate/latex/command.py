@@ -9,6 +9,7 @@ takes everything after the sub-command name verbatim (no prefix characters). Onl
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
 _HOOK_HELP = """usage: rwgate {tool} [{tool} arguments]
@@ -18,33 +19,6 @@ Runs {tool}, then checks the works the bibliography holds and annotates each fla
 latexmk runs it in place of {tool} (rw-latexmk, or the $bibtex/$biber lines of
 latexmkrc.example); every argument goes to {tool}.
 """
-
-
-def _own_answer(tool: str, args: list[str]) -> int | None:
-    """``rwgate bibtex --help`` / ``--version``: rwgate's answer, exit 0 (None: a real run)."""
-    if args in (["--help"], ["-h"]):
-        print(_HOOK_HELP.format(tool=tool), end="")
-        return 0
-    if args == ["--version"]:
-        from rwgate import __version__
-
-        print(f"rwgate {tool} (rwgate {__version__})")
-        return 0
-    return None
-
-
-def _bibtex(args: argparse.Namespace) -> int:
-    from .hooks import run_hook
-
-    answered = _own_answer("bibtex", list(args.args))
-    return answered if answered is not None else run_hook("bibtex", list(args.args))
-
-
-def _biber(args: argparse.Namespace) -> int:
-    from .hooks import run_hook
-
-    answered = _own_answer("biber", list(args.args))
-    return answered if answered is not None else run_hook("biber", list(args.args))
 
 
 _NOTES_HELP = """usage: rwgate latex-notes [rwgate options] TEX AUX_DIR JOB
@@ -58,41 +32,44 @@ costs a read of its .aux and prints nothing.
 """
 
 
-def _notes(args: argparse.Namespace) -> int:
-    from .notescmd import run_notes
-
+def _run(name: str, args: argparse.Namespace) -> int:
+    """rwgate's own answer to a lone ``--help``/``-h`` or ``--version`` (exit 0; latexmk's
+    ``--help`` is :func:`rwgate.latex.latexmk.main`'s: rw-latexmk's usage), else the run."""
     argv = list(args.args)
-    if argv in (["--help"], ["-h"]):
-        print(_NOTES_HELP, end="")
+    if argv in (["--help"], ["-h"]) and name != "latexmk":
+        print(_NOTES_HELP if name == "latex-notes" else _HOOK_HELP.format(tool=name), end="")
         return 0
     if argv == ["--version"]:
-        return _own_answer("latex-notes", argv) or 0
-    return run_notes(argv)
+        from rwgate import __version__
 
+        print(f"rwgate {name} (rwgate {__version__})")
+        return 0
+    if name == "latexmk":
+        from .latexmk import main
 
-def _latexmk(args: argparse.Namespace) -> int:
-    from .latexmk import main
+        return main(argv)
+    if name == "latex-notes":
+        from .notescmd import run_notes
 
-    if list(args.args) == ["--version"]:  # --help is latexmk.main's own (rw-latexmk's usage)
-        return _own_answer("latexmk", ["--version"]) or 0
-    return main(list(args.args))
+        return run_notes(argv)
+    from .hooks import run_hook
+
+    return run_hook(name, argv)
 
 
 def add_latex_commands(sub: Any) -> None:
     """Register the sub-commands on ``rwgate``'s sub-parsers."""
-    commands = (
-        ("bibtex", _bibtex, "run bibtex, then annotate flagged entries of the .bbl (latexmk hook)"),
-        ("biber", _biber, "run biber, then annotate flagged entries of the .bbl (latexmk hook)"),
-        ("latexmk", _latexmk, "latexmk with the integrity gate (same as rw-latexmk)"),
-        (
-            "latex-notes",
-            _notes,
-            "annotated copies of a bibliography no tool writes (latexmk before_xlatex hook)",
+    commands = {
+        "bibtex": "run bibtex, then annotate flagged entries of the .bbl (latexmk hook)",
+        "biber": "run biber, then annotate flagged entries of the .bbl (latexmk hook)",
+        "latexmk": "latexmk with the integrity gate (same as rw-latexmk)",
+        "latex-notes": (
+            "annotated copies of a bibliography no tool writes (latexmk before_xlatex hook)"
         ),
-    )
-    for name, func, text in commands:
+    }
+    for name, text in commands.items():
         parser = sub.add_parser(
             name, help=text, description=text, add_help=False, prefix_chars="\0"
         )
         parser.add_argument("args", nargs=argparse.REMAINDER)
-        parser.set_defaults(func=func)
+        parser.set_defaults(func=partial(_run, name))
