@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rwgate.doi import short_doi
 from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.identity import mismatch
-from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Reference, SourceInfo, Status
+from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Reference, Status
 from rwgate.sources import Answers
 from rwgate.sources.interface import IntegritySource
 from rwgate.vocab import SERIOUS_STATUSES
@@ -33,10 +33,6 @@ class Evidence:
     doi: str | None = None
     mismatch: str | None = None
     """Why the identifier names another work than the entry (:func:`with_identity`), if it does."""
-
-
-def _as_of(info: SourceInfo) -> str:
-    return info.as_of.date().isoformat() if info.as_of else "unknown date"
 
 
 def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
@@ -70,9 +66,7 @@ def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence
                 unknown = (source, lk)
             elif absence == "clean" and clean is None:
                 clean = (source, lk)
-    skipped = (
-        "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed) if failed else ""
-    )
+    skipped = "; ".join(f"{s.title} not consulted ({lk.error})" for s, lk in failed)
     if found:
         notices = merge_notices(n for _, lk in found for n in lk.notices)
         reason = f"{skipped}; {' and '.join(s.title for s, _ in found)} only" if skipped else None
@@ -109,7 +103,8 @@ _NOT_LISTED: dict[tuple[str, str], str] = {}
 def _not_listed(source: IntegritySource) -> str:
     """``not listed in the SOURCE of DATE``: one string shared by every unlisted work (100,000
     copies of it were megabytes of a large check)."""
-    said = (source.title, _as_of(source.info()))
+    as_of = source.info().as_of
+    said = (source.title, as_of.date().isoformat() if as_of else "unknown date")
     if said not in _NOT_LISTED:
         _NOT_LISTED[said] = f"not listed in the {said[0]} of {said[1]}"
     return _NOT_LISTED[said]
