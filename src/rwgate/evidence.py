@@ -19,8 +19,6 @@ from rwgate.models import FLAGGED_STATUSES, Citation, Lookup, Notice, Status
 _ALIASES = {
     "withdrawn": "withdrawal",
     "retracted": "retraction",
-    "partial_retraction": "partial_retraction",
-    "expression_of_concern": "expression_of_concern",
     "removed": "removal",
     "reinstated": "reinstatement",
     "errata": "erratum",
