@@ -13,7 +13,8 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from rwgate.doi import try_normalize
-from rwgate.models import FLAGGED_STATUSES, Citation, Lookup, Notice, Status
+from rwgate.models import Citation, Lookup, Notice, Status
+from rwgate.vocab import FLAGGED_STATUSES
 
 # Spellings seen upstream (Crossref, Retraction Watch, older tools) -> DESIGN.md types.
 _ALIASES = {

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from rwgate.doi import short_doi
 from rwgate.evidence import merge_notices, status_from_notices
 from rwgate.identity import mismatch
-from rwgate.models import FLAGGED_STATUSES, Lookup, Notice, Reference, Status
+from rwgate.models import Lookup, Notice, Reference, Status
 from rwgate.sources import Answers
 from rwgate.sources.interface import IntegritySource
-from rwgate.vocab import SERIOUS_STATUSES
+from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES
 
 FLAG_RANK = {status: i for i, status in enumerate(FLAGGED_STATUSES)}  # most severe first
 

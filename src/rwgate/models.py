@@ -13,32 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rwgate.vocab import ACTIONS, FLAGGED_STATUSES, STATUSES, Action, Status
+from rwgate.vocab import Action, Status
 
 REPORT_SCHEMA = "rwgate.report/1"
-
-__all__ = [
-    "ACTIONS",
-    "FLAGGED_STATUSES",
-    "REPORT_SCHEMA",
-    "STATUSES",
-    "Action",
-    "Added",
-    "BibResult",
-    "Citation",
-    "CitedDocument",
-    "Location",
-    "Lookup",
-    "Notice",
-    "Outcome",
-    "Problem",
-    "Reference",
-    "Report",
-    "SourceInfo",
-    "Status",
-    "Summary",
-    "ToolInfo",
-]
 
 
 class Location(BaseModel):

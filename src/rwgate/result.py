@@ -12,17 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rwgate import __version__
-from rwgate.models import (
-    FLAGGED_STATUSES,
-    Citation,
-    Problem,
-    Report,
-    SourceInfo,
-    Status,
-    Summary,
-    ToolInfo,
-)
+from rwgate.models import Citation, Problem, Report, SourceInfo, Status, Summary, ToolInfo
 from rwgate.policy import Policy
+from rwgate.vocab import FLAGGED_STATUSES
 
 FLAGGED: frozenset[Status] = frozenset(FLAGGED_STATUSES)
 JUDGED: frozenset[Status] = FLAGGED | {"clean"}
