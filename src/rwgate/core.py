@@ -19,13 +19,12 @@ from rwgate.config import Settings
 from rwgate.judge import Evidence, evidence
 from rwgate.models import Action, Citation, Problem, Reference, Status
 from rwgate.policy import Policy
-from rwgate.result import FLAGGED, JUDGED, RECOVERED_FROM_TITLE, CheckResult
+from rwgate.result import RECOVERED_FROM_TITLE, CheckResult
 from rwgate.sources import Answers, OpenSources, open_sources
 from rwgate.sources.http import NO_NETWORK
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.trusted import gc_paused, trusted
 
-__all__ = ["FLAGGED", "JUDGED", "RECOVERED_FROM_TITLE", "CheckResult", "check"]
 _ACTION_RANK: dict[Action, int] = {"fail": 0, "annotate": 1, "warn": 2, "ignore": 3}
 
 
