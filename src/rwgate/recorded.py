@@ -210,7 +210,8 @@ def is_file(path: str | os.PathLike[str]) -> bool:
 
 
 class RecordingEnv(Mapping[str, str]):
-    """An environment whose every look-up by name is noted (:func:`note_env`), set or not.
+    """An environment whose every look-up by name is noted (:func:`note_env`), set or not
+    (``get`` and ``in`` are :class:`Mapping`'s, through ``__getitem__``).
 
     The configuration layer reads the environment only through this, so a variable added there
     is in every record without a change to any memo. Listing the whole environment cannot be
@@ -226,11 +227,6 @@ class RecordingEnv(Mapping[str, str]):
         if value is None:
             raise KeyError(name)
         return value
-
-    def get(self, name: str, default: Any = None) -> Any:
-        value = self._env.get(name)
-        note_env(name, value)
-        return default if value is None else value
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get(name) is not None
