@@ -152,10 +152,12 @@ def judge(run: Run) -> CheckResult:
     return result
 
 
-def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: bool) -> bytes:
+def finalize(
+    run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: bool
+) -> bytes | None:
     """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and asked:
-    ``verdicts``); the output. Raises :class:`Unshown` when a flagged work would be shown
-    without its notice."""
+    ``verdicts``); the output, or None when a flagged work would be shown without its notice
+    (the build stops, exit 1)."""
     from rwgate.kit import annotations_for
     from rwgate.pandoc.notices import announce
 
@@ -181,16 +183,12 @@ def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: b
     for line in placement.messages:
         write_line(line)
     if announce(run.result, placement.placed, fmt, mode):
-        raise Unshown
+        return None
     if complete:
         _placed(run, annotations, mode, shadowing, settings.inline)
     else:
         run.verdict = None  # a shadow .bib not written: the next build tries again
     return placement.output
-
-
-class Unshown(Exception):
-    """A flagged work the output would show without its notice: the build stops (exit 1)."""
 
 
 def _placed(
@@ -228,9 +226,8 @@ def check_document(
     result = judge(run)
     if result.exit_code != 0:
         return (result.exit_code, None), _payload(run)
-    try:
-        output = finalize(run, ast, source, fmt, verdicts)
-    except Unshown:
+    output = finalize(run, ast, source, fmt, verdicts)
+    if output is None:
         return (1, None), None
     return (0, output), _payload(run)
 
