@@ -94,10 +94,7 @@ def write_shadows(
         done |= keys
     if not shadows:
         return Shadowing(), complete
-    names = []
-    for name, found in files:
-        shadow = shadows.get(found)
-        names.append(_relative(shadow) if shadow is not None else name)
+    names = [_relative(shadows[found]) if found in shadows else name for name, found in files]
     for shadow in shadows.values():  # re-checked by the memo like every file the run read
         recorded.note_file(shadow, shadow.read_bytes())
     return Shadowing(names, sorted(done), [_relative(p) for p in shadows.values()]), complete
