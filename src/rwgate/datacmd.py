@@ -1,9 +1,7 @@
 """``rwgate data import|update|status|export``: managing the local Retraction Watch snapshot.
 
 These commands are the only place a user touches the snapshot file directly, so they say plainly
-what happened: rows imported, rows skipped (with file and line), files that could not be read,
-whether a download was unchanged, and how old the data is. Exit codes follow the CLI: 0 done,
-2 bad input or no network (the other files of an import still land).
+what happened, as their help says (:data:`_DATA_HELP`).
 """
 
 from __future__ import annotations
