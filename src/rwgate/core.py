@@ -44,7 +44,9 @@ def _citation(
         action, allowed = actions[ev.status], None
     meta = None
     if ev.mismatch is not None:  # the record is another work: the entry's own title is shown
-        action = _worse(action, _mismatch_action(ref.key, doi, policy, actions))
+        # A retracted work cited under another work's DOI: the more severe of the two actions.
+        mismatch = policy.decide(ref.key, doi, "doi_mismatch", actions=actions)[0]
+        action = _worse(action, mismatch)
     else:
         for lk in ev.lookups:
             if lk.outcome == "found" and lk.title:
@@ -80,16 +82,6 @@ def _citation(
 
 def _worse(a: Action, b: Action) -> Action:
     return a if _ACTION_RANK[a] <= _ACTION_RANK[b] else b
-
-
-def _mismatch_action(
-    key: str, doi: str | None, policy: Policy, actions: dict[Status, Action]
-) -> Action:
-    """What the policy does with ``doi_mismatch`` for this citation: a retracted work cited
-    under another work's DOI gets the more severe of the two statuses' actions."""
-    if not policy.allow:
-        return actions["doi_mismatch"]
-    return policy.decide(key, doi, "doi_mismatch", actions=actions)[0]
 
 
 def _source_errors(answers: Answers, offline: bool, errors: dict[str, set[str]]) -> None:
