@@ -33,12 +33,7 @@ _SPACE = re.compile(r"(\s+)")
 
 def _words(text: str) -> list[pf.Inline]:
     """Plain text as ``Str``/``Space`` inlines (what pandoc's own readers would produce)."""
-    inlines: list[pf.Inline] = []
-    for part in _SPACE.split(text):
-        if not part:
-            continue
-        inlines.append(pf.Space() if part.isspace() else pf.Str(part))
-    return inlines
+    return [pf.Space() if part.isspace() else pf.Str(part) for part in _SPACE.split(text) if part]
 
 
 def annotation_inlines(annotation: Annotation) -> list[pf.Inline]:
