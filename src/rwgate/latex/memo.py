@@ -4,14 +4,10 @@ the last gate without starting the integrity core.
 After every edit of the prose an author rebuilds; latexmk then has little or nothing to do, yet
 the gate after it would load the models, the cache and the readers to reach the verdict it gave
 last time. So after a full gate that passed, ``rw-latexmk`` remembers what it printed with the
-record of everything the gate read (:mod:`rwgate.recorded`: the configuration files looked for
-and their bytes, each environment variable the configuration consulted, every ``.bib`` (and
-each file a ``\\bibdata`` stream pulls in), ``.bbl`` and secondary ``.aux`` judged, the
-snapshot's import id, rwgate's code, the earliest expiry), plus the ``.aux`` tree's cite and
-``\\bibdata`` lines and the ``.bcf`` (:mod:`rwgate.latex.reuse`), the names of the ``.aux`` files
-beside it and the directories latexmk reported. The memo's name covers what was asked: the
-``.tex``, the working directory, rw-latexmk's and latexmk's options. The next build replays it
-only when every recorded input still holds; no list of inputs is kept here.
+record of everything the gate read (:mod:`rwgate.recorded`), and of what the readers do not note
+themselves (:func:`note_build`). The memo's name covers what was asked: the ``.tex``, the
+working directory, rw-latexmk's and latexmk's options. The next build replays it only when every
+recorded input still holds; no list of inputs is kept here.
 
 Whether a gate may be remembered is :func:`rwgate.remembered.refusal`'s one rule (rw-latexmk
 remembers no failing gate and no report); the memo is not used with ``--no-memo``,
