@@ -197,10 +197,7 @@ def place(
         # notice also follows every citation, whichever way the list is written.
         messages.append("JATS output: a notice also follows each citation of a flagged work "
             "(element citations are built from metadata and cannot carry it)")  # fmt: skip
-    placed: Placed = {}
-    for key in annotations:
-        where = _where(key in in_entries, key in marked, key in shadowed)
-        if where is not None:
-            placed[key] = where
+    wheres = {key: _where(key in in_entries, key in marked, key in shadowed) for key in annotations}
+    placed: Placed = {key: where for key, where in wheres.items() if where is not None}
     out = json.dumps(doc.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return Placement(out, placed, [line("WARNING", m) for m in messages])
