@@ -285,7 +285,6 @@ def describe(citation: Citation, detail: bool = False) -> str:
 
 
 def failure_lines(result: CheckResult, detail: bool = False) -> list[str]:
-    """One :func:`describe` line per citation whose action is ``fail``."""
     return [describe(c, detail) for c in result.citations if c.action == "fail"]
 
 

@@ -27,7 +27,6 @@ STATE_SCHEMA = "rwgate.latex/1"
 
 
 def latex_notes(result: CheckResult, template: str | None = None) -> dict[str, str]:
-    """The LaTeX annotation of every citation that gets one, by key."""
     return {
         key: annotation_latex(note)
         for key, note in annotations_for(result.citations, template).items()

@@ -28,7 +28,6 @@ def line(level: str, message: str) -> str:
 
 
 def say(level: str, message: str) -> None:
-    """Write one diagnostic line to stderr."""
     write_line(line(level, message))
 
 
@@ -40,10 +39,8 @@ def write_line(line: str) -> None:
 
 
 def mark() -> int:
-    """A bookmark for :func:`lines_since`."""
     return len(_written)
 
 
 def lines_since(bookmark: int) -> list[str]:
-    """The lines written since ``bookmark``."""
     return _written[bookmark:]
