@@ -1,17 +1,13 @@
 """The Lua filter's protocol: which entries it may annotate itself, its answer, its memo.
 
-The Lua filter (``_extensions/rwgate/rwgate.lua``) talks to rw-filter in three ways, all here so
-that the filter's main path does not carry them: ``--verdicts`` (answer with the notices instead
-of the document, :func:`lua_answer`, where :func:`lua_entries` says it can place them), and
-``--lua-memo PATH`` (a verdict it replays without starting Python, :func:`store_for_lua`).
-
-Which rendered entries the Lua filter may annotate itself is read from the raw JSON AST.
-
-On a memo miss the Lua filter (``filters/rwgate.lua``) asks ``rw-filter --verdicts`` for the
-verdicts only and places the notices in its own copy of the document: rw-filter then neither loads
-the document into panflute nor places and writes it back, and pandoc does not read it again. That is
-done only where the Lua placement gives the very document :func:`rwgate.pandoc.render.place` would
-give; anywhere else rw-filter places as always and answers with the document:
+The Lua filter (``_extensions/rwgate/rwgate.lua``, ``filters/rwgate.lua``) talks to rw-filter
+in two ways, both here so that the filter's main path does not carry them: ``--lua-memo PATH``
+(a verdict it replays without starting Python, :func:`store_for_lua`), and ``--verdicts``: on a
+memo miss it asks for the verdicts only (:func:`lua_answer`) and places the notices in its own
+copy of the document, so rw-filter neither loads the document into panflute nor places and
+writes it back, and pandoc does not read it again. That is done only where the Lua placement
+gives the very document :func:`rwgate.pandoc.render.place` would give (:func:`lua_entries`, read
+from the raw JSON AST); anywhere else rw-filter places as always and answers with the document:
 
 * citeproc has rendered the list (``Div.csl-bib-body``), every annotated work has an entry, and the
   Lua walk (through ``Div``s, stopping at an entry) meets exactly the entries this one does (which
