@@ -129,7 +129,7 @@ PARTS = {
     "doi_norm": "rare rows",
     "doi_map": "rare rows",
     "pmid_map": "rare rows",
-    "per_status": "rare rows",
+    "rare": "rare rows",
     "per_citing": "fold",
     "flagged_out": "outputs",
     "write flagged.parquet": "outputs",

@@ -285,8 +285,8 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
 
     One pass over the corpus (``grouped``: every row tested, looked up, counted per citing work,
     the rare rows kept); the citing dates read once more on their own (``date_map``, a column of
-    few values). The rules, verdicts and counts per verdict (``per_status``) then run on the rare
-    rows alone, and ``per_citing`` joins them back to every citing work.
+    few values). The rules and verdicts (``rare``) then run on the rare rows alone, and
+    ``per_citing`` counts them and joins the counts to every citing work.
     """
     return [
         *([("table", "date_map", DATE_MAP)] if date else []),
@@ -296,7 +296,7 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
         *[("step", name, statement) for name, statement in doi_stages()],
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
-        ("table", "per_status", per_status(default, pmid, date)),
+        ("table", "rare", rare(default, pmid, date)),
         ("table", "per_citing", per_citing(default)),
         ("table", "flagged_out", FLAGGED_OUT),
     ]
@@ -306,51 +306,40 @@ def status_column(status: str) -> str:
     return f"n_{status}"
 
 
-def per_status(default: str, pmid: bool = True, date: bool = True) -> str:
-    """The rare rows counted per citing work, verdict and reason a row is unusable, the flagged
-    citations carried as a list. Grouping by the verdict too costs little (a citing work has
-    few) and spares a filtered count per status on every row."""
-    row = (
-        "struct_pack(cited_doi := doi, cited_pmid := pmid, status := status,"
-        " notice_type := notice_type, notice_doi := notice_doi, notice_date := notice_date,"
-        " record_id := record_id, source := source, citing_date := citing_date,"
-        " cited_after_notice := cited_after_notice)"
-    )
+def rare(default: str, pmid: bool = True, date: bool = True) -> str:
+    """The rare rows with their verdicts, the reason a row is unusable and its sample (value,
+    file, row): a few per cent of a corpus, kept as rows (``flagged.parquet`` is a filter of
+    them, ``per_citing`` a count of them)."""
     value = f"CASE WHEN bad_reason = {lit(BAD_REASONS[2])} THEN pmid_raw ELSE cited_raw END"
     sample = (
         f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(file, '?'),"
         " rownum := rownum)"
     )
     return (
-        "SELECT citing, status, bad_reason, count(*) AS n,"
-        " count(*) FILTER (WHERE cited_after_notice) AS after, min(citing_date) AS day,"
-        f" min(CASE WHEN bad_reason IS NOT NULL THEN {sample} END)"
-        " FILTER (WHERE bad_reason IS NOT NULL) AS sample,"
-        f" list(CASE WHEN flagged THEN {row} END) FILTER (WHERE flagged) AS rows"
+        f"SELECT *, CASE WHEN bad_reason IS NOT NULL THEN {sample} END AS sample"
         f" FROM ({screened(default, pmid, date, 'rare_rows')}) AS s"
-        " GROUP BY citing, status, bad_reason"
     )
 
 
-def _sum(where: str) -> str:
-    return f"CAST(coalesce(sum(n) FILTER (WHERE {where}), 0) AS BIGINT)"
+def _count(where: str) -> str:
+    return f"count(*) FILTER (WHERE {where})"
 
 
 def per_citing(default: str) -> str:
     """Per citing work: references, flagged, by status, unusable. Every citing work is a row of
-    ``grouped`` (its plain references counted there); the counts of its rare rows, folded from
-    :func:`per_status`, are joined on (a NULL citing work, rows that name none, is one group)."""
+    ``grouped`` (its plain references counted there); the counts of its rare rows (:func:`rare`)
+    are joined on (a NULL citing work, rows that name none, is one group)."""
     assert default not in FLAGGED_STATUSES
     flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
-    counts = ", ".join(f"{_sum(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
+    counts = ", ".join(f"{_count(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
     bad = ", ".join(
-        f"{_sum(f'bad_reason = {lit(r)}')} AS bad_{i},"
+        f"{_count(f'bad_reason = {lit(r)}')} AS bad_{i},"
         f" min(sample) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
         for i, r in enumerate(BAD_REASONS)
     )
     rare = (
-        f"SELECT citing, {_sum(flagged)} AS flagged, CAST(sum(after) AS BIGINT) AS after,"
-        f" {counts}, {bad} FROM per_status GROUP BY citing"
+        f"SELECT citing, {_count(flagged)} AS flagged, {_count('cited_after_notice')} AS after,"
+        f" {counts}, {bad} FROM rare GROUP BY citing"
     )
     cols = [
         f"g.n - CASE WHEN g.rare IS NULL THEN 0 ELSE array_length(g.rare) END"
@@ -373,14 +362,10 @@ def per_citing(default: str) -> str:
 
 
 FLAGGED_OUT = (
-    "SELECT citing, f.cited_doi AS cited_doi, f.cited_pmid AS cited_pmid, f.status AS status,"
-    " f.notice_type AS notice_type, f.notice_doi AS notice_doi, f.notice_date AS notice_date,"
-    " f.record_id AS record_id, f.source AS source, f.citing_date AS citing_date,"
-    " f.cited_after_notice AS cited_after_notice"
-    " FROM (SELECT citing, rows FROM per_status WHERE rows IS NOT NULL) AS p, unnest(rows) AS u(f)"
+    "SELECT citing, doi AS cited_doi, pmid AS cited_pmid, status, notice_type, notice_doi,"
+    " notice_date, record_id, source, citing_date, cited_after_notice FROM rare WHERE flagged"
 )
-"""Each flagged citation, unpacked from the few groups of :func:`per_status` that carry any
-(not carried through the fold per citing work)."""
+"""Each flagged citation (all are rare rows)."""
 CITING_OUT = (
     'SELECT citing, refs AS "references", flagged,'
     " CAST(flagged AS DOUBLE) / refs AS flagged_share, cited_after_notice, citing_date, "
