@@ -278,6 +278,22 @@ def test_notes_that_cannot_reach_the_pdf_fail_the_build_under_every_policy(doc: 
     assert _digest(doc / "my refs.bbl") == before and not (doc / "paper.pdf").exists()
 
 
+def test_a_pdf_that_cannot_be_set_aside_is_named(doc: Path) -> None:  # noqa: F811
+    """The same failure when the PDF cannot be renamed (a folder holds its ``.rejected`` name):
+    rw-latexmk says so, as for any failed gate, instead of leaving the PDF unsaid."""
+    _bundle(doc)
+    (doc / "paper.bbl").rename(doc / "my refs.bbl")
+    tex = TEX.replace("\\bibliographystyle{plainnat}\n\\bibliography{refs}", "\\input{my refs.bbl}")
+    (doc / "paper.tex").write_text(tex, encoding="utf-8")
+    (doc / "paper.pdf.rejected").mkdir()
+    (doc / "paper.pdf.rejected" / "kept").write_text("", encoding="utf-8")
+    built = rw_latexmk("paper.tex")
+    assert built.returncode == 1, (built.stdout + built.stderr)[-3000:]
+    assert "cannot carry their notes" in built.stderr
+    (line,) = [ln for ln in built.stderr.splitlines() if "cannot rename" in ln]
+    assert "paper.pdf" in line and (doc / "paper.pdf").exists()
+
+
 def _with_hooks(folder: Path) -> subprocess.CompletedProcess[str]:
     """Plain latexmk with ``latexmkrc.example`` (no rw-latexmk)."""
     rc = Path(__file__).parents[2] / "latexmkrc.example"

@@ -199,17 +199,25 @@ def _noted_copies(
 def _cannot_note(tex: Path, build: Build, why: str) -> int:
     """The notes of a bibliography rwgate may not rewrite cannot reach the PDF: the build fails,
     under every policy, in one line (the outputs renamed as for any failed gate)."""
-    from .gate import reject_outputs
-
     print(
         f"{PROG}: error: {tex}: flagged entries of a bibliography rwgate may not rewrite cannot"
         f" carry their notes in the PDF ({why}); the build fails under every policy",
         file=sys.stderr,
     )
+    _set_aside(build)
+    return EXIT_GATE
+
+
+def _set_aside(build: Build) -> None:
+    """Rename the outputs of a failed gate, naming where each went or why it could not move
+    (a failed gate never leaves a PDF under its own name unsaid)."""
+    from .gate import reject_outputs
+
     for original, kept in reject_outputs(build):
         if isinstance(kept, Path):
             print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
-    return EXIT_GATE
+        else:
+            print(f"{PROG}: error: cannot rename {original}: {kept}", file=sys.stderr)
 
 
 def _remember(
@@ -255,8 +263,6 @@ def _reject(tex: Path, build: Build, result: CheckResult) -> int:
     """The gate failed: each offending citation listed, the outputs renamed; exit 1."""
     from rwgate.kit import failure_lines
 
-    from .gate import reject_outputs
-
     if build.success_cmd:
         print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
     failing = failure_lines(result, detail=True)  # key, status, notice, year, .bib file:line
@@ -267,11 +273,7 @@ def _reject(tex: Path, build: Build, result: CheckResult) -> int:
     )
     for line in failing:
         print(f"  {line}", file=sys.stderr)
-    for original, kept in reject_outputs(build):
-        if isinstance(kept, Path):
-            print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
-        else:
-            print(f"{PROG}: error: cannot rename {original}: {kept}", file=sys.stderr)
+    _set_aside(build)
     return EXIT_GATE
 
 
