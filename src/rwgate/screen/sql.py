@@ -4,8 +4,10 @@ An engine provides raw views (``in0``, ``in1``, ... one per input group, as its 
 see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is here:
 identifiers normalised (:mod:`rwgate.screen.doisql`), joined with the verdicts, combined by
 ``rwgate check``'s rule for a work cited by DOI and PubMed id (a flagged verdict wins, the more
-severe of two flagged ones, else the DOI's), and aggregated per citing work in one pass, the
-flagged citations carried along as a list (so a corpus is read once, not once per output).
+severe of two flagged ones, else the DOI's), and counted per citing work. The corpus is read
+once (:func:`grouped`; the distinct citing dates aside): each row is tested, looked up and
+counted, and the few rows that need more (:data:`RARE_ROWS`) are carried out of that pass to be
+settled on their own, not once per output.
 """
 
 from __future__ import annotations
