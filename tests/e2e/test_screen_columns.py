@@ -270,3 +270,31 @@ def test_an_unusable_csv_row_is_numbered(snapshot: Path, tmp_path: Path) -> None
     assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 2}]
     assert by["no citing work"]["sample"][0]["row"] == 3  # not row 4, which cites the same DOI
     assert f"{table} row 2: 'doi: oops'" in done.stdout
+
+
+def test_each_unusable_row_names_its_own_file(snapshot: Path, tmp_path: Path) -> None:
+    """Rows carry their file's number through the screen, not its name; the quoted rows get the
+    name back: two CSV files and a Parquet file (two input groups), one bad row in each."""
+    import duckdb
+
+    good = "".join(f"p0,10.1234/fine.{i}\n" for i in range(3))
+    first = _table(tmp_path, f"citing,cited_doi\n{good}p1,{RETRACTED[0]}\np1,bad one\n", "a.csv")
+    second = _table(tmp_path, f"citing,cited_doi\n{good}p2,bad two\n", "b.csv")
+    third = tmp_path / "c.parquet"
+    duckdb.connect().execute(
+        "COPY (SELECT * FROM (VALUES ('p3', '10.1234/a'), ('p3', '10.1234/b'), ('p3', 'bad three'))"
+        f" AS t(citing, cited_doi)) TO '{third}' (FORMAT parquet)"
+    )
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "rwgate", "screen", str(first), str(second), str(third),
+         "--out", str(out), "--snapshot", str(snapshot)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    (bad,) = summary["bad_rows"]["by_reason"]
+    got = {(s["value"], s["file"], s["row"]) for s in bad["sample"]}
+    assert got == {
+        ("bad one", str(first), 5), ("bad two", str(second), 4), ("bad three", str(third), 3)
+    }  # fmt: skip

@@ -71,14 +71,11 @@ class DuckEngine:
     def _reader(self, grp: InputGroup) -> str:
         files = _quoted_list(grp.files)
         if grp.container == "parquet":
-            return (
-                f"read_parquet({files}, filename = true, file_row_number = true,"
-                " union_by_name = true)"
-            )
+            return f"read_parquet({files}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
             return (
-                f"read_csv({files}, header = true, all_varchar = true, filename = true,"
-                " union_by_name = true, ignore_errors = true, strict_mode = false,"
+                f"read_csv({files}, header = true, all_varchar = true, union_by_name = true,"
+                " ignore_errors = true, strict_mode = false,"
                 " max_line_size = 16777216)"
             )
         if grp.shape == "crossref":
@@ -86,12 +83,12 @@ class DuckEngine:
             # MB in the public data file), a line one work (a few MB at most).
             size = 1 << 28 if any(_pretty_json(f) for f in grp.files) else 1 << 25
             return (
-                f"read_json({files}, format = 'auto', filename = true, ignore_errors = true,"
+                f"read_json({files}, format = 'auto', ignore_errors = true,"
                 f" maximum_object_size = {size}, columns = {_CROSSREF_COLUMNS})"
             )
         return (
-            f"read_json({files}, format = 'newline_delimited', filename = true,"
-            " ignore_errors = true, maximum_object_size = 33554432, union_by_name = true)"
+            f"read_json({files}, format = 'newline_delimited', ignore_errors = true,"
+            " maximum_object_size = 33554432, union_by_name = true)"
         )
 
     def split(self, groups: list[InputGroup]) -> list[InputGroup]:
@@ -119,9 +116,12 @@ class DuckEngine:
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         """Raw views ``in0``... and the verdict tables; the Parquet/JSON column names read."""
         names: list[list[str]] = []
-        for i, grp in enumerate(groups):
+        for i, (grp, start) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
             try:
-                self.con.execute(f"CREATE TEMP VIEW in{i} AS SELECT * FROM {self._reader(grp)}")
+                self.con.execute(
+                    f"CREATE TEMP VIEW in{i} AS SELECT *, file_index + {start} AS filename"
+                    f" FROM {self._reader(grp)}"
+                )
                 described = self.con.execute(f"DESCRIBE in{i}").fetchall()
             except self._error as exc:
                 first = str(exc).splitlines()[0]
@@ -135,6 +135,8 @@ class DuckEngine:
         )
         self.con.execute("CREATE TEMP TABLE vdoi AS SELECT * FROM verdicts WHERE kind = 'doi'")
         self.con.execute("CREATE TEMP TABLE vpmid AS SELECT * FROM verdicts WHERE kind = 'pmid'")
+        self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
+        self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
         return names
 
     def run(self, statement: str) -> None:
@@ -195,7 +197,7 @@ class SparkEngine:
         self.spark = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
 
-    def _read(self, grp: InputGroup) -> Any:
+    def _read(self, grp: InputGroup, first: int) -> Any:
         from pyspark.sql import functions as F
 
         files = [str(f) for f in grp.files]
@@ -223,11 +225,18 @@ class SparkEngine:
             frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
         else:
             frame = reader.json(files)
-        # The file as DuckDB names it: a path, not a file: URI (bad-row samples name it).
+        # The file's number, as DuckDB's: its path (not a file: URI) looked up among the
+        # group's files (a file Spark names otherwise is unnamed in a bad-row sample, '?').
         uri = F.input_file_name()
         bare = "regexp_replace(input_file_name(), '^file:(//)?', '')"
         path = F.expr(f"try_url_decode(replace({bare}, '+', '%2B'))")
-        return frame.withColumn("filename", F.when(uri.startswith("file:"), path).otherwise(uri))
+        numbers = self.spark.createDataFrame(
+            [(os.path.abspath(f), first + j) for j, f in enumerate(grp.files)],
+            "rwgate_path STRING, rwgate_file BIGINT",
+        )
+        frame = frame.withColumn("rwgate_path", F.when(uri.startswith("file:"), path))
+        frame = frame.join(F.broadcast(numbers), "rwgate_path", "left").drop("rwgate_path")
+        return frame.withColumnRenamed("rwgate_file", "filename")
 
     def split(self, groups: list[InputGroup]) -> list[InputGroup]:
         """Parquet tables split by their columns, as DuckDB splits them: Spark would read a group
@@ -243,8 +252,8 @@ class SparkEngine:
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         names = []
-        for i, grp in enumerate(groups):
-            frame = self._read(grp)
+        for i, (grp, first) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
+            frame = self._read(grp, first)
             frame.createOrReplaceTempView(f"in{i}")
             names.append(list(frame.columns))
         schema = ", ".join(
@@ -253,6 +262,8 @@ class SparkEngine:
         frame = self.spark.read.schema(schema).json(str(verdicts))
         frame.filter("kind = 'doi'").createOrReplaceTempView("vdoi")
         frame.filter("kind = 'pmid'").createOrReplaceTempView("vpmid")
+        files = self.spark.createDataFrame(input_files(groups), "file BIGINT, name STRING")
+        files.createOrReplaceTempView("input_files")
         return names
 
     def run(self, statement: str) -> None:
@@ -278,6 +289,22 @@ class SparkEngine:
 
     def close(self) -> None:
         self.spark.stop()
+
+
+def _first_numbers(groups: list[InputGroup]) -> list[int]:
+    """The number of each group's first file: files are numbered across groups, in order."""
+    out, n = [], 0
+    for grp in groups:
+        out.append(n)
+        n += len(grp.files)
+    return out
+
+
+def input_files(groups: list[InputGroup]) -> list[tuple[int, str]]:
+    """Each file's number and name. A row carries the number of its file (``filename``), which
+    costs a tenth of the main pass less than carrying the name; the few rows a summary quotes
+    get the name back from this table."""
+    return list(enumerate(str(f) for grp in groups for f in grp.files))
 
 
 def _pretty_json(path: Path) -> bool:

@@ -310,16 +310,17 @@ def status_column(status: str) -> str:
 
 def rare(default: str, pmid: bool = True, date: bool = True) -> str:
     """The rare rows with their verdicts, the reason a row is unusable and its sample (value,
-    file, row): a few per cent of a corpus, kept as rows (``flagged.parquet`` is a filter of
+    file name, row): a few per cent of a corpus, kept as rows (``flagged.parquet`` is a filter of
     them, ``per_citing`` a count of them)."""
     value = f"CASE WHEN bad_reason = {lit(BAD_REASONS[2])} THEN pmid_raw ELSE cited_raw END"
     sample = (
-        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(file, '?'),"
+        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(f.name, '?'),"
         " rownum := rownum)"
     )
     return (
-        f"SELECT *, CASE WHEN bad_reason IS NOT NULL THEN {sample} END AS sample"
+        f"SELECT s.*, CASE WHEN bad_reason IS NOT NULL THEN {sample} END AS sample"
         f" FROM ({screened(default, pmid, date, 'rare_rows')}) AS s"
+        " LEFT JOIN input_files AS f ON f.file = s.file"
     )
 
 
