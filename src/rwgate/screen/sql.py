@@ -324,6 +324,10 @@ def rare(default: str, pmid: bool = True, date: bool = True) -> str:
     )
 
 
+SAMPLE = "STRUCT(value VARCHAR, file VARCHAR, rownum BIGINT)"
+"""An unusable row's sample: its value (cut at 120 characters), file name and row number."""
+
+
 def _count(where: str) -> str:
     return f"count(*) FILTER (WHERE {where})"
 
@@ -331,7 +335,7 @@ def _count(where: str) -> str:
 def per_citing(default: str) -> str:
     """Per citing work: references, flagged, by status, unusable. Every citing work is a row of
     ``grouped`` (its plain references counted there); the counts of its rare rows (:func:`rare`)
-    are joined on (a NULL citing work, rows that name none, is one group)."""
+    are joined to those that have any (a NULL citing work, rows that name none, is one)."""
     assert default not in FLAGGED_STATUSES
     flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
     counts = ", ".join(f"{_count(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
@@ -345,22 +349,23 @@ def per_citing(default: str) -> str:
         f" {counts}, {bad} FROM rare GROUP BY citing"
     )
     cols = [
-        f"g.n - CASE WHEN g.rare IS NULL THEN 0 ELSE array_length(g.rare) END"
-        f" + coalesce(r.{status_column(st)}, 0)"
-        f" AS {status_column(st)}"
+        f"g.n - array_length(g.rare) + coalesce(r.{status_column(st)}, 0)"
         if st == default
-        else f"coalesce(r.{status_column(st)}, 0) AS {status_column(st)}"
+        else f"coalesce(r.{status_column(st)}, 0)"
         for st in STATUSES
     ]
-    bads = [
-        f"coalesce(r.bad_{i}, 0) AS bad_{i}, r.bad_sample_{i} AS bad_sample_{i}"
-        for i in range(len(BAD_REASONS))
+    plain = [f"{'n' if st == default else '0'} AS {status_column(st)}" for st in STATUSES] + [
+        f"0 AS bad_{i}, CAST(NULL AS {SAMPLE}) AS bad_sample_{i}" for i in range(len(BAD_REASONS))
     ]
+    bads = [f"coalesce(r.bad_{i}, 0), r.bad_sample_{i}" for i in range(len(BAD_REASONS))]
+    # A citing work without rare rows (most of them) is taken as it is; only the others are
+    # joined to their counts.
     return (
-        "SELECT g.citing AS citing, g.n AS refs, coalesce(r.flagged, 0) AS flagged,"
-        " coalesce(r.after, 0) AS cited_after_notice,"
-        f" g.day AS citing_date, {', '.join(cols + bads)}"
-        f" FROM grouped AS g LEFT JOIN ({rare}) AS r ON r.citing IS NOT DISTINCT FROM g.citing"
+        "SELECT citing, n AS refs, 0 AS flagged, 0 AS cited_after_notice, day AS citing_date,"
+        f" {', '.join(plain)} FROM grouped WHERE rare IS NULL UNION ALL"
+        " SELECT g.citing, g.n, coalesce(r.flagged, 0), coalesce(r.after, 0), g.day,"
+        f" {', '.join(cols + bads)} FROM (SELECT * FROM grouped WHERE rare IS NOT NULL) AS g"
+        f" LEFT JOIN ({rare}) AS r ON r.citing IS NOT DISTINCT FROM g.citing"
     )
 
 
