@@ -108,6 +108,12 @@ def raw_union(groups: list[InputGroup], columns: list[Columns | None]) -> str:
     return " UNION ALL ".join(f"({p})" for p in parts)
 
 
+def pmid_fast(raw: str) -> str:
+    """Whether ``raw`` is a PubMed id as the snapshot keys it already (digits, no leading zero):
+    :func:`_pmid` would give it back unchanged."""
+    return f"regexp_matches({raw}, '^[1-9][0-9]*\\z')"
+
+
 def _pmid(raw: str) -> str:
     """A PubMed id as the snapshot keys it: digits, leading zeros dropped (``0`` is none)."""
     digits = f"regexp_replace({doisql.strip(raw)}, '^(?i:pmid:)', '')"
@@ -166,19 +172,24 @@ DATE_MAP = (
 """Each citing-date spelling as a day: a corpus has few (one per citing work at most)."""
 
 
-def grouped(date: bool = True) -> str:
+def grouped(date: bool = True, pmid: bool = True) -> str:
     """The one pass over every row: per citing work, its references and earliest date, and the
     *rare* rows carried along as a list: all but a plain reference (a citing work, a DOI on the
-    fast path that no verdict lists, no PubMed id), whose verdict is the unlisted status without
-    a look at anything else. A corpus is mostly plain rows; they cost a test, a look-up and a
-    count. Everything else about a row is decided on the few per cent that are rare."""
+    fast path that no verdict lists, no PubMed id or one on its fast path that no verdict lists),
+    whose verdict is the unlisted status without a look at anything else. A corpus is mostly
+    plain rows; they cost a test, a look-up and a count. Everything else about a row is decided
+    on the few per cent that are rare."""
     fast = doisql.fast_test("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
+    no_pmid = "r.pmid_raw IS NULL"
+    if pmid:
+        no_pmid = f"(r.pmid_raw IS NULL OR ({pmid_fast('r.pmid_raw')} AND p.id IS NULL))"
+        join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
-        " coalesce(r.citing IS NOT NULL AND r.pmid_raw IS NULL AND r.fast AND v.id IS NULL,"
+        f" coalesce(r.citing IS NOT NULL AND {no_pmid} AND r.fast AND v.id IS NULL,"
         " false) AS plain"
         f" FROM (SELECT *, {fast} AS fast FROM refs_raw AS r) AS r"
         f" LEFT JOIN vdoi AS v ON v.id = CASE WHEN r.fast THEN {doisql.canonical('r.cited_raw')}"
@@ -207,7 +218,12 @@ def _looked_up(source: str, pmid: bool, date: bool) -> str:
     """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
     look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
     fast = doisql.canonical("r.cited_raw")
-    q_cols = "q.pmid AS pmid, coalesce(q.has_raw, false) AS has_pmid_raw"
+    # A PubMed id of a plain row is on its fast path and in no map (only the rare rows' are).
+    q_fast = f"q.raw IS NULL AND {pmid_fast('r.pmid_raw')}"
+    q_cols = (
+        f"CASE WHEN {q_fast} THEN r.pmid_raw ELSE q.pmid END AS pmid,"
+        f" CASE WHEN {q_fast} THEN true ELSE coalesce(q.has_raw, false) END AS has_pmid_raw"
+    )
     if not pmid:
         q_cols = "CAST(NULL AS VARCHAR) AS pmid, false AS has_pmid_raw"
     t_cols = "t.day AS citing_date" if date else "CAST(NULL AS DATE) AS citing_date"
@@ -292,7 +308,7 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
     """
     return [
         *([("table", "date_map", DATE_MAP)] if date else []),
-        ("table", "grouped", grouped(date)),
+        ("table", "grouped", grouped(date, pmid)),
         ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
         *[("step", name, statement) for name, statement in doi_stages()],
