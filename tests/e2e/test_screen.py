@@ -101,6 +101,7 @@ def _corpus(snapshot: Path, folder: Path) -> Path:
         rows.append((f"p{i % 13}", listed[i % len(listed)], pmid, "2015-02"))
         rows.append((f"q{i % 7}", f"10.9999/unlisted.pq{i}", pmid, "2016"))  # a listed id
         rows.append((f"q{i % 7}", f"10.9999/unlisted.pr{i}", str(900_000_000 + i), "2016"))
+        rows.append((f"q{i % 7}", None, str(910_000_000 + i), "2016"))  # a PubMed id alone
     rows += [
         (f"u{i % 500}", f"10.{1000 + i % 9000}/unlisted.{i}", None, "2023") for i in range(10_000)
     ]

@@ -42,6 +42,13 @@ CRAFTED = [
     "garbage",
     "",
     "10.123/too-short-registrant",
+    "doi 10.1000/x",
+    "DOI:  10.1000/X",
+    "doi.org/10.1000/x",
+    "dx.doi.org/10.1000/x",
+    "www.doi.org/10.1000/x",
+    "doi\t10.1000/x",
+    "doi :10.1000/x",
 ]
 # Where SQL fails closed (NULL: counted malformed) and Python still finds a DOI. No registered
 # DOI looks like these; SQL must never give a *different* DOI.
@@ -93,9 +100,11 @@ def test_the_fast_path_takes_resolver_urls_and_nothing_that_needs_work() -> None
     )}  # fmt: skip
     assert got["https://doi.org/10.1000/ABC"] == "10.1000/abc"
     assert got["DOI:10.1000/x"] == "10.1000/x"
+    assert got["doi: 10.1000/x"] == "10.1000/x"  # a prefix the Python rules peel in one go
     assert [raw for raw, f in got.items() if f is not None] == [
         "https://doi.org/10.1000/ABC",
         "DOI:10.1000/x",
+        "doi: 10.1000/x",
     ]
 
 
@@ -122,3 +131,16 @@ def test_huge_and_binary_values_cost_linear_time(value: str) -> None:
     small = _cpu_for(2, value)
     large = _cpu_for(8, value)
     assert large < 4 * 3 * max(small, 0.01)  # 4x the rows: about 4x the CPU, never quadratic
+
+
+def test_every_prefix_the_fast_path_takes_is_one_python_peels_the_same() -> None:
+    """Whatever the fast path answers (only lower case) is what rwgate.doi gives, for prefixes
+    in every case and spacing: those it takes and those it leaves to the full rules."""
+    prefixes = ["", "doi:", "DOI: ", "doi :", "doi  ", "Doi:\t", "doi.org/", "DX.DOI.ORG/",
+                "www.doi.org/", "https://doi.org/", "HTTP://WWW.DOI.ORG/", "https://dx.doi.org/",
+                "doi: doi:", "doi:https://doi.org/", "doi", "doi:/", "d oi:"]  # fmt: skip
+    dois = ["10.1000/ABC", "10.12345.6/x-y_z;1", "10.1000/x.", "10.1000/a:b"]
+    got = _sql_normalise([p + d for p in prefixes for d in dois])
+    fast = [(raw, f) for raw, _, f in got if f is not None]
+    assert [(raw, f) for raw, f in fast if try_normalize(raw) != f] == []
+    assert len(fast) >= 30

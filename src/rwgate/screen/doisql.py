@@ -163,9 +163,13 @@ def steps(column: str = "t") -> list[str]:
     return out
 
 
-FAST = "^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi:)?" + BARE.removeprefix("^")
-"""A DOI with nothing to do but lower case: bare ASCII, or behind one resolver URL or ``doi:``
-(no prefix holds ``10.``, so the DOI starts at the first ``10.``)."""
+FAST = (
+    "^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|(?:dx\\.)?doi\\.org/|doi[ ]*:[ ]*|doi[ ]+)?"
+    + BARE.removeprefix("^")
+)
+"""A DOI with nothing to do but lower case: bare ASCII, or behind one prefix that
+:func:`rwgate.doi.normalize` peels in one go (a resolver URL, ``doi.org/``, ``doi:`` or ``doi``
+and ASCII spaces). No prefix holds ``10.``, so the DOI starts at the first ``10.``."""
 
 
 def fast_test(raw: str) -> str:

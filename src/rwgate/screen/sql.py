@@ -172,25 +172,29 @@ DATE_MAP = (
 """Each citing-date spelling as a day: a corpus has few (one per citing work at most)."""
 
 
-def grouped(date: bool = True, pmid: bool = True) -> str:
+def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
     """The one pass over every row: per citing work, its references and earliest date, and the
     *rare* rows carried along as a list: all but a plain reference (a citing work, a DOI on the
     fast path that no verdict lists, no PubMed id or one on its fast path that no verdict lists),
-    whose verdict is the unlisted status without a look at anything else. A corpus is mostly
-    plain rows; they cost a test, a look-up and a count. Everything else about a row is decided
-    on the few per cent that are rare."""
+    whose verdict is the unlisted status without a look at anything else; so is a row of a
+    PubMed id alone, on its fast path and unlisted, when an unlisted work is not ``unverified``
+    (with that status such a row is ``no_doi``, as in check). A corpus is mostly plain rows;
+    they cost a test, a look-up and a count. Everything else about a row is decided on the few
+    per cent that are rare."""
     fast = doisql.fast_test("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
-    no_pmid = "r.pmid_raw IS NULL"
+    plain = "r.pmid_raw IS NULL AND r.fast AND v.id IS NULL"
     if pmid:
-        no_pmid = f"(r.pmid_raw IS NULL OR ({pmid_fast('r.pmid_raw')} AND p.id IS NULL))"
+        unlisted = f"{pmid_fast('r.pmid_raw')} AND p.id IS NULL"
+        plain = f"(r.pmid_raw IS NULL OR ({unlisted})) AND r.fast AND v.id IS NULL"
+        if default != "unverified":
+            plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
-        f" coalesce(r.citing IS NOT NULL AND {no_pmid} AND r.fast AND v.id IS NULL,"
-        " false) AS plain"
+        f" coalesce(r.citing IS NOT NULL AND ({plain}), false) AS plain"
         f" FROM (SELECT *, {fast} AS fast FROM refs_raw AS r) AS r"
         f" LEFT JOIN vdoi AS v ON v.id = CASE WHEN r.fast THEN {doisql.canonical('r.cited_raw')}"
         f" END{join}"
@@ -308,7 +312,7 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
     """
     return [
         *([("table", "date_map", DATE_MAP)] if date else []),
-        ("table", "grouped", grouped(date, pmid)),
+        ("table", "grouped", grouped(default, date, pmid)),
         ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
         *[("step", name, statement) for name, statement in doi_stages()],
