@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rwgate.screen import sql
-from rwgate.screen.inputs import InputError, InputGroup, split_by_columns
+from rwgate.screen.inputs import InputError, InputGroup
 from rwgate.screen.verdicts import COLUMNS, duckdb_columns
 
 _CROSSREF_COLUMNS = (
@@ -29,7 +29,7 @@ class Engine(Protocol):
     name: str
     version: str
 
-    def split(self, groups: list[InputGroup]) -> list[InputGroup]: ...
+    def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]: ...
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
     def run(self, statement: str) -> None: ...
     def view(self, name: str, statement: str) -> None: ...
@@ -91,27 +91,21 @@ class DuckEngine:
             " maximum_object_size = 33554432, union_by_name = true)"
         )
 
-    def split(self, groups: list[InputGroup]) -> list[InputGroup]:
-        """Parquet tables split by their columns (read from the footers: no row is read)."""
-        out: list[InputGroup] = []
-        for grp in groups:
-            if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
-                out.append(grp)
-                continue
-            by_file: dict[Path, list[str]] = {}
-            try:
-                rows = self.con.execute(
-                    "SELECT file_name, name FROM parquet_schema("
-                    f"{_quoted_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
-                ).fetchall()
-            except self._error as exc:
-                first = str(exc).splitlines()[0]
-                raise InputError(f"{grp.files[0]}: unreadable as parquet: {first}") from None
-            named = {str(f): f for f in grp.files}
-            for file_name, name in rows:
-                by_file.setdefault(named.get(file_name, Path(file_name)), []).append(name)
-            out += split_by_columns(grp, by_file)
-        return out
+    def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]:
+        """Each Parquet file's columns, read from the footers (no row is read)."""
+        try:
+            rows = self.con.execute(
+                "SELECT file_name, name FROM parquet_schema("
+                f"{_quoted_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
+            ).fetchall()
+        except self._error as exc:
+            first = str(exc).splitlines()[0]
+            raise InputError(f"{grp.files[0]}: unreadable as parquet: {first}") from None
+        named = {str(f): f for f in grp.files}
+        by_file: dict[Path, list[str]] = {}
+        for file_name, name in rows:
+            by_file.setdefault(named.get(file_name, Path(file_name)), []).append(name)
+        return by_file
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         """Raw views ``in0``... and the verdict tables; the Parquet/JSON column names read."""
@@ -238,17 +232,10 @@ class SparkEngine:
         frame = frame.join(F.broadcast(numbers), "rwgate_path", "left").drop("rwgate_path")
         return frame.withColumnRenamed("rwgate_file", "filename")
 
-    def split(self, groups: list[InputGroup]) -> list[InputGroup]:
-        """Parquet tables split by their columns, as DuckDB splits them: Spark would read a group
-        by one file's schema and make the others' columns NULL (their rows ``no_doi``)."""
-        out: list[InputGroup] = []
-        for grp in groups:
-            if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
-                out.append(grp)
-                continue
-            by_file = {f: list(self.spark.read.parquet(str(f)).columns) for f in grp.files}
-            out += split_by_columns(grp, by_file)
-        return out
+    def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]:
+        """Each Parquet file's columns: Spark would read a group by one file's schema and make
+        the others' columns NULL (their rows ``no_doi``)."""
+        return {f: list(self.spark.read.parquet(str(f)).columns) for f in grp.files}
 
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]:
         names = []

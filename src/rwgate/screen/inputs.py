@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,12 +171,24 @@ def group(paths: list[Path], claimed: str) -> list[InputGroup]:
     return list(groups.values())
 
 
-def split_by_columns(grp: InputGroup, by_file: dict[Path, list[str]]) -> list[InputGroup]:
-    """A group of Parquet tables split by the columns each file has (``by_file``, read from the
-    files' footers), so each part is read with the columns it has."""
-    parts: dict[tuple[str, ...], InputGroup] = {}
-    for path in grp.files:
-        names = tuple(by_file.get(path, []))
-        part = parts.setdefault(names, InputGroup(grp.shape, grp.container, columns=list(names)))
-        part.files.append(path)
-    return list(parts.values())
+def split_by_columns(
+    groups: list[InputGroup], columns_of: Callable[[InputGroup], dict[Path, list[str]]]
+) -> list[InputGroup]:
+    """Each group of two or more Parquet tables split by the columns each file has
+    (``columns_of``: an engine's reading of the files' footers), so each part is read with the
+    columns it has, not one file's."""
+    out: list[InputGroup] = []
+    for grp in groups:
+        if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
+            out.append(grp)
+            continue
+        by_file = columns_of(grp)
+        parts: dict[tuple[str, ...], InputGroup] = {}
+        for path in grp.files:
+            names = tuple(by_file.get(path, []))
+            part = parts.setdefault(
+                names, InputGroup(grp.shape, grp.container, columns=list(names))
+            )
+            part.files.append(path)
+        out += parts.values()
+    return out

@@ -21,7 +21,7 @@ from typing import Any
 from rwgate.screen import sql
 from rwgate.screen.columns import SAMPLE, Columns, check_values, resolve
 from rwgate.screen.engine import open_engine
-from rwgate.screen.inputs import InputGroup, expand, group
+from rwgate.screen.inputs import InputGroup, expand, group, split_by_columns
 from rwgate.screen.summary import build as build_summary
 from rwgate.screen.verdicts import build, write_jsonl
 
@@ -115,7 +115,7 @@ def screen(opts: ScreenOptions) -> ScreenResult:
         with tempfile.TemporaryDirectory(prefix="rwgate-screen-") as tmp:
             verdict_file = Path(tmp) / "verdicts.jsonl"
             write_jsonl(table, verdict_file)
-            groups = engine.split(groups)
+            groups = split_by_columns(groups, engine.parquet_columns)
             found = _columns(engine, groups, engine.load(groups, verdict_file), opts.columns)
             raw = sql.raw_union(groups, found)
             engine.view("refs_raw", raw)
