@@ -199,11 +199,9 @@ def _noted_copies(
 def _cannot_note(tex: Path, build: Build, why: str) -> int:
     """The notes of a bibliography rwgate may not rewrite cannot reach the PDF: the build fails,
     under every policy, in one line (the outputs renamed as for any failed gate)."""
-    print(
-        f"{PROG}: error: {tex}: flagged entries of a bibliography rwgate may not rewrite cannot"
-        f" carry their notes in the PDF ({why}); the build fails under every policy",
-        file=sys.stderr,
-    )
+    from .notedcopy import cannot_note
+
+    print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
     _set_aside(build)
     return EXIT_GATE
 

@@ -35,6 +35,14 @@ class NoCopy(Exception):
     """The notes cannot be given to LaTeX this way; ``str()`` is the one-line reason."""
 
 
+def cannot_note(tex: Path, why: object) -> str:
+    """The one line both front ends print when the notes cannot reach the PDF (``why``)."""
+    return (
+        f"{tex}: flagged entries of a bibliography rwgate may not rewrite cannot carry their"
+        f" notes in the PDF ({why}); the build fails under every policy"
+    )
+
+
 @dataclass(frozen=True)
 class Copies:
     pretex: str

@@ -76,7 +76,7 @@ def _notes(tex: Path, aux_dir: Path, job: str, settings: object) -> int:
     from rwgate.render.report import render_text
 
     from .gate import Build, cited_document, regenerable, users_bibliography, users_files, verdict
-    from .notedcopy import NoCopy, make_copies
+    from .notedcopy import NoCopy, cannot_note, make_copies
     from .verdict import latex_notes
 
     build = Build(tex=tex, out_dir=aux_dir, aux_dir=aux_dir, job=job)
@@ -95,11 +95,7 @@ def _notes(tex: Path, aux_dir: Path, job: str, settings: object) -> int:
         notes = latex_notes(current.result, template)
         copies = make_copies(tex, job, aux_dir, build.bbl, files, notes)
     except (NoCopy, OSError) as exc:
-        print(
-            f"{PROG}: error: {tex}: flagged entries of a bibliography rwgate may not rewrite"
-            f" cannot carry their notes in the PDF ({exc}); the build fails under every policy",
-            file=sys.stderr,
-        )
+        print(f"{PROG}: error: {cannot_note(tex, exc)}", file=sys.stderr)
         return EXIT_GATE
     sys.stdout.write(copies.pretex)
     return EXIT_GATE if current.result.exit_code != 0 else 0
