@@ -80,11 +80,10 @@ def _size(count: int) -> str:
 def _cache_dir(args: argparse.Namespace) -> Path:
     """The folder a check run by this user would use (flags, environment, user config)."""
     from rwgate.config import load_settings
-    from rwgate.paths import default_cache_dir
 
     overrides = {"cache_dir": args.cache_dir} if args.cache_dir else None
     settings = load_settings(overrides=overrides)
-    return Path(settings.cache_dir or default_cache_dir())
+    return settings.cache_folder
 
 
 def run_show(args: argparse.Namespace) -> int:

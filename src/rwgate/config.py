@@ -68,6 +68,19 @@ class Settings(BaseModel):
         default_factory=list, description="keys a document set that it may not (ignored)"
     )
 
+    @property
+    def cache_folder(self) -> Path:
+        """The cache folder: ``cache_dir`` (a flag, ``RWGATE_CACHE_DIR``, the user's
+        configuration) or the platform's default for the invoking user."""
+        from rwgate.paths import default_cache_dir
+
+        return Path(self.cache_dir or default_cache_dir())
+
+    @property
+    def lookup_cache(self) -> Path | None:
+        """The look-up cache's folder; None under ``--no-cache``."""
+        return None if self.no_cache else self.cache_folder
+
     @field_validator("mailto")
     @classmethod
     def _plain_address(cls, value: str | None) -> str | None:

@@ -92,11 +92,10 @@ def _short_dois(references: Sequence[Reference], settings: Settings) -> list[Ref
     wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
     if not wanted:
         return refs
-    from rwgate.paths import default_cache_dir
     from rwgate.sources.cache import Cache
     from rwgate.sources.shortdoi import resolve_short_dois
 
-    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    cache = Cache(settings.lookup_cache)
     try:
         full = resolve_short_dois(list(wanted.values()), settings, cache)
     finally:
@@ -205,11 +204,10 @@ def judge_document(
     """The verdict on what a manuscript cites, and its references by key (for placement).
     Parsed bibliographies are remembered in the user's cache folder (none with ``no_cache``,
     none with ``no_memo``: it is a memo); only the invoking user's settings name it."""
-    from rwgate.paths import default_cache_dir
     from rwgate.references.join import cited_references
 
     memo = not (settings.no_cache or settings.no_memo)
-    bib = cited_references(doc, Path(settings.cache_dir or default_cache_dir()) if memo else None)
+    bib = cited_references(doc, settings.cache_folder if memo else None)
     result = judge(bib.references, settings, bib.problems, sources=sources)
     return result, {ref.key: ref for ref in bib.references}
 

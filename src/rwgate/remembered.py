@@ -67,13 +67,12 @@ def refusal(
     renames the PDF, which a rebuild must do again on the fresh one. ``replays_report``:
     rw-filter keeps the report's text and writes it again; rw-latexmk keeps only what it printed.
     """
-    from rwgate.paths import default_cache_dir
 
     reasons = {effect: True for effect in effects}
     reasons |= {
         "memo_off": base is None or settings.no_memo,
         "no_cache": settings.no_cache,
-        "cache_elsewhere": base != Path(settings.cache_dir or default_cache_dir()),
+        "cache_elsewhere": base != settings.cache_folder,
         "offline": settings.offline,
         "recovery": settings.recover_dois,
         "lockfile": settings.lock is not None or settings.since is not None,

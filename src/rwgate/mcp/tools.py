@@ -318,12 +318,11 @@ class Toolbox:
     # --- status ------------------------------------------------------------------------------
 
     def data_status(self) -> DataStatus:
-        from rwgate.sources import default_cache_dir
         from rwgate.sources.snapshot import snapshot_status
 
         s = self.settings
         snap = snapshot_status(s.snapshot)
-        cache_dir = None if s.no_cache else str(s.cache_dir or default_cache_dir())
+        cache_dir = None if s.no_cache else str(s.cache_folder)
         return DataStatus(
             offline=s.offline,
             crossref=CrossrefStatus(url=s.crossref_url, polite_pool=bool(s.mailto)),

@@ -94,9 +94,7 @@ def open_sources(
     settings: Settings, family: Iterable[type[IntegritySource]] = SOURCES
 ) -> OpenSources:
     """Open every source of ``family`` the settings allow; one that cannot open is a warning."""
-    cache = Cache(
-        None if settings.no_cache else (settings.cache_dir or default_cache_dir()), quiet=True
-    )
+    cache = Cache(settings.lookup_cache, quiet=True)
     opened = OpenSources(sources=[], cache=cache)
     if cache.warning:
         opened.warnings.append(cache.warning)

@@ -48,11 +48,7 @@ class CrossrefQuery:
 
     def __init__(self, settings: Settings, cache: Cache | None = None) -> None:
         if cache is None:
-            from rwgate.sources import default_cache_dir
-
-            cache = Cache(
-                None if settings.no_cache else (settings.cache_dir or default_cache_dir())
-            )
+            cache = Cache(settings.lookup_cache)
         self.settings = settings
         self.cache = cache
         self.base_url = settings.crossref_url.rstrip("/")

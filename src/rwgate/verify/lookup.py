@@ -52,13 +52,12 @@ def sources_note(answered: Sequence[str], failed: dict[str, str]) -> str:
 
 def open_registries(settings: Settings, names: Sequence[str] | None = None) -> Registries:
     """Clients for the named sources (default: both); unknown names raise ``ValueError``."""
-    from rwgate.sources import default_cache_dir
 
     chosen = tuple(dict.fromkeys(n.strip().lower() for n in (names or SOURCES)))
     unknown = [n for n in chosen if n not in SOURCES]
     if unknown or not chosen:
         raise ValueError(f"unknown source {unknown[0] if unknown else ''!r}; choose from {SOURCES}")
-    cache = Cache(None if settings.no_cache else (settings.cache_dir or default_cache_dir()))
+    cache = Cache(settings.lookup_cache)
     regs = Registries(settings, chosen, cache)
     if "crossref" in chosen:
         regs.crossref = CrossrefQuery(settings, cache)
