@@ -8,27 +8,21 @@ text. JSON and HTML are written atomically (a temporary file renamed into place)
 from __future__ import annotations
 
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
 
+from rwgate.fsutil import write_atomic
 from rwgate.vocab import notice_label, status_label
 
 _W, _H = 640, 240
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 12, 14, 64  # room for the y ticks, the x labels, the titles
 
 
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_json(summary: dict[str, Any], path: Path) -> None:
-    _atomic(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
 
 def _ticks(top: int) -> list[int]:
@@ -127,4 +121,4 @@ def render_html(summary: dict[str, Any]) -> str:
 
 
 def write_html(summary: dict[str, Any], path: Path) -> None:
-    _atomic(path, render_html(summary))
+    write_atomic(path, render_html(summary))
