@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,7 @@ class InputGroup:
 def expand(patterns: list[str]) -> list[Path]:
     """Files named or matched by glob patterns, in order, each once; a pattern that names nothing
     is an error (a typo must not make a smaller corpus look screened)."""
-    out: dict[Path, None] = {}
+    out: dict[str, Path] = {}  # by absolute path: a file named twice (``a.csv``, ``$PWD/a.csv``)
     for pattern in patterns:
         matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else []
         if not matches and not glob.has_magic(pattern):
@@ -57,8 +58,8 @@ def expand(patterns: list[str]) -> list[Path]:
         if not matches:
             raise InputError(f"{pattern}: no file matches")
         for match in matches:
-            out[Path(match)] = None
-    return list(out)
+            out.setdefault(os.path.abspath(match), Path(match))
+    return list(out.values())
 
 
 def _head(path: Path) -> bytes:
