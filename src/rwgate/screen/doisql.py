@@ -69,6 +69,13 @@ _BARE_STOP = set(_SPACE_CODES) | {ord(c) for c in "%<>()[]{}\"'"}
 _BARE_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP)
 _BARE_LAST = _ranges(c for c in range(128) if c not in _BARE_STOP | {ord(c) for c in ".,;:!?"})
 BARE = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_BARE_BODY}]*[{_BARE_LAST}]\\z"
+_UPPER = set(range(ord("A"), ord("Z") + 1))
+_LOWER_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP | _UPPER)
+_LOWER_LAST = _ranges(
+    c for c in range(128) if c not in _BARE_STOP | _UPPER | {ord(c) for c in ".,;:!?"}
+)
+LOWER = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_LOWER_BODY}]*[{_LOWER_LAST}]\\z"
+"""A bare DOI already in lower case: its own canonical form (ASCII's only capitals are A-Z)."""
 SHAPE = f"^10\\.[{DIGIT}]{{4,9}}(?:\\.[{DIGIT}]+)*/[^{WS}]+\\z"
 SHORT = f"^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi[{WS}]*:[{WS}]*)?10/(?i:[a-z0-9]{{2,20}})\\z"
 
@@ -172,18 +179,19 @@ FAST = (
 and ASCII spaces). No prefix holds ``10.``, so the DOI starts at the first ``10.``."""
 
 
-def fast_test(raw: str) -> str:
-    """Whether ``raw`` is on the fast path: a bare DOI by the short expression (most rows: twice
-    as fast as the full one), else by the one that also takes a resolver URL or ``doi:``."""
+def fast_key(raw: str) -> str:
+    """The canonical DOI of ``raw`` when it is on the fast path, else NULL. A bare DOI in lower
+    case (most of a corpus: Crossref and OpenCitations write them so) is its own key, with no
+    copy (a tenth of the screen's main pass at 10^8 rows); else the :data:`FAST` expression."""
     return (
-        f"CASE WHEN regexp_matches({raw}, {lit(BARE)}) THEN true"
-        f" ELSE regexp_matches({raw}, {lit(FAST)}) END"
+        f"CASE WHEN regexp_matches({raw}, {lit(LOWER)}) THEN {raw}"
+        f" WHEN regexp_matches({raw}, {lit(FAST)}) THEN {canonical(raw)} END"
     )
 
 
 def canonical(raw: str) -> str:
-    """The canonical DOI of a ``raw`` that passed :func:`fast_test` (its first ``10.`` on); a
-    bare DOI, most of a corpus, is only lower-cased (no search, no copy: 40 % cheaper)."""
+    """The canonical DOI of a ``raw`` on the fast path: lower case from its first ``10.`` on (no
+    prefix holds ``10.``); a bare DOI is only lower-cased (no search, no copy)."""
     return (
         f"CASE WHEN starts_with({raw}, '10.') THEN lower({raw})"
         f" ELSE lower(substr({raw}, strpos({raw}, '10.'))) END"

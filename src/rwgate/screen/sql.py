@@ -137,7 +137,7 @@ def _date(raw: str) -> str:
 
 KEYS = (
     "SELECT GROUPING(d) AS gd, GROUPING(p) AS gp, d, p FROM"
-    f" (SELECT CASE WHEN NOT {doisql.fast_test('cited_raw')} THEN cited_raw END AS d,"
+    f" (SELECT CASE WHEN {doisql.fast_key('cited_raw')} IS NULL THEN cited_raw END AS d,"
     " pmid_raw AS p FROM rare_rows) AS r GROUP BY GROUPING SETS ((d), (p))"
 )
 """The distinct identifiers of the rare rows that need more than a look (DOIs off the fast path,
@@ -181,13 +181,13 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
     (with that status such a row is ``no_doi``, as in check). A corpus is mostly plain rows;
     they cost a test, a look-up and a count. Everything else about a row is decided on the few
     per cent that are rare."""
-    fast = doisql.fast_test("r.cited_raw")
+    key = doisql.fast_key("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
-    plain = "r.pmid_raw IS NULL AND r.fast AND v.id IS NULL"
+    plain = "r.pmid_raw IS NULL AND r.key IS NOT NULL AND v.id IS NULL"
     if pmid:
         unlisted = f"{pmid_fast('r.pmid_raw')} AND p.id IS NULL"
-        plain = f"(r.pmid_raw IS NULL OR ({unlisted})) AND r.fast AND v.id IS NULL"
+        plain = f"(r.pmid_raw IS NULL OR ({unlisted})) AND r.key IS NOT NULL AND v.id IS NULL"
         if default != "unverified":
             plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
@@ -195,9 +195,8 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
         f" coalesce(r.citing IS NOT NULL AND ({plain}), false) AS plain"
-        f" FROM (SELECT *, {fast} AS fast FROM refs_raw AS r) AS r"
-        f" LEFT JOIN vdoi AS v ON v.id = CASE WHEN r.fast THEN {doisql.canonical('r.cited_raw')}"
-        f" END{join}"
+        f" FROM (SELECT *, {key} AS key FROM refs_raw AS r) AS r"
+        f" LEFT JOIN vdoi AS v ON v.id = r.key{join}"
     )
     rare = (
         "struct_pack(cited_raw := cited_raw, pmid_raw := pmid_raw, date_raw := date_raw,"
@@ -221,7 +220,7 @@ RARE_ROWS = (
 def _looked_up(source: str, pmid: bool, date: bool) -> str:
     """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
     look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
-    fast = doisql.canonical("r.cited_raw")
+    fast = doisql.canonical("r.cited_raw")  # a DOI not in doi_map is on the fast path
     # A PubMed id of a plain row is on its fast path and in no map (only the rare rows' are).
     q_fast = f"q.raw IS NULL AND {pmid_fast('r.pmid_raw')}"
     q_cols = (
