@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rwgate.errors import OutputError
 from rwgate.fsutil import write_atomic
 
 from .bbl import annotate_biblatex, annotate_bibtex, is_biblatex
@@ -31,7 +32,7 @@ PRETEX = ".pretex"
 _UNSAFE = re.compile(r"[\\{}%#$&^~\s\x00-\x1f\x7f]")
 
 
-class NoCopy(Exception):
+class NoCopy(OutputError):
     """The notes cannot be given to LaTeX this way; ``str()`` is the one-line reason."""
 
 
