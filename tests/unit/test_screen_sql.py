@@ -4,6 +4,7 @@ fixtures (SICI, look-alike dashes, prefixes, escapes, invisible characters), and
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from pathlib import Path
@@ -90,6 +91,38 @@ def test_sql_and_python_agree_on_every_fixture_doi() -> None:
     fast = [(raw, f) for raw, _, f in got if f is not None]
     assert [(raw, f) for raw, f in fast if try_normalize(raw) != f] == []
     assert len(fast) > 100  # the fast path answers most of them
+
+
+def _random_spellings(n: int, seed: int = 37) -> list[str]:
+    """DOI-like strings built from what breaks a fast path: capitals, white space of both
+    kinds, escapes, brackets, quotes, end punctuation, look-alike dashes, invisible and
+    non-ASCII letters, and the prefixes people paste."""
+    rng = random.Random(seed)
+    safe = list("abcxyzABCXYZ0189./-_;:")
+    tricky = [
+        *"()<>[]{}%'\"!?,+# \t\n\x1c\x00",
+        "\u00e9", "\u00c9", "\u2010", "\u200b", "\u00a0", "\uff0d", "\u212a", "%2F", "%41",
+    ]  # fmt: skip
+    prefixes = ["", "", "", "https://doi.org/", "HTTP://DX.DOI.ORG/", "doi:", "DOI ", "doi.org/",
+                "doi: <", "(", " ", "info:doi/", "https://doi.org/doi:"]  # fmt: skip
+    registrants = ["1234", "12345", "1000.10", "123", "1234567890", "\u0661\u0662\u0663\u0664"]
+    out = []
+    for _ in range(n):
+        body = "".join(
+            rng.choice(tricky if rng.random() < 0.08 else safe) for _ in range(rng.randint(1, 12))
+        )
+        out.append(f"{rng.choice(prefixes)}10.{rng.choice(registrants)}/{body}")
+    return out
+
+
+def test_the_fast_key_and_the_chain_never_give_another_doi_than_python() -> None:
+    values = _random_spellings(4000)
+    got = _sql_normalise(values)
+    fast = [(raw, f) for raw, _, f in got if f is not None]
+    assert [(raw, f, try_normalize(raw)) for raw, f in fast if f != try_normalize(raw)] == []
+    assert len(fast) > 400  # the test reaches the fast path often, and also misses it
+    other = [(raw, d, try_normalize(raw)) for raw, d, _ in got if d is not None]
+    assert [t for t in other if t[1] != t[2]] == []  # NULL (malformed) at worst, never another
 
 
 def test_the_fast_path_takes_resolver_urls_and_nothing_that_needs_work() -> None:
