@@ -8,7 +8,7 @@ and the resolver prefix stripped, a join against the verdict table, counts per s
 Cited DOIs are drawn from the real Retraction Watch DOIs of tests/fixtures/rw (1 % of rows: the
 flagged share) and from unlisted DOIs (99 %, about 20 M distinct), in the spellings a corpus has:
 bare, upper case behind a resolver URL (1 row in 7), and 1 row in 1,000 written so that the whole
-normalisation chain runs (``doi: 10.x/REF.n.``); 30 references per citing work, dates over 26
+normalisation chain runs (``(doi: 10.x/REF.n).``); 30 references per citing work, dates over 26
 years. Each size is generated once as Parquet (by DuckDB, outside the timing; ``--folder`` keeps
 them for the next run), then the floor and the screen run alternately, each in a child process
 whose peak RSS (``ru_maxrss``, DuckDB's memory included) is its own. The load average is printed
@@ -55,7 +55,7 @@ def generate(path: Path, rows: int, dois: list[str]) -> None:
         f"""COPY (SELECT 'citing.' || (i // 30) AS citing,
             CASE WHEN i % 100 = 0 THEN {listed}[1 + (i // 100) % {len(dois)}]
                  WHEN i % 1000 = 3
-                   THEN 'doi: 10.' || (1000 + i % 9000) || '/REF.' || (i % 20000000) || '.'
+                   THEN '(doi: 10.' || (1000 + i % 9000) || '/REF.' || (i % 20000000) || ').'
                  WHEN i % 7 = 0
                    THEN 'https://doi.org/10.' || (1000 + i % 9000) || '/REF.' || (i % 20000000)
                  ELSE '10.' || (1000 + i % 9000) || '/ref.' || (i % 20000000) END AS cited_doi,

@@ -129,19 +129,24 @@ def test_the_fast_path_takes_resolver_urls_and_nothing_that_needs_work() -> None
     got = {raw: f for raw, _, f in _sql_normalise(
         ["https://doi.org/10.1000/ABC", "DOI:10.1000/x", "http://dx.doi.org/10.1/x",
          "10.1000/x.", "10.1000/a b", "10.1000/\u00e9", "10.1000/%41", "doi: 10.1000/x",
-         "https://doi.org/doi:10.1000/x", " 10.1000/x", "10.1000/abc;2-x", "10.1000/AbC"]
+         "https://doi.org/doi:10.1000/x", " 10.1000/x", "10.1000/abc;2-x", "10.1000/AbC",
+         "DOI: 10.1000/X.;", "10.1000/x).", "10.1000/x.\"", "10.1000/x. "]
     )}  # fmt: skip
     assert got["https://doi.org/10.1000/ABC"] == "10.1000/abc"
     assert got["DOI:10.1000/x"] == "10.1000/x"
     assert got["doi: 10.1000/x"] == "10.1000/x"  # a prefix the Python rules peel in one go
     assert got["10.1000/abc;2-x"] == "10.1000/abc;2-x"  # already canonical: its own key
     assert got["10.1000/AbC"] == "10.1000/abc"
+    assert got["10.1000/x."] == "10.1000/x"  # a reference string's closing period
+    assert got["DOI: 10.1000/X.;"] == "10.1000/x"
     assert [raw for raw, f in got.items() if f is not None] == [
         "https://doi.org/10.1000/ABC",
         "DOI:10.1000/x",
+        "10.1000/x.",
         "doi: 10.1000/x",
         "10.1000/abc;2-x",
         "10.1000/AbC",
+        "DOI: 10.1000/X.;",
     ]
 
 

@@ -179,19 +179,28 @@ FAST = (
 and ASCII spaces). No prefix holds ``10.``, so the DOI starts at the first ``10.``."""
 
 
+_END = f"[{_chars('.,;:!?')}]+\\z"
+TRIMMED = FAST.removesuffix("\\z") + _END
+"""A DOI of :data:`FAST` followed by sentence punctuation (a reference string's closing period):
+:func:`rwgate.doi.normalize` trims it and has nothing else to do (no bracket or quote to weigh)."""
+
+
 def fast_key(raw: str) -> str:
     """The canonical DOI of ``raw`` when it is on the fast path, else NULL. A bare DOI in lower
     case (most of a corpus: Crossref and OpenCitations write them so) is its own key, with no
-    copy (a tenth of the screen's main pass at 10^8 rows); else the :data:`FAST` expression."""
+    copy (a tenth of the screen's main pass at 10^8 rows); else the :data:`FAST` expression;
+    else :data:`TRIMMED`, only for the rows the first two refused."""
+    trimmed = f"regexp_replace({raw}, {lit(_END)}, '')"
     return (
         f"CASE WHEN regexp_matches({raw}, {lit(LOWER)}) THEN {raw}"
-        f" WHEN regexp_matches({raw}, {lit(FAST)}) THEN {canonical(raw)} END"
+        f" WHEN regexp_matches({raw}, {lit(FAST)}) THEN {_lowered(raw)}"
+        f" WHEN regexp_matches({raw}, {lit(TRIMMED)}) THEN {_lowered(trimmed)} END"
     )
 
 
-def canonical(raw: str) -> str:
-    """The canonical DOI of a ``raw`` on the fast path: lower case from its first ``10.`` on (no
-    prefix holds ``10.``); a bare DOI is only lower-cased (no search, no copy)."""
+def _lowered(raw: str) -> str:
+    """Lower case from the first ``10.`` on (no prefix holds ``10.``); a bare DOI is only
+    lower-cased (no search, no copy)."""
     return (
         f"CASE WHEN starts_with({raw}, '10.') THEN lower({raw})"
         f" ELSE lower(substr({raw}, strpos({raw}, '10.'))) END"

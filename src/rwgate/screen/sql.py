@@ -220,7 +220,7 @@ RARE_ROWS = (
 def _looked_up(source: str, pmid: bool, date: bool) -> str:
     """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
     look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
-    fast = doisql.canonical("r.cited_raw")  # a DOI not in doi_map is on the fast path
+    fast = doisql.fast_key("r.cited_raw")  # a DOI not in doi_map is on the fast path
     # A PubMed id of a plain row is on its fast path and in no map (only the rare rows' are).
     q_fast = f"q.raw IS NULL AND {pmid_fast('r.pmid_raw')}"
     q_cols = (
