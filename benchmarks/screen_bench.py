@@ -170,13 +170,16 @@ def main() -> None:
     parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size (median printed)")
     parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--generate", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
+    if args.generate:
+        generate(Path(args.generate[0]), int(args.generate[1]), rw_dois())
+        return
     folder = args.folder or Path(tempfile.mkdtemp(prefix="rwgate-screen-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
-    dois = rw_dois()
     snap = snapshot(folder)
     table = verdicts(folder, snap)
     kinds = ["screen"] if args.engine == "spark" else ["floor", "screen"]
@@ -184,8 +187,11 @@ def main() -> None:
     for size in args.sizes:
         rows = int(size)
         refs = folder / f"refs-{rows}.parquet"
-        if not refs.exists():
-            generate(refs, rows, dois)
+        if not refs.exists():  # in a child: Linux keeps ru_maxrss across exec, and the
+            # runs are children of this process
+            subprocess.run(
+                [sys.executable, __file__, "--generate", str(refs), str(rows)], check=True
+            )
         times: dict[str, list[float]] = {k: [] for k in kinds}
         for _ in range(args.repeat):
             for kind in kinds:
