@@ -298,3 +298,38 @@ def test_each_unusable_row_names_its_own_file(snapshot: Path, tmp_path: Path) ->
     assert got == {
         ("bad one", str(first), 5), ("bad two", str(second), 4), ("bad three", str(third), 3)
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("container", ["csv", "parquet"])
+def test_a_table_with_its_own_filename_and_file_index_columns(
+    snapshot: Path, tmp_path: Path, container: str
+) -> None:
+    """Columns named ``filename`` and ``file_index`` are the table's (DuckDB's own columns of
+    those names would give way to them): the screen reads them as any other column and still
+    numbers its rows by file. Before, such a table was refused, or (once rows carried file
+    numbers) a ``filename`` column ended in a traceback."""
+    import duckdb
+
+    table = _table(
+        tmp_path,
+        f"citing,doi,filename,file_index\np1,{RETRACTED[0]},a.pdf,7\np1,bad one,b.pdf,8\n",
+        "own.csv",
+    )
+    if container == "parquet":
+        csv, table = table, tmp_path / "own.parquet"
+        duckdb.connect().execute(
+            f"COPY (SELECT * FROM read_csv('{csv}', all_varchar = true)) TO '{table}'"
+            " (FORMAT parquet)"
+        )
+        csv.unlink()
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "rwgate", "screen", str(table), "--out", str(out),
+         "--snapshot", str(snapshot)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["summary"]["by_status"] == {"retracted": 1, "invalid_doi": 1}
+    (bad,) = summary["bad_rows"]["by_reason"]
+    assert bad["sample"] == [{"value": "bad one", "file": str(table), "row": 2}]

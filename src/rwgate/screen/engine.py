@@ -40,6 +40,11 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
+_PATH = "filename = 'rwgate_path'"
+"""The file's path as DuckDB reads it, under a name of rwgate's: a table's own ``filename`` or
+``file_index`` column is the table's (DuckDB's virtual columns would give way to it)."""
+
+
 def _quoted_list(files: list[Path]) -> str:
     return "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
 
@@ -71,11 +76,11 @@ class DuckEngine:
     def _reader(self, grp: InputGroup) -> str:
         files = _quoted_list(grp.files)
         if grp.container == "parquet":
-            return f"read_parquet({files}, file_row_number = true, union_by_name = true)"
+            return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
             return (
-                f"read_csv({files}, header = true, all_varchar = true, union_by_name = true,"
-                " ignore_errors = true, strict_mode = false,"
+                f"read_csv({files}, {_PATH}, header = true, all_varchar = true,"
+                " union_by_name = true, ignore_errors = true, strict_mode = false,"
                 " max_line_size = 16777216)"
             )
         if grp.shape == "crossref":
@@ -83,11 +88,11 @@ class DuckEngine:
             # MB in the public data file), a line one work (a few MB at most).
             size = 1 << 28 if any(_pretty_json(f) for f in grp.files) else 1 << 25
             return (
-                f"read_json({files}, format = 'auto', ignore_errors = true,"
+                f"read_json({files}, {_PATH}, format = 'auto', ignore_errors = true,"
                 f" maximum_object_size = {size}, columns = {_CROSSREF_COLUMNS})"
             )
         return (
-            f"read_json({files}, format = 'newline_delimited', ignore_errors = true,"
+            f"read_json({files}, {_PATH}, format = 'newline_delimited', ignore_errors = true,"
             " maximum_object_size = 33554432, union_by_name = true)"
         )
 
@@ -112,9 +117,10 @@ class DuckEngine:
         names: list[list[str]] = []
         for i, (grp, start) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
             try:
+                number = f"list_position({_quoted_list(grp.files)}, rwgate_path) - 1 + {start}"
                 self.con.execute(
-                    f"CREATE TEMP VIEW in{i} AS SELECT *, file_index + {start} AS filename"
-                    f" FROM {self._reader(grp)}"
+                    f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
+                    f" {number} AS {sql.FILE} FROM {self._reader(grp)}"
                 )
                 described = self.con.execute(f"DESCRIBE in{i}").fetchall()
             except self._error as exc:
@@ -230,7 +236,7 @@ class SparkEngine:
         )
         frame = frame.withColumn("rwgate_path", F.when(uri.startswith("file:"), path))
         frame = frame.join(F.broadcast(numbers), "rwgate_path", "left").drop("rwgate_path")
-        return frame.withColumnRenamed("rwgate_file", "filename")
+        return frame.withColumnRenamed("rwgate_file", sql.FILE)
 
     def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]:
         """Each Parquet file's columns: Spark would read a group by one file's schema and make
@@ -288,7 +294,7 @@ def _first_numbers(groups: list[InputGroup]) -> list[int]:
 
 
 def input_files(groups: list[InputGroup]) -> list[tuple[int, str]]:
-    """Each file's number and name. A row carries the number of its file (``filename``), which
+    """Each file's number and name. A row carries the number of its file (:data:`sql.FILE`), which
     costs a tenth of the main pass less than carrying the name; the few rows a summary quotes
     get the name back from this table."""
     return list(enumerate(str(f) for grp in groups for f in grp.files))

@@ -72,7 +72,7 @@ def _columns(
         if grp.shape != "table":
             out.append(None)
             continue
-        names = [n for n in (grp.columns or names) if n not in ("filename", "file_row_number")]
+        names = [n for n in (grp.columns or names) if n not in (sql.FILE, "file_row_number")]
         cols = resolve(grp, names, given)
         if cols.doi is not None:
             col = sql.ident(cols.doi)

@@ -24,6 +24,9 @@ from rwgate.screen.verdicts import COLUMNS
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 lit = doisql.lit
+FILE = "rwgate_file"
+"""The column of a raw view that holds its row's file number (``input_files``), named apart from
+any column of the user's table."""
 NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
 BAD_REASONS = ("no citing work", "malformed DOI", "malformed PubMed id")
 """Why a row could not be screened, in the order the summary lists them."""
@@ -47,7 +50,7 @@ def _table(view: str, cols: Columns, parquet: bool) -> str:
     return (
         f"SELECT {col(cols.citing)} AS citing, {col(cols.doi)} AS cited_raw,"
         f" {col(cols.pmid)} AS pmid_raw, {col(cols.date)} AS date_raw,"
-        f" filename AS file, {'file_row_number + 1' if parquet else 'CAST(NULL AS BIGINT)'}"
+        f" {FILE} AS file, {'file_row_number + 1' if parquet else 'CAST(NULL AS BIGINT)'}"
         f" AS rownum FROM {view}"
     )
 
@@ -67,16 +70,16 @@ def _opencitations(view: str) -> str:
     return (
         f"SELECT nullif(coalesce({_oc_id('citing', 'doi')}, citing), '') AS citing,"
         f" {_oc_id('cited', 'doi')} AS cited_raw, {_oc_id('cited', 'pmid')} AS pmid_raw,"
-        f" creation AS date_raw, filename AS file, CAST(NULL AS BIGINT) AS rownum FROM {view}"
+        f" creation AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum FROM {view}"
     )
 
 
 def _crossref(view: str) -> str:
     """Works (a record per line, or the ``items`` of a list file) and their DOI references."""
     works = (
-        f'SELECT "DOI" AS doi, reference, issued, filename FROM {view} WHERE items IS NULL'
+        f'SELECT "DOI" AS doi, reference, issued, {FILE} FROM {view} WHERE items IS NULL'
         f' UNION ALL SELECT w."DOI" AS doi, w.reference AS reference, w.issued AS issued,'
-        f" filename FROM {view}, unnest(items) AS u(w)"
+        f" {FILE} FROM {view}, unnest(items) AS u(w)"
     )
     parts = 'r2."date-parts"[1]'
     day = (
@@ -86,8 +89,8 @@ def _crossref(view: str) -> str:
     )
     return (
         f'SELECT lower(doi) AS citing, r."DOI" AS cited_raw, CAST(NULL AS VARCHAR) AS pmid_raw,'
-        f" {day} AS date_raw, filename AS file, CAST(NULL AS BIGINT) AS rownum"
-        f" FROM (SELECT doi, reference, issued AS r2, filename FROM ({works}) AS w0) AS w1,"
+        f" {day} AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum"
+        f" FROM (SELECT doi, reference, issued AS r2, {FILE} FROM ({works}) AS w0) AS w1,"
         f" unnest(reference) AS v(r)"
     )
 
