@@ -221,9 +221,12 @@ RARE_ROWS = (
 
 
 def _looked_up(source: str, pmid: bool, date: bool) -> str:
-    """Second pass, per row: only hash look-ups in the small maps, and lower case (once); no
-    look-up of a PubMed id (``pmid``) or a date (``date``) where no input has the column."""
-    fast = doisql.fast_key("r.cited_raw")  # a DOI not in doi_map is on the fast path
+    """Per row of ``source`` (the rare rows; every row for ``citations.parquet``): hash look-ups
+    in the small maps, and the fast key of a DOI outside them; no look-up of a PubMed id
+    (``pmid``) or a date (``date``) where no input has the column."""
+    # A DOI not in doi_map is on the fast path (the slow spellings of every rare row are in it,
+    # and a plain row's DOI is on the fast path).
+    fast = doisql.fast_key("r.cited_raw")
     # A PubMed id of a plain row is on its fast path and in no map (only the rare rows' are).
     q_fast = f"q.raw IS NULL AND {pmid_fast('r.pmid_raw')}"
     q_cols = (
