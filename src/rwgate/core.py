@@ -11,12 +11,12 @@ identifiers that source answers, and merges what they said by what each declares
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rwgate import recorded
 from rwgate.bytitle import match_titles
 from rwgate.config import Settings
-from rwgate.judge import Evidence, evidence
+from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, evidence
 from rwgate.models import Action, Citation, Problem, Reference, Status
 from rwgate.policy import Policy
 from rwgate.result import RECOVERED_FROM_TITLE, CheckResult
@@ -116,9 +116,55 @@ def _wanted(references: Sequence[Reference]) -> dict[IdKind, list[str]]:
     """The distinct DOIs and PubMed ids the sources are asked for."""
     live = [r for r in references if not r.missing]
     return {
-        "doi": list(dict.fromkeys(d for r in live for d in (r.doi, r.other_doi) if d)),
-        "pmid": list(dict.fromkeys(p for r in live for p in (r.pmid, r.other_pmid) if p)),
+        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
+        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
     }
+
+
+def _units(chunk: Sequence[Reference]) -> Sequence[Reference]:
+    """Every reading to judge: each reference, followed by its other readings (DESIGN.md rule 1:
+    another definition of the key, another tool's reading). Most chunks have none."""
+    if not any(ref.readings for ref in chunk):
+        return chunk
+    return [unit for ref in chunk for unit in (ref, *ref.readings)]
+
+
+def _decide(
+    chunk: Sequence[Reference],
+    units: Sequence[Reference],
+    judged: Sequence[Evidence],
+    verdict: Callable[[Reference, Evidence], Citation],
+) -> list[Citation]:
+    """One citation per reference of ``chunk``: where a reference has several readings, every
+    reading is judged and the worst decides, by the policy's action, then by :data:`SEVERITY`
+    (a tie: the reading the toolchain prints, listed first). An entry the tools read apart
+    (``conflict``) whose worst reading is not flagged is ``unverified``: which work prints is
+    not known, and neither reading may vouch for the other."""
+    if units is chunk:
+        return [verdict(ref, ev) for ref, ev in zip(chunk, judged, strict=True)]
+    out: list[Citation] = []
+    at = 0
+    for ref in chunk:
+        n = 1 + len(ref.readings)
+        options = [
+            verdict(u, ev) for u, ev in zip(units[at : at + n], judged[at : at + n], strict=True)
+        ]
+        at += n
+        if n == 1:
+            out.append(options[0])
+            continue
+        worst = min(options, key=lambda c: (_ACTION_RANK[c.action], SEVERITY[c.status]))
+        where = ", ".join(dict.fromkeys(str(u.location or u.key) for u in (ref, *ref.readings)))
+        why = ref.conflict or f"{n} definitions of key {ref.key!r} ({where})"
+        if ref.conflict and worst.status not in FLAG_RANK:
+            out.append(verdict(ref, Evidence("unverified", reason=f"{where}: {why}")))
+            continue
+        reason = worst.reason
+        if ref.conflict or len({c.status for c in options}) > 1:
+            said = f"{why}; every reading is judged, the more severe reading decides"
+            reason = f"{said}; {reason}" if reason else said
+        out.append(worst.model_copy(update={"key": ref.key, "reason": reason}))
+    return out
 
 
 def _offset(progress: Progress | None, start: int, total: int) -> Progress | None:
@@ -155,17 +201,17 @@ def check(
         with gc_paused():
             for start in range(0, total, CHUNK):
                 chunk = references[start : start + CHUNK]
-                answers = srcs.ask(_wanted(chunk), _offset(progress, start, total))
+                units = _units(chunk)
+                answers = srcs.ask(_wanted(units), _offset(progress, start, total))
                 if srcs.first_end != float("inf"):  # the run's record: no replay past a TTL
                     recorded.note_expiry(srcs.first_end)
                 _source_errors(answers, settings.offline, errors)
-                judged = [evidence(ref, answers, settings.offline) for ref in chunk]
+                judged = [evidence(ref, answers, settings.offline) for ref in units]
                 del answers
-                match_titles(chunk, judged, srcs, settings.offline)  # the no_doi ones, offline
-                citations += [
-                    _citation(ref, ev, policy, said, actions)
-                    for ref, ev in zip(chunk, judged, strict=True)
-                ]
+                match_titles(units, judged, srcs, settings.offline)  # the no_doi ones, offline
+                citations += _decide(
+                    chunk, units, judged, lambda r, e: _citation(r, e, policy, said, actions)
+                )
             infos, complete = srcs.infos(), not srcs.failed
             if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
                 notes.append(srcs.cache.warning)

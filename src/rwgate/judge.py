@@ -2,8 +2,9 @@
 
 Kept apart from :mod:`rwgate.core` (which asks the sources and applies the policy) so that the
 rules read as one piece: a DOI's verdict (:func:`judge`), a PubMed id's (:func:`by_pmid`), the
-more severe of two readings (:func:`more_severe`), and whether the identifier names the cited
-work at all (:func:`rwgate.identity.mismatch`).
+more severe of two verdicts (:func:`more_severe`, :data:`SEVERITY`), and whether the identifier
+names the cited work at all (:func:`rwgate.identity.mismatch`). Several readings of one cited key
+are judged one by one and folded in :mod:`rwgate.core`, where the policy's action is known.
 """
 
 from __future__ import annotations
@@ -19,6 +20,18 @@ from rwgate.sources.interface import IntegritySource
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES
 
 FLAG_RANK = {status: i for i, status in enumerate(FLAGGED_STATUSES)}  # most severe first
+SEVERITY: dict[Status, int] = {
+    status: i
+    for i, status in enumerate(
+        (
+            *FLAGGED_STATUSES,
+            *("doi_mismatch", "invalid_doi", "unknown_doi", "missing_entry"),
+            *("unverified", "no_doi", "clean"),
+        )
+    )
+}
+"""Every status, most severe first: of several readings of one cited key whose actions tie, the
+first here decides (a work that could not be judged before one judged clean)."""
 
 
 @dataclass
@@ -134,32 +147,9 @@ def more_severe(a: Evidence, b: Evidence) -> Evidence:
     return a
 
 
-def readings(ref: Reference, answers: Answers, offline: bool) -> Evidence:
-    """An entry BibTeX and pandoc read differently: each reading is judged, and a flagged one
-    decides (the more severe), since either may be the work the output prints; else the entry
-    is ``unverified``, with the reason."""
-    own = evidence(ref.model_copy(update={"conflict": None}), answers, offline)
-    other = ref.model_copy(
-        update={"conflict": None, "doi": ref.other_doi, "pmid": ref.other_pmid, "raw_doi": None}
-    )
-    theirs = evidence(other, answers, offline)
-    worse = more_severe(own, theirs)
-    if worse is theirs and worse.doi is None:
-        worse.doi = ref.other_doi  # the citation names the DOI of the reading that decided
-    why = f"{ref.location or ref.key}: {ref.conflict}"
-    if worse.status in FLAG_RANK:
-        worse.reason = f"{why}; the more severe reading is judged" + (
-            f"; {worse.reason}" if worse.reason else ""
-        )
-        return worse
-    return Evidence("unverified", reason=why)
-
-
 def evidence(ref: Reference, answers: Answers, offline: bool) -> Evidence:
     if ref.missing:
         return Evidence("missing_entry", reason="cited key is in no bibliography")
-    if ref.conflict:  # BibTeX and pandoc print different works: both readings are judged
-        return readings(ref, answers, offline)
     if ref.doi is None and ref.raw_doi and short_doi(ref.raw_doi):
         why = f"shortDOI {ref.raw_doi!r} could not be resolved to a DOI (offline, or the resolver)"
         return Evidence("unverified", reason=why)

@@ -51,11 +51,10 @@ class Reference(BaseModel):
     conflict: str | None = Field(
         default=None, description="why the tools that print it read it differently"
     )
-    other_doi: str | None = Field(
-        default=None, description="the DOI of the other tool's reading, when they differ"
-    )
-    other_pmid: str | None = Field(
-        default=None, description="the PubMed id of the other tool's reading, when they differ"
+    readings: list[Reference] = Field(
+        default_factory=list,
+        description="the other works the toolchain could print for this key (another definition"
+        " of it, another tool's reading): each is judged, the most severe decides",
     )
 
     @classmethod

@@ -169,7 +169,7 @@ def test_where_bibtex_and_pandoc_part_the_more_severe_reading_decides(offline, b
     flagged = [c for c in citations if c.status == "retracted"]
     assert flagged, citations
     assert all(c.doi == W_CANON for c in flagged)
-    assert "the more severe reading is judged" in (flagged[0].reason or "")
+    assert "the more severe reading decides" in (flagged[0].reason or "")
 
 
 # --- DOIs with TeX escapes, PMIDs ---------------------------------------------------------------

@@ -106,10 +106,20 @@ def _reference(entry: BibEntry, file: str) -> Reference:
     doi, raw_doi, origin = _find_doi(fields)
     if origin and origin in entry.inherited:
         origin = f"{origin} (from {entry.inherited[origin]})"
-    other_doi = other_pmid = None
+    readings = []
     if entry.other is not None:  # the other tool's reading: judged too, the more severe decides
-        other_doi = _find_doi(entry.other)[0]
-        other_pmid = _find_pmid(entry.other)
+        other, other_raw = _find_doi(entry.other)[:2]
+        readings.append(
+            Reference(
+                key=entry.key,
+                doi=other,
+                raw_doi=other_raw,
+                pmid=_find_pmid(entry.other),
+                title=_text(entry.other.get("title")),
+                year=_find_year(entry.other),
+                location=Location(file=file, line=entry.line),
+            )
+        )
     return Reference(
         key=entry.key,
         doi=doi,
@@ -124,8 +134,7 @@ def _reference(entry: BibEntry, file: str) -> Reference:
         location=Location(file=file, line=entry.line),
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
         conflict=entry.conflict,
-        other_doi=other_doi if other_doi != doi else None,
-        other_pmid=other_pmid if other_pmid != _find_pmid(fields) else None,
+        readings=readings,
     )
 
 

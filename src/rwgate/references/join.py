@@ -31,10 +31,11 @@ def _one_stream(doc: CitedDocument) -> bool:
 
 
 def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
-    """Every entry of every bibliography of ``doc``; the first of a key wins, like pandoc.
-    With ``cache_dir``, a file read before is taken from the parsed-entry cache (:mod:`.parsed`)."""
+    """Every entry of every bibliography of ``doc``, one per key with the key's other definitions
+    as its readings (:func:`_another_definition`). With ``cache_dir``, a file read before is
+    taken from the parsed-entry cache (:mod:`.parsed`)."""
     out = BibResult(problems=list(doc.problems))
-    seen: dict[str, Reference] = {}
+    seen: dict[str, Reference] = {}  # insertion order: the first definition's place
     results: list[BibResult] = []
     macros: dict[str, str] | None = {} if _one_stream(doc) else None
     for path in doc.bibliographies:
@@ -52,21 +53,37 @@ def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
             out.problems.append(unreadable(str(exc)))
     if doc.inline_references:
         results.append(references_from_csl_items(doc.inline_references, doc.path))
+    last_wins = not _one_stream(doc)
     for result in results:
         out.problems.extend(result.problems)
         for ref in result.references:
             if ref.key in seen:
-                first = seen[ref.key].location
-                out.problems.append(
-                    Problem(
-                        message=f"duplicate key {ref.key!r} (first at {first}); the first is used",
-                        location=ref.location,
-                    )
-                )
-                continue
-            seen[ref.key] = ref
-            out.references.append(ref)
+                seen[ref.key] = _another_definition(seen[ref.key], ref, last_wins, out.problems)
+            else:
+                seen[ref.key] = ref
+    out.references = list(seen.values())
     return out
+
+
+def _another_definition(
+    known: Reference, ref: Reference, last_wins: bool, problems: list[Problem]
+) -> Reference:
+    """A key defined again in a later bibliography (or inline): both definitions are judged,
+    the most severe decides (DESIGN.md rule 1). The printed one leads: pandoc's citeproc prints
+    the last definition (files in the order listed, then inline ``references:``), BibTeX and
+    biber the first. Copies: a reference may be shared with the parsed-file cache."""
+    printer = "pandoc prints the last" if last_wins else "BibTeX and biber print the first"
+    problems.append(
+        Problem(
+            message=f"duplicate key {ref.key!r} (also at {known.location}); {printer}:"
+            " every definition is judged, the most severe decides",
+            location=ref.location,
+        )
+    )
+    bare = known.model_copy(update={"readings": []})
+    if last_wins:
+        return ref.model_copy(update={"readings": [*ref.readings, bare, *known.readings]})
+    return known.model_copy(update={"readings": [*known.readings, ref, *ref.readings]})
 
 
 def _bibtex_match(
