@@ -178,3 +178,34 @@ def test_an_unclosed_cell_of_a_quarto_document_is_read_as_markdown_too(
     code, report, _ = _check(capsys, _doc(tmp_path, "open.qmd", body), "--policy", "strict")
     assert _statuses(report) == {"watson1953": "clean", "lacour2014": "retracted"}
     assert code == 1
+
+
+def test_citations_in_a_projects_subtitle_and_abstract_are_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Quarto merges _quarto.yml and _metadata.yml into the document; their Markdown fields print.
+    _write(tmp_path / "refs.bib", BIB)
+    _write(tmp_path / "_quarto.yml", "project:\n  type: default\nbibliography: refs.bib\n")
+    _write(tmp_path / "part" / "_metadata.yml", "subtitle: 'Replotting [@lacour2014]'\n")
+    doc = _write(tmp_path / "part" / "paper.qmd", "---\ntitle: A\n---\n\nHelix [@watson1953].\n")
+    code, report, _ = _check(capsys, doc, "--policy", "strict")
+    assert _statuses(report) == {"watson1953": "clean", "lacour2014": "retracted"}
+    assert code == 1
+    # the document's own subtitle replaces the project's (Quarto's merge: the later value wins)
+    _write(doc, "---\nsubtitle: Mine\n---\n\nHelix [@watson1953].\n")
+    code, report, _ = _check(capsys, doc, "--policy", "strict")
+    assert _statuses(report) == {"watson1953": "clean"} and code == 0
+
+
+def test_inline_references_given_by_quarto_yml_are_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: "cannot judge from the sources (no bibliography found)", exit 2.
+    _write(
+        tmp_path / "_quarto.yml",
+        "project:\n  type: default\nreferences:\n  - id: lacour2014\n    type: article-journal\n"
+        "    title: When contact changes minds\n    DOI: 10.1126/science.1256151\n",
+    )
+    doc = _write(tmp_path / "paper.qmd", "# Paper\n\nMinds changed [@lacour2014].\n")
+    code, report, _ = _check(capsys, doc, "--policy", "strict")
+    assert _statuses(report) == {"lacour2014": "retracted"} and code == 1

@@ -254,6 +254,10 @@ def _with_project(
     if project.kind == "quarto":  # @fig-x, @sec-y: Quarto's cross-references, not citations
         refs = cross_references(doc.keys, merged.get("crossref"))
         doc.keys = [key for key in doc.keys if key not in refs]
+    doc.keys += [key for key in _prose_keys(merged, ast) if key not in doc.keys]
+    own_ids = {str(entry.get("id", "")) for entry in doc.inline_references}
+    given = pandoc_ast.csl_entries(merged.get("references"))
+    doc.inline_references += [e for e in given if str(e.get("id", "")) not in own_ids]
     doc.cite_all = doc.cite_all or cite_all
     block = merged.get("rwgate")
     if isinstance(block, dict):
@@ -263,6 +267,28 @@ def _with_project(
     named = [f for f in project.files if f != own]  # named as the document is: relative or not
     doc.project_metadata = [str(f) if path.is_absolute() else os.path.relpath(f) for f in named]
     return doc
+
+
+def _prose_keys(merged: dict[str, Any], ast: dict[str, Any]) -> list[str]:
+    """Keys cited in the Markdown fields (``abstract``, ``subtitle``...) a project file gives and
+    the document does not set itself (its own are in ``ast``): read by pandoc, as Quarto does."""
+    import yaml
+
+    from rwgate.pandoc_exe import PandocError, run_pandoc_json
+    from rwgate.references.project import PROSE
+
+    meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
+    given = {k: merged[k] for k in PROSE if k in merged and k not in (meta or {})}
+    if not given:
+        return []
+    block = yaml.safe_dump(given, allow_unicode=True)
+    with tempfile.TemporaryDirectory(prefix="rwgate-meta-") as folder:
+        staged = Path(folder) / "metadata.md"
+        staged.write_text(f"---\n{block}---\n", encoding="utf-8")
+        try:
+            return pandoc_ast.cited_keys(run_pandoc_json(staged, "markdown"))
+        except PandocError as exc:
+            raise ManuscriptError(f"project metadata: {exc}") from exc
 
 
 def read_latex_manuscript(
