@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rwgate.references.texprint import contexts, scripts_inline
 from rwgate.titles import tex_greek
 
 DECODER_LIMIT = 4096
@@ -106,6 +107,7 @@ _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _PLAIN = re.compile(r"^[^\\{}$~%`'-]*$")
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+\*?\s*")
 _DECODER = None
+_WALKER = None
 
 
 def text(value: str | None) -> str | None:
@@ -118,9 +120,9 @@ def text(value: str | None) -> str | None:
         return " ".join(value.split())
     if len(value) > DECODER_LIMIT:
         return _plain_decode(value)
-    # textgreek's \textalpha and upgreek's \upalpha are unknown to the decoder (dropped): their
-    # letters are put in first, as LaTeX prints them.
-    return _decoded(tex_greek(value))
+    # textgreek's \textalpha and upgreek's \upalpha are put in first, in the check's one table
+    # (:mod:`rwgate.titles`); math scripts are their characters (``CO$_2$`` is CO2).
+    return _decoded(scripts_inline(tex_greek(value)))
 
 
 def _plain_decode(value: str) -> str | None:
@@ -135,14 +137,15 @@ def _plain_decode(value: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _decoded(value: str) -> str | None:
-    global _DECODER
+    global _DECODER, _WALKER
     if _DECODER is None:
         from pylatexenc.latex2text import LatexNodes2Text
 
-        _DECODER = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+        _WALKER, textdb = contexts()
+        _DECODER = LatexNodes2Text(textdb, math_mode="text", strict_latex_spaces=True)
     escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
     try:
-        decoded = _DECODER.latex_to_text(escaped)
+        decoded = _DECODER.latex_to_text(escaped, latex_context=_WALKER)
     except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
         decoded = value.replace("{", "").replace("}", "")
     return " ".join(decoded.split()) or None
