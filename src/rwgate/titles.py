@@ -18,7 +18,20 @@ from typing import NamedTuple
 # Markup never separates words: ``Ca<sup>2+</sup>`` (Crossref), ``Ca$^{2+}$`` (TeX) and ``Ca²⁺``
 # (Retraction Watch) are one word, as a reader sees them.
 _TAG = re.compile(r"<[^<>]{1,80}>")
-_CONTROL_WORD = re.compile(r"\\[a-zA-Z]+\s*")
+_CONTROL_WORD = re.compile(r"\\([a-zA-Z]+)(\s*)(?=(\{)?)")
+# Macros that wrap words without being one (``$\\mathrm{CO}_2$``, ``\\emph{in vivo}``): dropped
+# from a key. Any other control word left in a title (one the decoder did not know) keeps its
+# name as a word: a title that loses a word could be another title's key.
+_MARKUP = frozenset(
+    {
+        "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathcal", "mathbb", "mathfrak",
+        "mathscr", "mathnormal", "boldsymbol", "bm", "pmb", "text", "textrm", "textit", "textbf",
+        "textsc", "textsf", "texttt", "textup", "textsl", "textmd", "textnormal", "emph", "mbox",
+        "hbox", "operatorname", "ensuremath", "textsuperscript", "textsubscript", "rm", "it", "bf",
+        "sf", "tt", "sc", "sl", "em", "left", "right", "big", "Big", "bigl", "bigr", "relax",
+        "protect",
+    }
+)  # fmt: skip
 _SCRIPT = str.maketrans("", "", "^_$")
 _GREEK_NAMES = [
     "alpha",
@@ -65,6 +78,9 @@ TEX_GREEK: dict[str, str] = {
 """TeX's Greek letters (``\\alpha``, ``\\Gamma``, ``\\varepsilon``; textgreek's ``\\textalpha`` and
 upgreek's ``\\upalpha`` too) as the Unicode letter the registry writes: ``TNF-$\\alpha$`` is
 ``TNF-α``. A variant form is its plain letter (``\\varepsilon`` and ``\\epsilon`` are ε)."""
+_GREEK_SPELLED = {ord(_greek(name)): name for name in _GREEK_NAMES}
+"""A Greek letter (small, as :func:`fold` leaves it) as its name in a title key: ``TNF-α`` and
+``TNF-alpha``, ``NF-κB`` and ``NF-kappaB`` are one title (the registry spells both ways)."""
 TEX_GREEK_WORD = re.compile(r"\\(?:text|up|)(" + "|".join(TEX_GREEK) + r")(?![A-Za-z])\s*")
 
 
@@ -115,16 +131,31 @@ def fold(text: str) -> str:
 def normalize_title(title: str | None) -> str:
     """Title words only: ``{RETRACTED}: {DNA} <i>in vivo</i>`` -> ``dna in vivo``; markup and
     sub/superscripts join what they split (``Ca<sup>2+</sup>``, ``Ca$^{2+}$`` -> ``ca2``), TeX's
-    Greek macros are their letters (``TNF-$\\alpha$`` -> ``tnf α``)."""
+    Greek macros and letters are their names (``TNF-$\\alpha$``, ``TNF-α`` -> ``tnf alpha``), a
+    control word left is its name (unless it only wraps words: ``\\mathrm``, ``\\emph``)."""
     if not title:
         return ""
-    text = title.replace("{", "").replace("}", "")
+    text = title
+    if "\\" in text:
+        text = _CONTROL_WORD.sub(_control_word, tex_greek(text))
+    text = text.replace("{", "").replace("}", "")
     if "<" in text:
         text = _TAG.sub("", text)
-    if "\\" in text:
-        text = _CONTROL_WORD.sub(" ", tex_greek(text))
     text = _RETRACTED.sub("", text.translate(_SCRIPT))
-    return " ".join(_NON_WORD.sub(" ", fold(text)).replace("_", " ").split())
+    folded = fold(text)
+    if not folded.isascii():
+        folded = folded.translate(_GREEK_SPELLED)
+    return " ".join(_NON_WORD.sub(" ", folded).replace("_", " ").split())
+
+
+def _control_word(match: re.Match[str]) -> str:
+    """A control word as a key reads it: markup nothing (``a\\mathrm{b}`` prints ``ab``), any
+    other its name as a word, apart from an argument (``\\foo{x}``: ``foo x``) as the decoder
+    keeps an unknown macro (``{\\TeX}book`` stays ``texbook``)."""
+    name, space, argument = match.groups()
+    if name in _MARKUP:
+        return space
+    return f" {name}{' ' if argument else space}"
 
 
 def title_key(title: str | None) -> str:

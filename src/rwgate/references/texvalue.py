@@ -6,10 +6,11 @@ written ``10.1016/S0140-6736\\(97\\)11096-0``, ``10.1/a\\_b``, ``{\\_}`` or ``\\
 the styles as ``(97)``, ``_``, ``%``: read literally it names no registered DOI, and an offline
 check would call a retracted work clean. So an identifier is decoded here, the way TeX prints it
 (``\\`` before a non-letter prints that character; ``~`` is a space), in linear time. What prints
-nothing is dropped (``\\relax``, ``\\-``, ``\\allowbreak``, ``\\discretionary{-}{}{}``,
-``\\penalty0``, ``\\linebreak[0]``, ``\\hspace{0pt}``): kept, ``10.1016/...-0\\relax`` named no DOI
-and a full export called Wakefield's paper clean. A control word left after that is not printed as
-its letters, so the field is no DOI (:func:`has_control_word`), never a guess.
+nothing is dropped (``\\relax``, ``\\allowbreak``, ``\\discretionary{-}{}{}``, ``\\penalty0``,
+``\\linebreak[0]``, ``\\hspace{0pt}``, ``\\-`` beside a hyphen): kept, ``10.1016/...-0\\relax``
+named no DOI and a full export called Wakefield's paper clean. ``\\-`` between two other
+characters is the DOI's own hyphen, escaped (``S0140\\-6736``). A control word left after that is
+not printed as its letters, so the field is no DOI (:func:`has_control_word`), never a guess.
 
 Text goes through pylatexenc, which costs about 10 microseconds a character: a value longer than
 any real title (:data:`DECODER_LIMIT`) is decoded by a plain linear pass instead, so a 1 MB field
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rwgate.references.texprint import contexts, scripts_inline
 from rwgate.titles import tex_greek
 
 DECODER_LIMIT = 4096
@@ -28,8 +30,8 @@ _HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{[^{}]*\}")
 _URL_MACRO = re.compile(r"\\(?:url|doi|nolinkurl|path|texttt)\s*\{([^{}]*)\}")
 _TILDE = re.compile(r"\$\\sim\$|\\textasciitilde\b\s*|\\~(?:\{\})?|\\string\s*~")
 _UNDERSCORE = re.compile(r"\\textunderscore\b\s*(?:\{\})?")
-# ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``); ``\-``
-# and ``\/`` print nothing (:data:`_SILENT`, applied first).
+# ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``); ``\/``
+# prints nothing, and ``\-`` beside a hyphen (:data:`_SILENT`, applied first).
 _CONTROL_SYMBOL = re.compile(r"\\([^A-Za-z\s])")
 # What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (the
 # white space after a control word is TeX's, eaten with it); a \discretionary prints its third
@@ -43,6 +45,11 @@ _SILENT = re.compile(
     r"|hspace\*?\s*\{\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp)?\s*\})(?![A-Za-z@])\s*"
     r"|\\[-/]"
 )
+# ``\-`` is a hyphenation point: beside a hyphen it adds nothing (``S0140-\-6736``), but a DOI
+# has no hyphenation points of its own, so between two other characters it is the DOI's hyphen
+# escaped, as ``\(`` and ``\_`` are (``S0140\-6736``): read as nothing it named no DOI and a
+# full export called Wakefield's paper clean (a regression of the rule that drops ``\-``).
+_ESCAPED_HYPHEN = re.compile(r"(?<!-)\\-(?!-)")
 _DISCRETIONARY = re.compile(r"\\discretionary\s*\{[^{}]*\}\s*\{[^{}]*\}\s*\{([^{}]*)\}")
 _DASH_WORD = re.compile(r"\\text(?:endash|emdash|minus|hyphen)(?![A-Za-z@])\s*(?:\{\})?")
 _CONTROL_WORD_LEFT = re.compile(r"\\[A-Za-z@]")
@@ -59,7 +66,7 @@ def identifier(value: str, tie: str = "~") -> str:
     if "\\" in text:
         text = _URL_MACRO.sub(r"\1", text)
         text = _DISCRETIONARY.sub(r"\1", text)
-        text = _SILENT.sub("", text)
+        text = _SILENT.sub("", _ESCAPED_HYPHEN.sub("-", text))
         text = _DASH_WORD.sub("-", text)
         text = _TILDE.sub(_TILDE_MARK, text)
         text = _UNDERSCORE.sub("_", text)
@@ -85,7 +92,7 @@ def printed(text: str) -> str:
     if "\\" not in text:
         return text
     text = _DISCRETIONARY.sub(r"\1", text)
-    text = _SILENT.sub("", text)
+    text = _SILENT.sub("", _ESCAPED_HYPHEN.sub("-", text))
     text = _DASH_WORD.sub("-", text)
     return _CONTROL_WORD_LEFT.sub(lambda m: " " + m.group(0), text)
 
@@ -100,6 +107,7 @@ _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _PLAIN = re.compile(r"^[^\\{}$~%`'-]*$")
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+\*?\s*")
 _DECODER = None
+_WALKER = None
 
 
 def text(value: str | None) -> str | None:
@@ -112,9 +120,9 @@ def text(value: str | None) -> str | None:
         return " ".join(value.split())
     if len(value) > DECODER_LIMIT:
         return _plain_decode(value)
-    # textgreek's \textalpha and upgreek's \upalpha are unknown to the decoder (dropped): their
-    # letters are put in first, as LaTeX prints them.
-    return _decoded(tex_greek(value))
+    # textgreek's \textalpha and upgreek's \upalpha are put in first, in the check's one table
+    # (:mod:`rwgate.titles`); math scripts are their characters (``CO$_2$`` is CO2).
+    return _decoded(scripts_inline(tex_greek(value)))
 
 
 def _plain_decode(value: str) -> str | None:
@@ -129,14 +137,15 @@ def _plain_decode(value: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _decoded(value: str) -> str | None:
-    global _DECODER
+    global _DECODER, _WALKER
     if _DECODER is None:
         from pylatexenc.latex2text import LatexNodes2Text
 
-        _DECODER = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+        _WALKER, textdb = contexts()
+        _DECODER = LatexNodes2Text(textdb, math_mode="text", strict_latex_spaces=True)
     escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
     try:
-        decoded = _DECODER.latex_to_text(escaped)
+        decoded = _DECODER.latex_to_text(escaped, latex_context=_WALKER)
     except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
         decoded = value.replace("{", "").replace("}", "")
     return " ".join(decoded.split()) or None

@@ -21,7 +21,7 @@ from typing import Any
 
 from rwgate.titles import TitleRow, title_key
 
-VERSION = "2"
+VERSION = "3"
 """Bumped whenever :func:`rwgate.titles.title_key` changes what it returns."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS titles (key TEXT NOT NULL, notice INTEGER NOT NULL);
