@@ -88,8 +88,9 @@ def _import(
 
 
 SAMPLE_NOTE = (
-    "rwgate: the bundled SAMPLE (9 Retraction Watch rows, 6 Crossref records), not the full database:"
-    " it never makes a work it does not list clean; `rwgate data update` fetches the whole of it"
+    "rwgate: the bundled SAMPLE (9 Retraction Watch rows, 6 Crossref records), not the full"
+    " database: it never makes a work it does not list clean; `rwgate data update` fetches the"
+    " whole of it"
 )
 
 
