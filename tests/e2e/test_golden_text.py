@@ -95,6 +95,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Completed
     out = tmp_path_factory.mktemp("demo")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RWGATE_")}
     env.update(RWGATE_DEMO_OUT=str(out), NO_COLOR="1")
+    # The demo imports the sample into the invoking user's snapshot: here, one of the test's own.
+    env.update(RWGATE_SNAPSHOT=str(out / "snapshot.sqlite3"), RWGATE_CACHE_DIR=str(out / "cache"))
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "demo.py")],
         env=env,

@@ -98,5 +98,5 @@ def test_a_schema_1_snapshot_is_read_and_upgraded_by_the_next_import(tmp_path: P
     result = import_files(snapshot, [export], allow_shrink=True)
     assert result.rows > 0 and not result.sources[0].unchanged  # read again to fill the column
     with Snapshot(snapshot) as new:
-        assert new.schema_version == 2
+        assert new.schema_version == 3  # upgraded to the current schema
         assert new.query_pmids(["20137807"])["20137807"].notice_for

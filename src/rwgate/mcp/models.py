@@ -15,8 +15,9 @@ from rwgate.models import Citation, SourceInfo, Summary
 from rwgate.sources.snapshot_info import SnapshotStatus
 
 AUTHOR_CAVEAT = (
-    "A name match is not an identity match: these works were found by author name in Crossref, "
-    "and another researcher may share the name. Confirm identity (ORCID, affiliation, co-authors) "
+    "A name match is not an identity match: these works were found by author name in Crossref "
+    "or in the snapshot's Retraction Watch rows, and another researcher may share the name. "
+    "Confirm identity (ORCID, affiliation, co-authors) "
     "before attributing any of these works or notices to a particular person."
 )
 
@@ -83,9 +84,10 @@ class Update(BaseModel):
 
 
 class NoticeRecord(BaseModel):
-    """A notice (retraction, correction, expression of concern, ...) as Crossref lists it."""
+    """A notice (retraction, correction, expression of concern, ...) as Crossref lists it (or
+    the snapshot: its Retraction Watch rows, where a notice may lack a DOI)."""
 
-    notice_doi: str
+    notice_doi: str | None
     title: str | None = None
     journal: str | None = None
     date: dt.date | None = Field(default=None, description="the latest date of its updates")
@@ -95,9 +97,12 @@ class NoticeRecord(BaseModel):
 class NoticeSearch(BaseModel):
     """Notices matching a search, newest update first."""
 
-    total: int = Field(description="how many notices Crossref matched in all")
+    total: int = Field(description="how many notices the source matched in all")
     notices: list[NoticeRecord]
     request: dict[str, str] = Field(description="the Crossref /works parameters used")
+    sources: list[SourceInfo] = Field(
+        default_factory=list, description="which source answered (crossref or snapshot), as of"
+    )
 
 
 class RecentNotices(NoticeSearch):
@@ -118,7 +123,7 @@ class AuthorCheck(BaseModel):
 
     name: str
     caveat: str = AUTHOR_CAVEAT
-    searched: int = Field(description="works Crossref returned for the name")
+    searched: int = Field(description="works Crossref and the snapshot returned for the name")
     matched: int = Field(description="works whose author list really contains the name")
     flagged: list[AuthorWork] = Field(description="matched works with a notice (any status)")
     sources: list[SourceInfo]
@@ -126,10 +131,11 @@ class AuthorCheck(BaseModel):
 
 
 class Record(BaseModel):
-    """A Crossref record trimmed to what matters for integrity and citing."""
+    """A Crossref record trimmed to what matters for integrity and citing (or what the snapshot
+    holds of the work: no type, publisher or URL of its own)."""
 
     found: bool
-    doi: str
+    doi: str | None = Field(description="None: a Retraction Watch record of a work without one")
     type: str | None = None
     title: str | None = None
     journal: str | None = None
@@ -143,6 +149,7 @@ class Record(BaseModel):
     update_to: list[Update] = Field(
         default_factory=list, description="works this record is itself a notice for (update-to)"
     )
+    sources: list[SourceInfo] = Field(default_factory=list)
 
 
 class CrossrefStatus(BaseModel):

@@ -11,6 +11,9 @@ from typing import Any
 
 from rwgate.evidence import crossref_notice, first_text
 from rwgate.mcp.models import NoticeRecord, Update
+from rwgate.sources.snapshot_crossref import author_names
+
+__all__ = ["author_matches", "author_names", "name_matches", "notice_record", "update_entry"]
 
 AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
 NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
@@ -32,18 +35,6 @@ def _name_parts(name: str) -> tuple[str, str]:
     return _fold(family), _fold(given)[:1]
 
 
-def author_names(authors: Any) -> list[str]:
-    """A record's authors as ``Given Family`` (or an organisation's name), in its order."""
-    names = []
-    for person in authors if isinstance(authors, list) else []:
-        if person.get("family"):
-            given = person.get("given")
-            names.append(f"{given} {person['family']}" if given else str(person["family"]))
-        elif person.get("name"):
-            names.append(str(person["name"]))
-    return names
-
-
 def author_matches(name: str, authors: Any) -> bool:
     """Does the record list an author with this family name (and first initial, if given)?"""
     family, initial = _name_parts(name)
@@ -56,6 +47,18 @@ def author_matches(name: str, authors: Any) -> bool:
         elif person.get("name") and _fold(str(person["name"])) == _fold(name):
             return True
     return False
+
+
+def name_matches(name: str, full_name: str) -> bool:
+    """Is ``full_name`` (``Given Family``, as a Retraction Watch row names an author) the
+    searched ``name``: the same family name (its last words), and first initial if given?"""
+    family, initial = _name_parts(name)
+    tokens = _fold(full_name).split()
+    wanted = family.split()
+    if not wanted or tokens[-len(wanted) :] != wanted:
+        return False
+    given = tokens[: -len(wanted)]
+    return not initial or not given or given[0][:1] == initial
 
 
 def update_entry(entry: Mapping[str, Any]) -> Update:

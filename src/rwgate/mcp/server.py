@@ -95,10 +95,7 @@ Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 Year = Annotated[int | None, Field(ge=1000, le=2999)]  # a bound, inclusive (the name says which)
 UpdateTypes = Annotated[
     list[str] | None,
-    Field(
-        description="e.g. retraction, withdrawal, expression_of_concern",
-        max_length=20,
-    ),
+    Field(description="e.g. retraction, withdrawal, expression_of_concern"),
 ]
 
 
@@ -136,8 +133,8 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
         ctx: Context,
         detail: Detail = False,
     ) -> BatchCheck:
-        """Use to vet a reference list (up to 1,000 DOIs, one call): verdicts in input order,
-        clean works as clean.keys."""
+        """Use to vet a reference list (up to 1,000 DOIs): verdicts in input order, clean
+        works as clean.keys."""
         return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
 
     @tool(title="Flagged works of an author")
@@ -151,7 +148,7 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
         year_max: Year = None,
     ) -> AuthorCheck:
         """Use to find works with notices by an author NAME. A name is not an identity:
-        read caveat before saying anything about a person."""
+        read caveat before naming a person."""
         return await run_tool(toolbox.check_author, name, limit, year_min, year_max)
 
 
@@ -171,14 +168,14 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
         posted_since: Annotated[
             str | None,
             Field(
-                description="updated on or after YYYY[-MM[-DD]]",
+                description="updated since YYYY[-MM[-DD]]",
                 pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$",
             ),
         ] = None,
         limit: Limit = 20,
     ) -> NoticeSearch:
-        """Use to explore notices by words, journal, years, type or date (newest first),
-        each with the works it updates. To judge a work: rw_check_doi."""
+        """Use to explore notices by words, journal, years, type or date, each with the
+        works it updates. To judge a work: rw_check_doi."""
         return await run_tool(
             toolbox.search, query, journal, year_min, year_max, update_types, posted_since, limit
         )
@@ -187,15 +184,17 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
     async def rw_recent_retractions(
         limit: Limit = 20, update_types: UpdateTypes = None
     ) -> RecentNotices:
-        """Use to see the latest notices (default: retractions), newest first, with
-        a count per journal."""
+        """Use to see the latest notices (default: retractions) with a count per journal."""
         return await run_tool(toolbox.recent, limit, update_types)
 
-    @tool(title="Crossref record")
-    async def rw_get_record(doi: Doi) -> Record:
-        """Use to read a work's or notice's Crossref record: updated_by (notices about it),
-        update_to (works it is a notice for)."""
-        return await run_tool(toolbox.get_record, doi)
+    @tool(title="Record")
+    async def rw_get_record(
+        doi: OptionalDoi = None,
+        record_id: Annotated[str | None, Field(description="or Retraction Watch record id")] = None,
+    ) -> Record:
+        """Use to read a work's or notice's record: updated_by (its notices), update_to (works
+        it is a notice for)."""
+        return await run_tool(toolbox.get_record, doi, record_id)
 
     @tool(title="Data sources")
     async def rw_data_status() -> DataStatus:

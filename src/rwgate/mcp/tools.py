@@ -10,16 +10,17 @@ the only hosts asked are the configured Crossref (and the snapshot file).
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
-from rwgate.evidence import crossref_date, first_text
 from rwgate.kit import judge
-from rwgate.mcp import safety
+from rwgate.mcp import offline, safety
+from rwgate.mcp.getrecord import get_record
 from rwgate.mcp.models import (
     AuthorCheck,
     AuthorWork,
@@ -38,7 +39,6 @@ from rwgate.mcp.records import (
     author_matches,
     author_names,
     notice_record,
-    update_entry,
 )
 from rwgate.mcp.safety import BadArgument, Roots
 from rwgate.mcp.safety import one_line as _one_line
@@ -51,9 +51,10 @@ from rwgate.result import FLAGGED, CheckResult
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
 from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.interface import Progress
+from rwgate.sources.snapshot import Snapshot, SnapshotError
+from rwgate.sources.snapshot_queries import AuthoredWork
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
-T = TypeVar("T")
 
 
 class Toolbox:
@@ -210,31 +211,65 @@ class Toolbox:
     def check_author(
         self, name: str, limit: int, year_min: int | None, year_max: int | None
     ) -> AuthorCheck:
+        """Crossref's author search and the snapshot's author names (Retraction Watch rows list
+        works Crossref's relevance ranking may leave out), judged as ``rwgate check`` judges."""
         text = safety.short_text(name, "name", safety.MAX_NAME)
         if text is None or sum(c.isalpha() for c in text) < 2:
             raise BadArgument("name: give an author name such as 'A. J. Wakefield'")
+        rows = safety.limit_value(limit)
         filters = [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
         filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
-        params = {"query.author": text, "rows": str(safety.limit_value(limit))}
+        params = {"query.author": text, "rows": str(rows)}
         params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
-        found = self._asked(self.query.works, params, TTL_SEARCH)
-        matched = [i for i in found.items if i.get("DOI") and author_matches(text, i.get("author"))]
-        refs = [doi_reference(str(i["DOI"]), where="rw_check_author") for i in matched]
+        failed: list[str] = []
+        try:
+            items = self.query.works(params, TTL_SEARCH).items
+        except SourceUnavailable as exc:
+            items, failed = [], [_one_line(exc)]
+        held, notes = self._authored(text, rows, year_min, year_max, failed)
+        warnings = [f"Crossref not searched ({f}): the snapshot's names only" for f in failed]
+        warnings += notes
+        matched = [
+            (str(i["DOI"]), author_names(i.get("author")))
+            for i in items
+            if i.get("DOI") and author_matches(text, i.get("author"))
+        ]
+        seen = {try_normalize(doi) for doi, _ in matched}
+        matched += [(w.doi, w.authors) for w in held if w.doi not in seen]
+        refs = [doi_reference(doi, where="rw_check_author") for doi, _ in matched]
         result = judge(refs, self.settings)
         flagged = [
-            AuthorWork(authors=author_names(item.get("author")), citation=citation)
-            for item, citation in zip(matched, result.citations, strict=True)
+            AuthorWork(authors=authors, citation=citation)
+            for (_, authors), citation in zip(matched, result.citations, strict=True)
             if citation.status in FLAGGED
         ]
         report = result.report()
         return AuthorCheck(
             name=text,
-            searched=len(found.items),
+            searched=len(items) + len(held),
             matched=len(matched),
             flagged=flagged,
             sources=report.sources,
-            warnings=report.warnings,
+            warnings=warnings + report.warnings,
         )
+
+    def _authored(
+        self, name: str, rows: int, year_min: int | None, year_max: int | None, failed: list[str]
+    ) -> tuple[list[AuthoredWork], list[str]]:
+        """The snapshot's works of ``name``; when Crossref ``failed`` too and there is no
+        snapshot, a one-line refusal naming both."""
+
+        def ask(snap: Snapshot) -> tuple[list[AuthoredWork], list[str]]:
+            return offline.authored_works(snap, name, rows, year_min, year_max)
+
+        if failed:
+            found, _ = offline.answer(self.settings, failed[0], ask)
+            return found or ([], [])
+        try:
+            with offline.opened(self.settings) as snap:
+                return ask(snap) if snap is not None else ([], [])
+        except SnapshotError as exc:
+            return [], [f"the snapshot was not searched: {_one_line(exc)}"]
 
     def search(
         self,
@@ -246,15 +281,16 @@ class Toolbox:
         posted_since: str | None,
         limit: int,
     ) -> NoticeSearch:
-        filters = ["is-update:true"]
-        filters += [f"update-type:{t}" for t in safety.update_types(update_types)]
+        types = safety.update_types(update_types)
+        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
         title = safety.short_text(journal, "journal")
         if title is not None:
             if "," in title:
                 raise BadArgument("journal: a journal title cannot contain a comma here")
             filters.append(f"container-title:{title}")
-        filters += [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
-        filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
+        low, high = safety.year_text(year_min, "year_min"), safety.year_text(year_max, "year_max")
+        filters += [f"from-pub-date:{y}" for y in [low] if y]
+        filters += [f"until-pub-date:{y}" for y in [high] if y]
         since = safety.date_text(posted_since, "posted_since")
         if since:
             filters.append(f"from-update-date:{since}")
@@ -262,20 +298,39 @@ class Toolbox:
         text = safety.short_text(query, "query")
         if text:
             params["query.bibliographic"] = text
-        found = self._asked(self.query.works, params, TTL_SEARCH)
-        notices = [notice_record(i) for i in found.items if i.get("DOI")]
-        return NoticeSearch(total=found.total, notices=notices, request=params)
+        wanted = offline.queries.NoticeFilter(
+            offline.words(text), title, year_min, year_max, types, offline.since_date(since)
+        )
+        return self._notices(params, wanted, limit, TTL_SEARCH)
 
     def recent(self, limit: int, update_types: Sequence[str] | None) -> RecentNotices:
         types = safety.update_types(update_types) or ["retraction"]
         filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
         params = self._notice_params(filters, limit)
-        found = self._asked(self.query.works, params, TTL_FEED)
+        wanted = offline.queries.NoticeFilter(types=types)
+        found = self._notices(params, wanted, limit, TTL_FEED)
+        journals = collections.Counter(n.journal or "(no journal)" for n in found.notices)
+        return RecentNotices(**dict(found), by_journal=dict(journals))
+
+    def _notices(
+        self,
+        params: dict[str, str],
+        wanted: offline.queries.NoticeFilter,
+        limit: int,
+        ttl: float,
+    ) -> NoticeSearch:
+        """Crossref's notices for ``params``; when it cannot answer, the snapshot's for
+        ``wanted`` (newest first by notice date), saying which source answered."""
+        try:
+            found = self.query.works(params, ttl)
+        except SourceUnavailable as exc:
+            ask = functools.partial(offline.notices, wanted=wanted, limit=safety.limit_value(limit))
+            held, sources = offline.answer(self.settings, _one_line(exc), ask)
+            total, notices = held or (0, [])
+            return NoticeSearch(total=total, notices=notices, request=params, sources=sources)
         notices = [notice_record(i) for i in found.items if i.get("DOI")]
-        journals = collections.Counter(n.journal or "(no journal)" for n in notices)
-        return RecentNotices(
-            total=found.total, notices=notices, request=params, by_journal=dict(journals)
-        )
+        sources = offline.crossref_answered(self.settings)
+        return NoticeSearch(total=found.total, notices=notices, request=params, sources=sources)
 
     def _notice_params(self, filters: list[str], limit: int) -> dict[str, str]:
         return {
@@ -286,34 +341,8 @@ class Toolbox:
             "select": NOTICE_SELECT,
         }
 
-    def _asked(self, question: Callable[[Any, float], T], what: Any, ttl: float) -> T:
-        """Crossref's answer; when it cannot be asked, a one-line refusal saying why."""
-        try:
-            return question(what, ttl)
-        except SourceUnavailable as exc:
-            raise BadArgument(_one_line(exc)) from None
-
-    def get_record(self, doi: str) -> Record:
-        canonical = try_normalize(safety.short_text(doi, "doi"))
-        if canonical is None:
-            raise BadArgument(f"doi: {doi!r} is not a DOI (e.g. 10.1038/nature12373)")
-        item = self._asked(self.query.work, canonical, TTL_WORK)
-        if item is None:
-            return Record(found=False, doi=canonical)
-        issued = crossref_date(item.get("issued")) or crossref_date(item.get("published"))
-        return Record(
-            found=True,
-            doi=canonical,
-            type=item.get("type"),
-            title=first_text(item.get("title")),
-            journal=first_text(item.get("container-title")),
-            publisher=item.get("publisher"),
-            year=issued.year if issued else None,
-            authors=author_names(item.get("author")),
-            url=item.get("URL"),
-            updated_by=[update_entry(u) for u in item.get("updated-by") or []],
-            update_to=[update_entry(u) for u in item.get("update-to") or []],
-        )
+    def get_record(self, doi: str | None, record_id: str | None = None) -> Record:
+        return get_record(self.query, self.settings, doi, record_id)
 
     # --- status ------------------------------------------------------------------------------
 

@@ -83,6 +83,7 @@ class RWRow:
     pmid: str | None
     original_date: dt.date | None
     reasons: list[str] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
 
     @property
     def year(self) -> int | None:
@@ -174,6 +175,7 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
         pmid=parse_pmid(cells.get("OriginalPaperPubMedID", "")),
         original_date=original_date,
         reasons=reasons,
+        authors=parse_list(cells.get("Author", "")),
     )
 
 

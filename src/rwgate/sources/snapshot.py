@@ -20,7 +20,7 @@ import json
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,7 @@ class Snapshot(IntegritySource):
         self.json1 = self._has_json1()
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
         self._has_notice_pmids = self.schema_version >= 2
+        self.has_authors = self.schema_version >= 3  # the MCP author search (schema 3)
         self._titles_indexed: bool | None = None  # read on the first title look-up
 
     def close(self) -> None:
@@ -137,6 +138,11 @@ class Snapshot(IntegritySource):
                 inner = sql.format(keys=",".join("?" * len(chunk)))
                 rows += self._conn.execute(inner, chunk).fetchall()
             return rows
+
+    def read(self, sql: str, params: Mapping[str, Any] | Sequence[Any] = ()) -> list[Any]:
+        """Every row of a read-only query (:mod:`rwgate.sources.snapshot_queries`' questions)."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:

@@ -65,11 +65,26 @@ def _load(path: Path) -> Any:
         raise JSONFormatError(f"{path}: JSON nested too deeply") from None
 
 
-def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
+def author_names(authors: Any) -> list[str]:
+    """A record's ``author`` list as ``Given Family`` (or an organisation's name), in its order:
+    how the MCP tools name authors, and how the snapshot keeps them for its author search."""
+    names = []
+    for person in authors if isinstance(authors, list) else []:
+        if not isinstance(person, Mapping):
+            continue
+        if person.get("family"):
+            given = person.get("given")
+            names.append(f"{given} {person['family']}" if given else str(person["family"]))
+        elif person.get("name"):
+            names.append(str(person["name"]))
+    return names
+
+
+def _store(conn: sqlite3.Connection, lookup: Lookup, authors: str | None, prov_id: int) -> None:
     """One record: its metadata in ``works``, its notices replacing those of an older record."""
     conn.execute(
-        "INSERT OR REPLACE INTO works (doi, title, journal, year, notice_for, provenance_id)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO works (doi, title, journal, year, notice_for, provenance_id,"
+        " authors) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             lookup.doi,
             lookup.title,
@@ -77,6 +92,7 @@ def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
             lookup.year,
             json.dumps(lookup.notice_for),
             prov_id,
+            authors,
         ),
     )
     conn.execute("DELETE FROM notices WHERE work_doi = ? AND key LIKE 'cr:%'", (lookup.doi,))
@@ -84,8 +100,8 @@ def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
         sources = ";".join(notice.source)
         conn.execute(
             "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi,"
-            " date, source, record_id, reasons, title, journal, year, provenance_id)"
-            " VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " date, source, record_id, reasons, title, journal, year, provenance_id, authors)"
+            " VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 f"cr:{lookup.doi}|{notice.doi or ''}|{notice.type}|{sources}",
                 lookup.doi,
@@ -100,6 +116,7 @@ def _store(conn: sqlite3.Connection, lookup: Lookup, prov_id: int) -> None:
                 lookup.journal,
                 lookup.year,
                 prov_id,
+                authors,
             ),
         )
 
@@ -136,7 +153,8 @@ def import_json(
         if lookup is None or not lookup.doi:
             skipped.append(Problem(message=reason, location=Location(file=str(path))))
             continue
-        _store(conn, lookup, prov_id)
+        names = ";".join(n.replace(";", ",") for n in author_names(message.get("author")))
+        _store(conn, lookup, names or None, prov_id)
         dates += [n.date for n in lookup.notices if n.date]
         indexed += [when] if when else []
         count += 1

@@ -18,8 +18,8 @@ from rwgate.sources import rwcsv
 
 _INSERT_NOTICE = (
     "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi, date,"
-    " source, record_id, reasons, title, journal, year, provenance_id, notice_pmid)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " source, record_id, reasons, title, journal, year, provenance_id, notice_pmid, authors)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _BATCH = 2000
 
@@ -115,6 +115,7 @@ def _csv_params(
             row.year,
             prov_id,
             row.notice_pmid,
+            ";".join(row.authors) or None,
         )
 
 

@@ -1,6 +1,6 @@
 """The local Retraction Watch snapshot's SQLite schema, its version checks and its import id.
 
-The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
+The snapshot is one SQLite file. Schema version 3 (``meta.schema_version``)::
 
     meta(key TEXT PRIMARY KEY, value TEXT)         schema_version, created, updated (ISO, UTC),
                                                    import_id (16 hex digits, as in the header)
@@ -22,10 +22,12 @@ The snapshot is one SQLite file. Schema version 2 (``meta.schema_version``)::
             record_id TEXT, reasons TEXT (';'-joined),
             title TEXT, journal TEXT, year INTEGER,      the work's, as the source gave them
             provenance_id INTEGER,
-            notice_pmid TEXT)      the notice's own PubMed id (version 2; a cited notice)
+            notice_pmid TEXT,      the notice's own PubMed id (version 2; a cited notice)
+            authors TEXT)          the work's authors, ';'-joined as the source names them
+                                   (version 3; the MCP author search offline)
             indexed on work_doi, work_pmid, notice_doi, notice_pmid
-    works(doi TEXT PRIMARY KEY, title, journal, year, notice_for TEXT (JSON list), provenance_id)
-            every Crossref record imported, so a clean record is "listed" too
+    works(doi TEXT PRIMARY KEY, title, journal, year, notice_for TEXT (JSON list), provenance_id,
+          authors TEXT)    every Crossref record imported, so a clean record is "listed" too
 
 Every import that changes the file gives it a new random **import id**, the snapshot's identity
 for the memos (:mod:`rwgate.recorded`): 64 bits kept in the SQLite header itself, as
@@ -43,7 +45,7 @@ from pathlib import Path
 
 from rwgate.errors import DataError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS provenance (
@@ -54,13 +56,14 @@ CREATE TABLE IF NOT EXISTS notices (
     key TEXT NOT NULL UNIQUE, work_doi TEXT, work_pmid TEXT, type TEXT NOT NULL, label TEXT,
     notice_doi TEXT, date TEXT, source TEXT NOT NULL, record_id TEXT,
     reasons TEXT NOT NULL DEFAULT '', title TEXT, journal TEXT, year INTEGER,
-    provenance_id INTEGER REFERENCES provenance(id), notice_pmid TEXT);
+    provenance_id INTEGER REFERENCES provenance(id), notice_pmid TEXT, authors TEXT);
 CREATE INDEX IF NOT EXISTS notices_work_doi ON notices(work_doi);
 CREATE INDEX IF NOT EXISTS notices_work_pmid ON notices(work_pmid);
 CREATE INDEX IF NOT EXISTS notices_notice_doi ON notices(notice_doi);
 CREATE TABLE IF NOT EXISTS works (
     doi TEXT PRIMARY KEY, title TEXT, journal TEXT, year INTEGER,
-    notice_for TEXT NOT NULL DEFAULT '[]', provenance_id INTEGER REFERENCES provenance(id));
+    notice_for TEXT NOT NULL DEFAULT '[]', provenance_id INTEGER REFERENCES provenance(id),
+    authors TEXT);
 """
 
 
@@ -76,6 +79,8 @@ def connect_rw(path: Path) -> sqlite3.Connection:
     version = check_schema(conn, path)
     if version == 1:
         _upgrade_from_1(conn)
+    if version in (1, 2):
+        _upgrade_from_2(conn)
     conn.executescript(SCHEMA)
     conn.execute("CREATE INDEX IF NOT EXISTS notices_notice_pmid ON notices(notice_pmid)")
     return conn
@@ -85,6 +90,17 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
     """Version 1 had no notice PubMed ids: add the column, and forget the HTTP validators so that
     the next ``data update`` downloads the export again and fills it in."""
     conn.execute("ALTER TABLE notices ADD COLUMN notice_pmid TEXT")
+    conn.execute("UPDATE provenance SET etag = NULL, last_modified = NULL")
+
+
+def _upgrade_from_2(conn: sqlite3.Connection) -> None:
+    """Version 2 kept no author names (the MCP author search reads them offline): add the
+    columns, and forget the HTTP validators so that the next ``data update`` fills them in (a
+    file imported again is read again: :func:`rwgate.sources.snapshot_store.import_files`)."""
+    for table in ("notices", "works"):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if "authors" not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN authors TEXT")
     conn.execute("UPDATE provenance SET etag = NULL, last_modified = NULL")
 
 
