@@ -108,8 +108,7 @@ def sniff(
     con = duckdb.connect()
     try:
         row = con.execute(
-            "SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv("
-            f"{lit(str(read_as))}, {args})"
+            f"SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv({lit(str(read_as))}, {args})"
         ).fetchone()
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")

@@ -121,7 +121,9 @@ class DuckEngine:
             try:
                 number = f"list_position({_quoted_list(grp.paths())}, rwgate_path) - 1 + {start}"
                 if grp.numbers is not None:
-                    number = f"{grp.numbers}[list_position({_quoted_list(grp.paths())}, rwgate_path)]"
+                    number = (
+                        f"{grp.numbers}[list_position({_quoted_list(grp.paths())}, rwgate_path)]"
+                    )
                 self.con.execute(
                     f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
                     f" {number} AS {sql.FILE} FROM {self._reader(grp)}"
@@ -214,8 +216,11 @@ class SparkEngine:
             assert grp.dialect is not None
             d = grp.dialect
             frame = (
-                reader.option("header", True).option("mode", "DROPMALFORMED")
-                .option("sep", d.delimiter).option("quote", d.quote).option("escape", d.escape)
+                reader.option("header", True)
+                .option("mode", "DROPMALFORMED")
+                .option("sep", d.delimiter)
+                .option("quote", d.quote)
+                .option("escape", d.escape)
                 .option("multiLine", True)
                 .option("encoding", "UTF-8" if grp.read_as else d.encoding.upper())
                 .csv([str(p) for p in grp.paths()])
