@@ -169,9 +169,9 @@ def test_an_unusable_row_is_counted_with_its_row_and_value(snapshot: Path, tmp_p
     bad = _summary(table)["bad_rows"]
     assert bad["count"] == 2
     by = {r["reason"]: r for r in bad["by_reason"]}
-    assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 3}]
-    assert by["no citing work"]["sample"][0]["row"] == 4
-    assert f"{table} row 3: 'doi: oops'" in done.stdout
+    assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 4}]
+    assert by["no citing work"]["sample"][0]["row"] == 5  # as a spreadsheet: the header is 1
+    assert f"{table} row 4: 'doi: oops'" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -267,9 +267,9 @@ def test_an_unusable_csv_row_is_numbered(snapshot: Path, tmp_path: Path) -> None
     done = _screen(snapshot, table)
     assert done.returncode == 0, done.stderr
     by = {r["reason"]: r for r in _summary(table)["bad_rows"]["by_reason"]}
-    assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 2}]
-    assert by["no citing work"]["sample"][0]["row"] == 3  # not row 4, which cites the same DOI
-    assert f"{table} row 2: 'doi: oops'" in done.stdout
+    assert by["malformed DOI"]["sample"] == [{"value": "doi: oops", "file": str(table), "row": 3}]
+    assert by["no citing work"]["sample"][0]["row"] == 4  # not row 5, which cites the same DOI
+    assert f"{table} row 3: 'doi: oops'" in done.stdout
 
 
 def test_each_unusable_row_names_its_own_file(snapshot: Path, tmp_path: Path) -> None:
@@ -296,7 +296,7 @@ def test_each_unusable_row_names_its_own_file(snapshot: Path, tmp_path: Path) ->
     (bad,) = summary["bad_rows"]["by_reason"]
     got = {(s["value"], s["file"], s["row"]) for s in bad["sample"]}
     assert got == {
-        ("bad one", str(first), 5), ("bad two", str(second), 4), ("bad three", str(third), 3)
+        ("bad one", str(first), 6), ("bad two", str(second), 5), ("bad three", str(third), 4)
     }  # fmt: skip
 
 
@@ -332,4 +332,4 @@ def test_a_table_with_its_own_filename_and_file_index_columns(
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["summary"]["by_status"] == {"retracted": 1, "invalid_doi": 1}
     (bad,) = summary["bad_rows"]["by_reason"]
-    assert bad["sample"] == [{"value": "bad one", "file": str(table), "row": 2}]
+    assert bad["sample"] == [{"value": "bad one", "file": str(table), "row": 3}]

@@ -66,7 +66,12 @@ def test_the_page_names_what_an_officer_acts_on(page_path: Path) -> None:
             assert "as of 2025-11-24" in text and "not a full export" in text
             row = page.locator("#flagged tbody tr", has_text="Journal of Long Names")
             assert TITLE.strip() in row.inner_text() and "(2001)" in row.inner_text()
-            assert row.locator(".badge.annotate").inner_text() == "retracted"
+            badge = row.locator(".badge.sev-retracted")
+            assert badge.inner_text() == "retracted"
+            # check's colours: retracted red (on main amber, like an expression of concern)
+            colour = badge.evaluate("b => getComputedStyle(b).backgroundColor")
+            assert colour == "rgb(163, 32, 26)"
+            assert "`" not in text  # a command in a warning is code, not Markdown backticks
             links = [a.get_attribute("href") for a in row.locator("a").all()]
             assert any(h and h.startswith("https://doi.org/10.1002/") for h in links)
             assert any(h and h.endswith(".notice") for h in links)
@@ -102,6 +107,22 @@ _MEASURE = """() => {
     if (r.width > 0 && r.right > vw + 0.5)
       out.over.push([el.tagName, el.innerText?.slice(0, 40), r.right]);
   }
+  // A DOI wraps only after a '/' or a '.', never in the middle of a number.
+  for (const a of document.querySelectorAll('a.doi')) {
+    const range = document.createRange();
+    let top = null, prev = '';
+    const walker = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r) continue;
+        if (top !== null && r.top > top + 2 && !'/.:'.includes(prev))
+          out.over.push(['doi break', a.innerText, prev + '|' + node.data[i]]);
+        top = r.top; prev = node.data[i];
+      }
+    }
+  }
   for (const b of document.querySelectorAll('.badge')) {
     const c = b.closest('td').getBoundingClientRect(), r = b.getBoundingClientRect();
     if (r.left < c.left - 0.5 || r.right > c.right + 0.5)
@@ -132,3 +153,17 @@ def test_the_layout_holds(page_path: Path, width: int, tmp_path: Path) -> None:
     assert shot.stat().st_size > 10_000
     if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
         shutil.copyfile(shot, ROOT / "docs" / shot.name)
+
+
+def test_the_badges_are_in_check_s_colours() -> None:
+    """One severity palette for every page rwgate writes: the screen's badge colours are those of
+    check's report, read from its stylesheet (render/ owns it; the screen keeps a copy)."""
+    import re
+
+    from rwgate.screen.report import SEVERITY_COLOURS
+
+    css = (ROOT / "src" / "rwgate" / "render" / "templates" / "report.html.j2").read_text()
+    for sev, (bg, fg, _) in SEVERITY_COLOURS.items():
+        rule = re.search(r"\.badge\.sev-" + sev + r" \{([^}]*)\}", css)
+        assert rule, sev
+        assert f"background: {bg};" in rule.group(1) and f"color: {fg};" in rule.group(1), sev

@@ -90,14 +90,25 @@ def _columns_lines(summary: dict[str, Any]) -> list[str]:
     return out
 
 
+def _files_lines(summary: dict[str, Any]) -> list[str]:
+    """Every record of every file accounted for: read, screened, unusable."""
+    return [
+        f"{f['file']}: {f['records']} records read, {f['screened']} screened,"
+        f" {f['unusable']} unusable"
+        for f in summary.get("files", [])
+    ]
+
+
+def _where(r: dict[str, Any]) -> str:
+    if r.get("line") is not None:
+        return f"{r['file']} line {r['line']}"
+    return f"{r['file']}" + (f" row {r['row']}" if r["row"] is not None else "")
+
+
 def _bad_lines(bad: dict[str, Any]) -> list[str]:
     out = []
     for reason in bad["by_reason"]:
-        shown = "; ".join(
-            f"{r['file']}" + (f" row {r['row']}" if r["row"] is not None else "")
-            + f": {r['value']!r}"
-            for r in reason["sample"][:3]
-        )  # fmt: skip
+        shown = "; ".join(f"{_where(r)}: {r['value']!r}" for r in reason["sample"][:3])
         out.append(f"{reason['count']} unusable row(s): {reason['reason']}, e.g. {shown}")
     return out
 
@@ -120,6 +131,10 @@ def cmd_screen(args: argparse.Namespace) -> int:
             threads=args.threads,
             temp_dir=Path(args.temp_dir) if args.temp_dir else None,
             all_citations=args.all_citations,
+            encoding=args.encoding,
+            delimiter=args.delimiter,
+            quote=args.quote,
+            list_separator=args.list_separator,
         )
         result = screen(opts)
     except MissingExtra:
@@ -133,7 +148,7 @@ def cmd_screen(args: argparse.Namespace) -> int:
         return 2
     summary = result.summary
     print(_counts_line(summary["summary"]))
-    for line in _columns_lines(summary) + _bad_lines(summary["bad_rows"]):
+    for line in _files_lines(summary) + _columns_lines(summary) + _bad_lines(summary["bad_rows"]):
         print(line)
     for warning in summary["warnings"]:
         print(f"WARNING: {warning}")
@@ -167,6 +182,19 @@ def add_screen_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--doi-column", metavar="NAME", help="generic table: cited DOI column")
     p.add_argument("--pmid-column", metavar="NAME", help="cited PubMed id column ('' none)")
     p.add_argument("--date-column", metavar="NAME", help="citing date column ('' none)")
+    p.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="CSV encoding: utf-8 (default; a BOM is read), utf-16 (told by its BOM),"
+        " windows-1252, latin-1",
+    )
+    p.add_argument("--delimiter", metavar="CHAR", help="CSV delimiter (default: DuckDB sniffs it)")
+    p.add_argument("--quote", metavar="CHAR", help="CSV quote (default: DuckDB's sniff, else \")")
+    p.add_argument(
+        "--list-separator",
+        metavar="SEP",
+        help="a DOI or PubMed id cell holding many, split at SEP (e.g. ';'): one reference each",
+    )
     p.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     p.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     p.add_argument("--memory-limit", default="3GB", help="DuckDB memory limit (default 3GB)")

@@ -78,10 +78,12 @@ class DuckEngine:
         if grp.container == "parquet":
             return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
+            # The dialect DuckDB's sniffer found, read strictly; a record it cannot parse was
+            # counted and quoted by rwgate.screen.records before this pass, so it is skipped.
+            assert grp.dialect is not None
             return (
-                f"read_csv({files}, {_PATH}, header = true, all_varchar = true,"
-                " union_by_name = true, ignore_errors = true, strict_mode = false,"
-                " max_line_size = 16777216)"
+                f"read_csv({_quoted_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
+                " ignore_errors = true)"
             )
         if grp.shape == "crossref":
             # DuckDB sets aside buffers of this size: an ``items`` file is one object (tens of
@@ -117,7 +119,11 @@ class DuckEngine:
         names: list[list[str]] = []
         for i, (grp, start) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
             try:
-                number = f"list_position({_quoted_list(grp.files)}, rwgate_path) - 1 + {start}"
+                number = f"list_position({_quoted_list(grp.paths())}, rwgate_path) - 1 + {start}"
+                if grp.numbers is not None:
+                    number = (
+                        f"{grp.numbers}[list_position({_quoted_list(grp.paths())}, rwgate_path)]"
+                    )
                 self.con.execute(
                     f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
                     f" {number} AS {sql.FILE} FROM {self._reader(grp)}"
@@ -207,7 +213,18 @@ class SparkEngine:
             frame = reader.parquet(*files)
             frame = frame.withColumn("file_row_number", F.col("_metadata.row_index"))
         elif grp.container == "csv":
-            frame = reader.option("header", True).option("mode", "PERMISSIVE").csv(files)
+            assert grp.dialect is not None
+            d = grp.dialect
+            frame = (
+                reader.option("header", True)
+                .option("mode", "DROPMALFORMED")
+                .option("sep", d.delimiter)
+                .option("quote", d.quote)
+                .option("escape", d.escape)
+                .option("multiLine", True)
+                .option("encoding", "UTF-8" if grp.read_as else d.encoding.upper())
+                .csv([str(p) for p in grp.paths()])
+            )
         elif grp.shape == "crossref":
             schema = (
                 "DOI STRING, reference ARRAY<STRUCT<DOI: STRING>>,"
@@ -230,8 +247,9 @@ class SparkEngine:
         uri = F.input_file_name()
         bare = "regexp_replace(input_file_name(), '^file:(//)?', '')"
         path = F.expr(f"try_url_decode(replace({bare}, '+', '%2B'))")
+        given = grp.numbers or [first + j for j in range(len(grp.files))]
         numbers = self.spark.createDataFrame(
-            [(os.path.abspath(f), first + j) for j, f in enumerate(grp.files)],
+            [(os.path.abspath(f), given[j]) for j, f in enumerate(grp.paths())],
             "rwgate_path STRING, rwgate_file BIGINT",
         )
         frame = frame.withColumn("rwgate_path", F.when(uri.startswith("file:"), path))
@@ -289,7 +307,7 @@ def _first_numbers(groups: list[InputGroup]) -> list[int]:
     out, n = [], 0
     for grp in groups:
         out.append(n)
-        n += len(grp.files)
+        n += len(grp.files) if grp.numbers is None else 0
     return out
 
 
@@ -297,7 +315,8 @@ def input_files(groups: list[InputGroup]) -> list[tuple[int, str]]:
     """Each file's number and name. A row carries the number of its file (:data:`sql.FILE`), which
     costs a tenth of the main pass less than carrying the name; the few rows a summary quotes
     get the name back from this table."""
-    return list(enumerate(str(f) for grp in groups for f in grp.files))
+    own = [f for grp in groups if grp.numbers is None for f in grp.files]
+    return list(enumerate(str(f) for f in own))
 
 
 def _pretty_json(path: Path) -> bool:
@@ -320,7 +339,9 @@ def open_engine(
     progress: bool | None = None,
 ) -> Engine:
     """The engine ``name`` (``duckdb`` or ``spark``); a progress bar only on a terminal."""
-    show = sys.stderr.isatty() if progress is None else progress
+    # DuckDB draws its bar on stdout, Spark on stderr: a bar only when both are a terminal,
+    # never in a report that is piped or redirected.
+    show = sys.stderr.isatty() and sys.stdout.isatty() if progress is None else progress
     if name == "spark":
         return SparkEngine(master, show)
     return DuckEngine(memory_limit, threads, temp_dir, show)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.errors import RwgateError
+from rwgate.screen.dialect import TRANSCODED, Dialect, encoding_of, sniff, transcode
 
 FORMATS = ("auto", "table", "opencitations", "crossref")
 OC_COLUMNS = ("oci", "citing", "cited", "creation")
@@ -45,6 +46,30 @@ class InputGroup:
     container: str  # parquet | csv | json
     files: list[Path] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)  # a table's columns, from its first file
+    dialect: Dialect | None = None
+    """A CSV group's dialect, as DuckDB's sniffer found it (or the flags said)."""
+    read_as: dict[Path, Path] = field(default_factory=dict)
+    """A file read from another path: its UTF-8 copy (Windows-1252), or the rest of a file after
+    an unterminated quote (:mod:`rwgate.screen.records`)."""
+    numbers: list[int] | None = None
+    """Each file's number when not its place among all inputs (a file's recovered rest)."""
+    line_offset: int = 0
+    """Lines of the original file before this one's second line (a recovered rest)."""
+
+    def paths(self) -> list[Path]:
+        """The paths an engine reads, in the order of ``files``."""
+        return [self.read_as.get(f, f) for f in self.files]
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """What the user said about CSV files (each None: DuckDB's sniffer decides)."""
+
+    encoding: str | None = None
+    delimiter: str | None = None
+    quote: str | None = None
+    folder: Path | None = None
+    """Where decoded copies are written (the screen's temporary folder)."""
 
 
 def expand(patterns: list[str]) -> list[Path]:
@@ -78,12 +103,17 @@ def _head(path: Path) -> bytes:
 
 
 def _text(path: Path, head: bytes) -> str:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return head.decode("utf-16", errors="replace")
     try:
         return head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start > len(head) - 4:  # a character cut by the peek
             return head[: exc.start].decode("utf-8")
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}): not CSV or JSON") from None
+        raise InputError(
+            f"{path}: not UTF-8 text (byte {exc.start}): name its encoding with --encoding"
+            " (windows-1252, latin-1, utf-16), or it is not CSV or JSON"
+        ) from None
 
 
 def _container(path: Path, head: bytes) -> str:
@@ -100,12 +130,23 @@ def _container(path: Path, head: bytes) -> str:
     return "json" if text.startswith(("{", "[")) else "csv"
 
 
-def _csv_header(path: Path, head: bytes) -> list[str]:
-    text = _text(path, head)
-    first = text.splitlines()[0] if text else ""
-    if "\x00" in first or not first.strip():
+def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Path | None]:
+    """The dialect DuckDB's sniffer finds (the flags standing), and the UTF-8 copy read in the
+    file's place when its encoding is one DuckDB does not read."""
+    encoding = encoding_of(path, head, opts.encoding)
+    if encoding == "utf-8":
+        _text(path, head)  # not UTF-8: one line naming --encoding
+    copy = None
+    if encoding in TRANSCODED.values():
+        if opts.folder is None:
+            raise InputError(f"{path}: --encoding {encoding} needs a temporary folder")
+        copy = transcode(path, encoding, opts.folder)
+    dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote)
+    if head[:2] == b"\x1f\x8b" and copy is None:
+        dialect = Dialect(**{**dialect.__dict__, "compression": "gzip"})
+    if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
-    return [c.strip().strip('"').strip() for c in first.split(",")]
+    return dialect, copy
 
 
 def _check_parquet(path: Path, head: bytes) -> None:
@@ -135,16 +176,28 @@ def _json_shape(path: Path, head: bytes) -> str:
     return "crossref" if any(f'"{key}"' in text for key in _CROSSREF_KEYS) else "table"
 
 
-def classify(path: Path, claimed: str) -> tuple[str, str, list[str]]:
-    """(shape, container, columns) of one file; InputError when it is not what it claims."""
+@dataclass
+class Classified:
+    shape: str
+    container: str
+    columns: list[str]
+    dialect: Dialect | None = None
+    copy: Path | None = None
+
+
+def classify(path: Path, claimed: str, opts: CsvOptions | None = None) -> Classified:
+    """Shape, container and columns of one file; InputError when it is not what it claims."""
     head = _head(path)
-    container = _container(path, head)
+    opts = opts or CsvOptions()
+    container = "csv" if opts.encoding and path.suffix != ".parquet" else _container(path, head)
     columns: list[str] = []
+    dialect = copy = None
     if container == "parquet":
         _check_parquet(path, head)
         shape = "table"
     elif container == "csv":
-        columns = _csv_header(path, head)
+        dialect, copy = _csv_dialect(path, head, opts)
+        columns = list(dialect.columns)
         shape = "opencitations" if set(OC_COLUMNS) <= set(columns) else "table"
     else:
         shape = _json_shape(path, head)
@@ -156,19 +209,23 @@ def classify(path: Path, claimed: str) -> tuple[str, str, list[str]]:
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    return shape, container, columns
+    return Classified(shape, container, columns, dialect, copy)
 
 
-def group(paths: list[Path], claimed: str) -> list[InputGroup]:
-    """Files checked and gathered by shape, container and (a table's) header, in the order first
-    seen: tables whose columns differ are read apart, each with the columns it has, so a file
-    whose DOI column has another name is never read as NULLs beside its neighbours."""
-    groups: dict[tuple[str, str, tuple[str, ...]], InputGroup] = {}
+def group(paths: list[Path], claimed: str, opts: CsvOptions | None = None) -> list[InputGroup]:
+    """Files checked and gathered by shape, container, dialect and (a table's) header, in the
+    order first seen: tables whose columns differ are read apart, each with the columns it has,
+    so a file whose DOI column has another name is never read as NULLs beside its neighbours."""
+    groups: dict[tuple[object, ...], InputGroup] = {}
     for path in paths:
-        shape, container, columns = classify(path, claimed)
-        key = (shape, container, tuple(columns) if shape == "table" else ())
-        grp = groups.setdefault(key, InputGroup(shape, container, columns=columns))
+        c = classify(path, claimed, opts)
+        key = (c.shape, c.container, tuple(c.columns) if c.shape == "table" else (), c.dialect)
+        grp = groups.setdefault(
+            key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
+        )
         grp.files.append(path)
+        if c.copy is not None:
+            grp.read_as[path] = c.copy
     return list(groups.values())
 
 

@@ -8,6 +8,7 @@ text. JSON and HTML are written atomically (a temporary file renamed into place)
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -87,16 +88,38 @@ def charts(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def doi_parts(doi: str) -> list[str]:
-    """A DOI cut at each ``/``: the page lets a long DOI wrap there (``<wbr>``)."""
-    return doi.split("/")
+    """A DOI cut after each ``/`` and ``.``: the page lets a long DOI wrap there (``<wbr>``) and
+    nowhere else, never in the middle of a number."""
+    return [p for p in re.split(r"(?<=[/.])", doi) if p]
+
+
+def code_spans(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut at its backticks: (is code, part). A warning names a command as Markdown
+    does (```rwgate data update```); the page shows it as code, not as literal backticks."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code, and no backtick shown either
+        return [(False, text.replace("`", ""))]
+    return [(i % 2 == 1, p) for i, p in enumerate(parts) if p]
+
+
+SEVERITY_COLOURS: dict[str, tuple[str, str, str]] = {
+    "retracted": ("#a3201a", "#fff", "#a3201a"),
+    "concern": ("#f2c94c", "#3b2f00", "#9c7a12"),
+    "correction": ("#dbe8f7", "#12375e", "#7fa3cc"),
+    "unverified": ("#fff", "#333", "#666"),
+    "clean": ("#dcefe0", "#17442a", "#dcefe0"),
+}
+"""Badge colours (background, text, border) per severity: the palette of ``rwgate check``'s
+report (``rwgate/render/templates/report.html.j2``, ``.badge.sev-*``), copied here so every page
+rwgate writes colours a status alike; ``tests/e2e/test_screen_html.py`` compares the two."""
 
 
 def _badges() -> dict[str, str]:
-    """Each status's badge class: the action ``rwgate check``'s default policy takes on it, so
-    the screen's colours are check's (flagged: annotate; corrections: no action; unjudged: warn)."""
-    from rwgate.policy import preset_actions
+    """Each status's badge class, by severity as ``rwgate check``'s report has it: retracted
+    red, concern amber, correction blue, unverified dashed, clean green."""
+    from rwgate.vocab import STATUSES, severity
 
-    return {str(s): str(a) for s, a in preset_actions("default").items()}
+    return {str(s): f"sev-{severity(s)}" for s in STATUSES}
 
 
 @lru_cache(maxsize=1)
@@ -117,6 +140,8 @@ def render_html(summary: dict[str, Any]) -> str:
         notice_label=notice_label,
         badge=_badges(),
         doi_parts=doi_parts,
+        code_spans=code_spans,
+        colours=SEVERITY_COLOURS,
     )
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from rwgate.screen import sql
 from rwgate.screen.columns import SAMPLE, Columns, check_values, resolve
 from rwgate.screen.engine import open_engine
-from rwgate.screen.inputs import InputGroup, expand, group, split_by_columns
+from rwgate.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
+from rwgate.screen.records import account
 from rwgate.screen.summary import build as build_summary
 from rwgate.screen.verdicts import build, write_jsonl
 
@@ -42,6 +43,11 @@ class ScreenOptions:
     threads: int | None = None
     temp_dir: Path | None = None
     all_citations: bool = False
+    encoding: str | None = None
+    delimiter: str | None = None
+    quote: str | None = None
+    list_separator: str | None = None
+    """A cell of many identifiers split at this string, one reference per element."""
     progress: bool | None = None
     timings: dict[str, float] | None = None
     """When a dict: filled with the seconds each part of the screen took (the benchmark's
@@ -62,26 +68,47 @@ class ScreenResult:
     outputs: dict[str, Path]
 
 
+def _kinds(engine: Any, view: str, names: list[str]) -> dict[str, str]:
+    """Each column's type, as the engine's ``typeof`` names it (a table without rows: text)."""
+    if not names:
+        return {}
+    got = engine.fetch(
+        "SELECT " + ", ".join(f"typeof({sql.ident(n)})" for n in names) + f" FROM {view} LIMIT 1"
+    )
+    return dict(zip(names, got[0], strict=True)) if got else {}
+
+
 def _columns(
-    engine: Any, groups: list[InputGroup], read: list[list[str]], given: dict[str, str | None]
-) -> list[Columns | None]:
-    """Each generic table's columns (:func:`resolve`), its DOI column's first values looked at:
-    a table the screen cannot read as references is an error before any row is screened."""
+    engine: Any,
+    groups: list[InputGroup],
+    read: list[list[str]],
+    given: dict[str, str | None],
+    separator: str | None = None,
+) -> tuple[list[Columns | None], list[dict[str, str]]]:
+    """Each generic table's columns (:func:`resolve`) and their types, its DOI column's first
+    values (a list's elements) looked at: a table the screen cannot read as references is an
+    error before any row is screened."""
     out: list[Columns | None] = []
+    kinds: list[dict[str, str]] = []
     for i, (grp, names) in enumerate(zip(groups, read, strict=True)):
         if grp.shape != "table":
             out.append(None)
+            kinds.append({})
             continue
         names = [n for n in (grp.columns or names) if n not in (sql.FILE, "file_row_number")]
         cols = resolve(grp, names, given)
+        roles = [n for n in (cols.doi, cols.pmid) if n is not None]
+        kinds.append(_kinds(engine, f"in{i}", roles))
         if cols.doi is not None:
-            col = sql.ident(cols.doi)
-            values = engine.fetch(
-                f"SELECT CAST({col} AS VARCHAR) FROM in{i} WHERE {col} IS NOT NULL LIMIT {SAMPLE}"
+            expr, listed = sql.values(cols.doi, kinds[-1].get(cols.doi, "VARCHAR"), separator)
+            value = f"unnest({expr})" if listed else expr
+            rows = engine.fetch(
+                f"SELECT v FROM (SELECT {value} AS v FROM in{i}) AS x WHERE v IS NOT NULL"
+                f" LIMIT {SAMPLE}"
             )
-            check_values(grp, names, cols.doi, [v for (v,) in values])
+            check_values(grp, names, cols.doi, [v for (v,) in rows])
         out.append(cols)
-    return out
+    return out, kinds
 
 
 def _write(engine: Any, statement: str, path: Path) -> None:
@@ -97,10 +124,21 @@ def _write(engine: Any, statement: str, path: Path) -> None:
 
 def screen(opts: ScreenOptions) -> ScreenResult:
     """Run the screen; raises InputError/SnapshotError (exit 2) on unreadable inputs."""
+    files = expand(opts.inputs)
+    spill = opts.temp_dir if opts.temp_dir and opts.temp_dir.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="rwgate-screen-", dir=spill) as tmp:
+        csv = CsvOptions(opts.encoding, opts.delimiter, opts.quote, Path(tmp))
+        groups = group(files, opts.input_format, csv)
+        with _timed(opts.timings, "records"):
+            records = account(groups, Path(tmp), opts.memory_limit, opts.threads)
+        return _screen(opts, files, groups + records.recovered, records, Path(tmp))
+
+
+def _screen(
+    opts: ScreenOptions, files: list[Path], groups: list[InputGroup], records: Any, tmp: Path
+) -> ScreenResult:
     from rwgate.screen.report import write_html, write_json
 
-    files = expand(opts.inputs)
-    groups = group(files, opts.input_format)
     table = build(opts.snapshot)
     opts.out.mkdir(parents=True, exist_ok=True)
     engine = open_engine(
@@ -112,32 +150,32 @@ def screen(opts: ScreenOptions) -> ScreenResult:
         progress=opts.progress,
     )
     try:
-        with tempfile.TemporaryDirectory(prefix="rwgate-screen-") as tmp:
-            verdict_file = Path(tmp) / "verdicts.jsonl"
-            write_jsonl(table, verdict_file)
-            groups = split_by_columns(groups, engine.parquet_columns)
-            found = _columns(engine, groups, engine.load(groups, verdict_file), opts.columns)
-            raw = sql.raw_union(groups, found)
-            engine.view("refs_raw", raw)
-            pmid = any(c is None or c.pmid is not None for c in found)
-            date = any(c is None or c.date is not None for c in found)
-            for how, name, statement in sql.plan(table.default_status, pmid, date):
-                with _timed(opts.timings, name if how == "table" else "doi_norm"):
-                    (engine.step if how == "step" else engine.table)(name, statement)
-            outputs = {
-                "flagged": opts.out / "flagged.parquet",
-                "citing": opts.out / "citing.parquet",
-            }
-            with _timed(opts.timings, "write flagged.parquet"):
-                _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
-            with _timed(opts.timings, "write citing.parquet"):
-                _write(engine, sql.CITING_OUT, outputs["citing"])
-            if opts.all_citations:
-                outputs["citations"] = opts.out / "citations.parquet"
-                every = sql.screened(table.default_status, pmid, date)
-                _write(engine, sql.ALL_OUT.format(screened=every), outputs["citations"])
-            with _timed(opts.timings, "summary"):
-                summary = build_summary(engine, table, files, groups, found)
+        verdict_file = Path(tmp) / "verdicts.jsonl"
+        write_jsonl(table, verdict_file)
+        groups = split_by_columns(groups, engine.parquet_columns)
+        loaded = engine.load(groups, verdict_file)
+        found, kinds = _columns(engine, groups, loaded, opts.columns, opts.list_separator)
+        raw = sql.raw_union(groups, found, kinds, opts.list_separator)
+        engine.view("refs_raw", raw)
+        pmid = any(c is None or c.pmid is not None for c in found)
+        date = any(c is None or c.date is not None for c in found)
+        for how, name, statement in sql.plan(table.default_status, pmid, date):
+            with _timed(opts.timings, name if how == "table" else "doi_norm"):
+                (engine.step if how == "step" else engine.table)(name, statement)
+        outputs = {
+            "flagged": opts.out / "flagged.parquet",
+            "citing": opts.out / "citing.parquet",
+        }
+        with _timed(opts.timings, "write flagged.parquet"):
+            _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
+        with _timed(opts.timings, "write citing.parquet"):
+            _write(engine, sql.CITING_OUT, outputs["citing"])
+        if opts.all_citations:
+            outputs["citations"] = opts.out / "citations.parquet"
+            every = sql.screened(table.default_status, pmid, date)
+            _write(engine, sql.ALL_OUT.format(screened=every), outputs["citations"])
+        with _timed(opts.timings, "summary"):
+            summary = build_summary(engine, table, files, groups, found, records)
     finally:
         engine.close()
     outputs["summary"] = opts.out / "summary.json"

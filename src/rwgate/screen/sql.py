@@ -12,6 +12,7 @@ settled on their own, not once per output.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import sqlglot
@@ -43,14 +44,53 @@ def _text(expr: str) -> str:
     return f"CAST({expr} AS VARCHAR)"
 
 
-def _table(view: str, cols: Columns, parquet: bool) -> str:
+_FLOATS = ("DOUBLE", "FLOAT", "REAL", "DECIMAL", "double", "float")
+
+
+def is_list(kind: str) -> bool:
+    """Whether a column's type (DuckDB's ``typeof``, or Spark's) is a list."""
+    return kind.endswith("[]") or kind.lower().startswith("array<")
+
+
+def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
+    """An identifier column as text, and whether it is a list of them: a Parquet LIST, or a cell
+    of many split at ``separator`` (separators at its ends, repeated or spaced, split nothing:
+    ``'10.1/a; 10.1/b;'`` is two references); a whole number stored as a float (pandas writes a
+    PubMed id column with gaps so) is its digits, ``34938348``, not ``34938348.0``."""
+    c = ident(name)
+    if is_list(kind):
+        return f"CASE WHEN len({c}) > 0 THEN CAST({c} AS VARCHAR[]) ELSE [NULL] END", True
+    if separator:
+        sep = "(?:" + re.escape(separator) + ")"
+        ws = f"[{doisql.WS}]*"
+        ends = lit(f"^(?:{ws}{sep})+{ws}|{ws}(?:{sep}{ws})+\\z")
+        inner = lit(f"{ws}(?:{sep}{ws})+")
+        text = f"regexp_replace({_text(c)}, {ends}, '', 'g')"
+        return f"regexp_split_to_array({text}, {inner})", True
+    if kind.startswith(_FLOATS):
+        return (
+            f"CASE WHEN {c} = floor({c}) AND abs({c}) < 1e15"
+            f" THEN CAST(CAST({c} AS BIGINT) AS VARCHAR) ELSE {_text(c)} END"
+        ), False
+    return _text(c), False
+
+
+def _table(
+    view: str, cols: Columns, parquet: bool, kinds: dict[str, str], separator: str | None
+) -> str:
     def col(name: str | None) -> str:
         return "CAST(NULL AS VARCHAR)" if name is None else _text(ident(name))
 
+    def ref(name: str | None) -> str:
+        if name is None:
+            return "CAST(NULL AS VARCHAR)"
+        expr, listed = values(name, kinds.get(name, "VARCHAR"), separator)
+        return f"unnest({expr})" if listed else expr
+
     return (
-        f"SELECT {col(cols.citing)} AS citing, {col(cols.doi)} AS cited_raw,"
-        f" {col(cols.pmid)} AS pmid_raw, {col(cols.date)} AS date_raw,"
-        f" {FILE} AS file, {'file_row_number + 1' if parquet else 'CAST(NULL AS BIGINT)'}"
+        f"SELECT {col(cols.citing)} AS citing, {ref(cols.doi)} AS cited_raw,"
+        f" {ref(cols.pmid)} AS pmid_raw, {col(cols.date)} AS date_raw,"
+        f" {FILE} AS file, {'file_row_number + 2' if parquet else 'CAST(NULL AS BIGINT)'}"
         f" AS rownum FROM {view}"
     )
 
@@ -95,7 +135,12 @@ def _crossref(view: str) -> str:
     )
 
 
-def raw_union(groups: list[InputGroup], columns: list[Columns | None]) -> str:
+def raw_union(
+    groups: list[InputGroup],
+    columns: list[Columns | None],
+    kinds: list[dict[str, str]] | None = None,
+    separator: str | None = None,
+) -> str:
     """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view; a
     generic table's ``columns`` are those :func:`rwgate.screen.columns.resolve` found."""
     parts = []
@@ -107,7 +152,8 @@ def raw_union(groups: list[InputGroup], columns: list[Columns | None]) -> str:
             parts.append(_crossref(view))
         else:
             assert cols is not None
-            parts.append(_table(view, cols, grp.container == "parquet"))
+            kind = kinds[i] if kinds else {}
+            parts.append(_table(view, cols, grp.container == "parquet", kind, separator))
     return " UNION ALL ".join(f"({p})" for p in parts)
 
 
@@ -119,7 +165,8 @@ def pmid_fast(raw: str) -> str:
 
 def _pmid(raw: str) -> str:
     """A PubMed id as the snapshot keys it: digits, leading zeros dropped (``0`` is none)."""
-    digits = f"regexp_replace({doisql.strip(raw)}, '^(?i:pmid:)', '')"
+    ws = f"[{doisql.WS}]*"
+    digits = f"regexp_replace({doisql.strip(raw)}, {lit(f'^(?i:pmid){ws}:?{ws}')}, '')"
     return (
         f"CASE WHEN regexp_matches({digits}, '^[0-9]+\\z')"
         f" THEN nullif(regexp_replace({digits}, '^0+', ''), '') END"

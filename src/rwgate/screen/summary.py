@@ -18,6 +18,7 @@ from typing import Any
 from rwgate.screen import rownums, sql
 from rwgate.screen.columns import ROLES, Columns
 from rwgate.screen.inputs import InputGroup
+from rwgate.screen.records import UNPARSEABLE, Accounting, FileCount
 from rwgate.screen.verdicts import VerdictTable
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
@@ -37,6 +38,8 @@ def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[
     """Per input group: its files, its shape and the column read for each role, and how."""
     out = []
     for grp, cols in zip(groups, found, strict=True):
+        if grp.numbers is not None:  # the rest of a file after an unterminated quote
+            continue
         entry: dict[str, Any] = {"files": [str(f) for f in grp.files], "shape": grp.shape}
         if cols is None:
             entry["columns"] = _FORMAT_COLUMNS[grp.shape]
@@ -82,6 +85,45 @@ def _warnings(table: VerdictTable, dated: bool) -> list[str]:
             " (--date-column names one)"
         )
     return out
+
+
+def _unparseable(records: Accounting) -> list[dict[str, Any]]:
+    if not records.unusable:
+        return []
+    sample = [
+        {"value": r["value"], "file": r["file"], "row": None, "line": r["line"], "why": r["why"]}
+        for r in records.unusable[:5]
+    ]
+    return [{"reason": UNPARSEABLE, "count": len(records.unusable), "sample": sample}]
+
+
+def _parquet_rows(groups: list[InputGroup]) -> dict[str, int]:
+    """Each Parquet file's rows, from its footer."""
+    import duckdb
+
+    files = [f for g in groups if g.container == "parquet" for f in g.files]
+    if not files:
+        return {}
+    con = duckdb.connect()
+    try:
+        listed = "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
+        rows = con.execute(
+            f"SELECT file_name, sum(num_rows) FROM parquet_file_metadata({listed}) GROUP BY 1"
+        ).fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    return {str(f): int(n) for f, n in rows}
+
+
+def file_counts(groups: list[InputGroup], records: Accounting) -> list[dict[str, Any]]:
+    """Per input file: records read, screened, unusable (a CSV's checked against its lines)."""
+    counts = dict(records.counts)
+    for name, n in _parquet_rows(groups).items():
+        counts[name] = FileCount(name, n, n, 0)
+    order = [str(f) for g in groups if g.numbers is None for f in g.files]
+    return [counts[f].__dict__ for f in order if f in counts]
 
 
 def _bad_rows(engine: Any, counts: list[int]) -> dict[str, Any]:
@@ -130,14 +172,18 @@ def build(
     files: list[Path],
     groups: list[InputGroup],
     found: list[Columns | None],
+    records: Accounting | None = None,
 ) -> dict[str, Any]:
     """The summary of the screen ``engine`` holds (``per_citing``, ``flagged_out``)."""
     totals = engine.fetch(sql.TOTALS)[0]
     by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
     bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
     dated = any(c is None or c.date is not None for c in found)
+    records = records or Accounting()
     bad_rows = _bad_rows(engine, bad)
-    rownums.number(bad_rows["by_reason"], groups, found)
+    rownums.number(bad_rows["by_reason"], groups, found, records)
+    bad_rows["by_reason"] = _unparseable(records) + bad_rows["by_reason"]
+    bad_rows["count"] += len(records.unusable)
     return {
         "schema": SCHEMA,
         "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -145,6 +191,7 @@ def build(
         "sources": _sources(table),
         "inputs": [str(f) for f in files],
         "columns": columns_used(groups, found),
+        "files": file_counts(groups, records),
         "summary": {
             "references": int(totals[1] or 0),
             "citing_works": int(totals[0] or 0),
