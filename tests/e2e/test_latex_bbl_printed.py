@@ -14,6 +14,7 @@ snapshot is built from the real Retraction Watch rows of tests/fixtures/rw.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,45 @@ def test_an_entry_printing_two_dois_is_judged_by_both(bundle: Path) -> None:
     assert cited["kucsko2013"]["status"] == "clean"
     strict = rw_latexmk("--policy", "strict", "paper.tex")
     assert strict.returncode == 1 and "wakefield1998: retracted" in strict.stderr
+
+
+SOURCEMAP = r"""\documentclass{article}
+\usepackage[style=numeric,backend=biber]{biblatex}
+\DeclareSourcemap{\maps[datatype=bibtex]{\map[overwrite]{%
+  \step[fieldsource=entrykey, match={kucsko2013}, final]
+  \step[fieldset=doi, fieldvalue={10.1016/S0140-6736(97)11096-0}]}}}
+\addbibresource{refs.bib}
+\begin{document}
+Thermometry \autocite{kucsko2013}.
+\printbibliography
+\end{document}
+"""
+
+
+def test_a_printed_doi_rwgate_did_not_judge_stops_the_build(doc: Path) -> None:  # noqa: F811
+    """Rule 2: biber's sourcemap gives kucsko2013 Wakefield's DOI. rwgate judged the .bib's DOI
+    (clean), the PDF printed the retracted work's, and the build passed under every policy."""
+    (doc / "mapped.tex").write_text(SOURCEMAP, encoding="utf-8")
+    built = rw_latexmk("mapped.tex")
+    said = built.stdout + built.stderr
+    assert built.returncode == 1, said[-3000:]
+    line = next(x for x in said.splitlines() if "a printed entry rwgate did not judge" in x)
+    assert line.startswith("rw-latexmk: error: kucsko2013: mapped.bbl prints")
+    assert "doi:10.1016/s0140-6736(97)11096-0" in line and "doi:10.1038/nature12373" in line
+    assert not (doc / "mapped.pdf").exists()
+    # The latexmkrc hooks stop the build the same way.
+    rc = Path(__file__).parents[2] / "latexmkrc.example"
+    cmd = ["latexmk", "-r", str(rc), "-pdf", "-interaction=nonstopmode", "-g", "mapped.tex"]
+    run = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180)
+    said = run.stdout + run.stderr
+    assert run.returncode != 0, said[-3000:]
+    assert "rwgate biber: error: kucsko2013: mapped.bbl prints doi:10.1016/" in said
+
+
+def test_what_the_tool_printed_was_judged_and_the_build_passes(doc: Path) -> None:  # noqa: F811
+    """The same document without the sourcemap: every printed entry is the judged one."""
+    plain = [line for line in SOURCEMAP.splitlines(True) if "map" not in line and "step" not in line]
+    (doc / "mapped.tex").write_text("".join(plain), encoding="utf-8")
+    built = rw_latexmk("mapped.tex")
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "did not judge" not in built.stderr

@@ -142,6 +142,9 @@ def _gate(
         from .verdict import write_report
 
         write_report(result, Path(settings.report))
+    if current.unjudged:  # rule 2: what the tool printed is not what was judged
+        memo.forget(remembered)
+        return _not_judged(tex, build, current.unjudged)
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     _remember(remembered, build, current, settings, code, reported)
     if result.exit_code == 0:
@@ -202,6 +205,19 @@ def _cannot_note(tex: Path, build: Build, why: str) -> int:
     from .notedcopy import cannot_note
 
     print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
+    _set_aside(build)
+    return EXIT_GATE
+
+
+def _not_judged(tex: Path, build: Build, lines: list[str]) -> int:
+    """The bibliography tool printed an entry rwgate did not judge (DESIGN.md rule 2): the build
+    stops under every policy, one line per entry, the outputs renamed."""
+    for line in lines:
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+    print(
+        f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
+        file=sys.stderr,
+    )
     _set_aside(build)
     return EXIT_GATE
 

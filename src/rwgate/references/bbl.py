@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from rwgate.bblscan import END_BIB, bibitem_key, bibitems
 from rwgate.models import BibResult, Location, Reference
@@ -49,14 +51,20 @@ def _reference(key: str, block: str, where: Location, biblatex: bool, label: str
     return Reference(key=key, doi=said.dois[0], doi_origin="bbl", location=where, readings=others)
 
 
-def parse_bbl(text: str, file: str) -> BibResult:
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a ``.bbl`` as LaTeX prints it: its key, its text after the key, its
+    ``\\bibitem[label]``, whether it is biber's, and where it starts."""
+
+    key: str
+    block: str
+    label: str
+    biblatex: bool
+    pos: int
+
+
+def entries(text: str) -> Iterator[Entry]:
     """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
-    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
-
-    def where(pos: int) -> Location:
-        return Location(file=file, line=bisect.bisect_right(starts, pos))
-
-    result = BibResult()
     items = bibitems(text)
     if items:
         end = END_BIB.search(text, items[-1].end())
@@ -67,15 +75,23 @@ def parse_bbl(text: str, file: str) -> BibResult:
             if parsed is not None:
                 key, body = parsed
                 head = text[match.end() : body]
-                label = head[: head.rfind("{")]
-                block = text[body:stop]
-                result.references.append(_reference(key, block, where(match.start()), False, label))
-        return result
-    entries = list(_ENTRY.finditer(text))
-    for index, match in enumerate(entries):
-        stop = entries[index + 1].start() if index + 1 < len(entries) else len(text)
-        block = text[match.end() : stop]
-        result.references.append(_reference(match.group(1), block, where(match.start()), True))
+                yield Entry(key, text[body:stop], head[: head.rfind("{")], False, match.start())
+        return
+    found = list(_ENTRY.finditer(text))
+    for index, match in enumerate(found):
+        stop = found[index + 1].start() if index + 1 < len(found) else len(text)
+        yield Entry(match.group(1), text[match.end() : stop], "", True, match.start())
+
+
+def parse_bbl(text: str, file: str) -> BibResult:
+    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+    result = BibResult()
+    for entry in entries(text):
+        where = Location(file=file, line=bisect.bisect_right(starts, entry.pos))
+        result.references.append(
+            _reference(entry.key, entry.block, where, entry.biblatex, entry.label)
+        )
     return result
 
 
