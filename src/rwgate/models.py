@@ -205,6 +205,12 @@ class Problem(BaseModel):
     unreadable: bool = Field(
         default=False, description="a whole input could not be read (exit code 2), not one entry"
     )
+    unseen: bool = Field(
+        default=False,
+        description="part of the document rwgate cannot see (code that prints citations, an "
+        "include or child document it cannot read): cannot judge (exit 2) under --policy strict, "
+        "a warning otherwise",
+    )
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message}" if self.location else self.message

@@ -45,7 +45,16 @@ class CheckResult:
     look-up is retried, never remembered."""
 
     @property
+    def unseen(self) -> list[Problem]:
+        """What rwgate could not see of the manuscript (DESIGN.md rule 3): strict cannot judge."""
+        return [p for p in self.problems if p.unseen]
+
+    @property
     def exit_code(self) -> int:
+        """0 passed, 1 the gate failed; 2 under ``--policy strict`` when part of the manuscript
+        could not be seen (citations printed by code, an include not read): cannot judge."""
+        if self.policy.preset == "strict" and self.unseen:
+            return 2
         return 1 if any(c.action == "fail" for c in self.citations) else 0
 
     def summary(self) -> Summary:

@@ -57,3 +57,33 @@ def test_rwgate_reads_the_keys_knitr_output_cites(
     assert chunks is not None and chunks.count > 0
     assert sorted(set(pandoc_ast.cited_keys(ast))) == sorted(set(expected)), pandoc_path()
     assert expected  # each document cites something: an empty comparison proves nothing
+
+
+RULE3 = Path(__file__).parents[1] / "fixtures" / "knitr-rule3"
+KNIT_EVALUATED = Path(__file__).with_name("knit_evaluated.R")
+
+
+def test_captions_child_documents_and_asis_read_as_knitr_writes_them(
+    rscript: str, tmp_path: Path
+) -> None:
+    """rwgate's own fixture, knitted with its chunks run (figures, so captions; child documents
+    knitted in place): the keys pandoc reads in knitr's output are the keys rwgate reads from
+    the source, captions written in the header and in ``#|`` lines, children and ``asis`` too;
+    a hidden chunk's caption and an R comment are not citations."""
+    for source in RULE3.iterdir():
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    out = tmp_path / "paper.md"
+    proc = subprocess.run(
+        [rscript, str(KNIT_EVALUATED), "paper.Rmd", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    expected = pandoc_ast.cited_keys(run_pandoc_json(out, "markdown"))
+    ast, staged = read_source_ast(tmp_path / "paper.Rmd", "markdown", [])
+    assert staged is not None and not staged.unseen
+    assert sorted(pandoc_ast.cited_keys(ast)) == sorted(expected)
+    assert {"lacour2014", "green2015", "child2018", "results2017"} <= set(expected)

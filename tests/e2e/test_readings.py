@@ -110,3 +110,34 @@ def test_the_printed_retracted_definition_carries_its_note(env, tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert "Ileal-Lymphoid-Nodular" in proc.stdout
     assert "Retracted 2010" in proc.stdout
+
+
+def test_keys_that_carry_their_identifier_are_entries_without_a_bibliography(
+    env, tmp_path: Path
+) -> None:
+    """A Manubot manuscript: `[@doi:…]` keys, no bibliography file (manubot's own filter resolves
+    them). On 30fc316 this was "0 cited … cannot judge from the sources", exit 2; 2c1189c judged
+    every DOI key. A key rwgate cannot look up (an arXiv id) is an entry with no DOI."""
+    (tmp_path / "manu.md").write_text(
+        "---\ntitle: A Manubot manuscript\n---\n\n"
+        "As shown [@doi:10.1126/science.1256151; @arxiv:1706.03762] and"
+        " [@url:https://doi.org/10.1038/171737a0].\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [RWGATE, "check", "-v", "--format", "json", "manu.md"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    status = {c["key"]: c["status"] for c in json.loads(proc.stdout)["citations"]}
+    assert status == {
+        "doi:10.1126/science.1256151": "retracted",
+        "arxiv:1706.03762": "no_doi",
+        "url:https://doi.org/10.1038/171737a0": "clean",
+    }, status

@@ -42,7 +42,8 @@ def test_cross_references(cited: str, xref: bool) -> None:
     ("cited", "named"),
     [("doi:10.7554/eLife.32822", ("doi", "10.7554/eLife.32822")),
      ("pubmed:30718888", ("pmid", "30718888")), ("PMID:1", ("pmid", "1")),
-     ("pmc:PMC6103790", None), ("doi:", None), ("smith2020", None)],
+     ("pmc:PMC6103790", ("pmcid", "PMC6103790")), ("arxiv:1706.03762", ("arxiv", "1706.03762")),
+     ("url:https://x.org/a", ("url", "https://x.org/a")), ("doi:", None), ("smith2020", None)],
 )  # fmt: skip
 def test_manubot_identifier_keys(cited: str, named: tuple[str, str] | None) -> None:
     from rwgate.references.keys import identifier_key

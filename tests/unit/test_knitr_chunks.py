@@ -19,7 +19,7 @@ def _lines(text: str) -> list[str]:
     [
         "```{r}",
         "````{r}",
-        "```{r label, echo=FALSE, fig.cap='[@lacour2014]'}",
+        "```{r label, echo=FALSE, fig.cap='A plot'}",
         "```{r setup, include=FALSE}",
         "``` {python}",
         "```{ojs}",
@@ -107,7 +107,7 @@ def test_prose_engines_keep_their_markdown() -> None:
 
 def test_child_documents_are_noticed() -> None:
     out = blank_chunks("```{r, child='appendix.Rmd'}\n```\n```{r}\n#| child: two.qmd\n```\n")
-    assert out.children == [("appendix.Rmd", 1), ("two.qmd", 4)]
+    assert out.children == [("appendix.Rmd", 1), ("two.qmd", 3)]
 
 
 def test_carriage_returns_count_as_line_ends() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rwgate.doi import try_normalize
+from rwgate.doi import find_in_text, try_normalize
 from rwgate.errors import UnknownFormat
 from rwgate.models import BibResult, CitedDocument, Problem, Reference
 from rwgate.references import ReaderError, read_with
@@ -106,7 +106,9 @@ def _bibtex_match(
 
 
 def _by_identifier(key: str, doc: CitedDocument) -> Reference | None:
-    """A Manubot-style key (``doi:…``, ``pubmed:…``) in no bibliography: the work it names."""
+    """A key that carries its identifier (``doi:…``, ``pmid:…``, ``arxiv:…``, ``url:…``) in no
+    bibliography: the work it names. One rwgate cannot look up (an ISBN, an arXiv id, a URL
+    without a DOI) is an entry with no DOI (``no_doi``), never dropped."""
     named = identifier_key(key)
     if named is None:
         return None
@@ -115,9 +117,18 @@ def _by_identifier(key: str, doc: CitedDocument) -> Reference | None:
     if kind == "pmid":
         digits = value.lstrip("0")
         return Reference(key=key, pmid=digits, location=where) if digits.isdigit() else None
-    found = try_normalize(value)
+    if kind == "doi":
+        found = try_normalize(value)
+        return Reference(
+            key=key, doi=found, raw_doi=None if found else value, doi_origin="key", location=where
+        )
+    if kind == "url" and (found := find_in_text(value)):
+        return Reference(key=key, doi=found, doi_origin="key", url=value, location=where)
     return Reference(
-        key=key, doi=found, raw_doi=None if found else value, doi_origin="key", location=where
+        key=key,
+        arxiv_id=value if kind == "arxiv" else None,
+        url=value if kind == "url" else None,
+        location=where,
     )
 
 

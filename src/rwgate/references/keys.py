@@ -66,16 +66,21 @@ def resolve_key(cited: str, keys: Container[str]) -> str | None:
     return None
 
 
-_IDENTIFIER = re.compile(r"^(?P<kind>doi|pubmed|pmid):(?P<value>\S+)$", re.IGNORECASE)
+_IDENTIFIER = re.compile(
+    r"^(?P<kind>doi|pubmed|pmid|pmcid|pmc|arxiv|url|isbn|wikidata):(?P<value>\S+)$", re.IGNORECASE
+)
+_KINDS = {"pubmed": "pmid", "pmc": "pmcid"}
 
 
 def identifier_key(cited: str) -> tuple[str, str] | None:
-    """``("doi", "10.…")`` or ``("pmid", "…")`` for a Manubot-style citation key, else None."""
+    """``(kind, value)`` for a key that carries its identifier, as Manubot writes them (``doi:``,
+    ``pmid:``/``pubmed:``, ``pmcid:``, ``arxiv:``, ``url:``, ``isbn:``, ``wikidata:``), else None.
+    Such a key is an entry of its own: manubot's filter resolves it without a bibliography."""
     match = _IDENTIFIER.match(cited)
     if match is None:
         return None
-    kind = "doi" if match["kind"].lower() == "doi" else "pmid"
-    return kind, match["value"]
+    kind = match["kind"].lower()
+    return _KINDS.get(kind, kind), match["value"]
 
 
 def is_cross_reference(cited: str) -> bool:

@@ -19,22 +19,27 @@ chunk.
 
 Chunks whose engine writes its text into the document as Markdown (``asis``, ``block``,
 ``block2``, bookdown's theorem and proof environments) keep their text: the citations inside are
-printed. Inline code (`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc. What code
-would print when run (``results='asis'``, inline values) is not known: nothing is executed.
+printed. A chunk's captions (``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) are Markdown
+knitr and Quarto put in the page: they take the chunk's place, one paragraph each. A ``child``
+document named literally is knitted in place (the caller reads it: ``child``). Inline code
+(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc. What code would print when run is
+not known, since nothing is executed: a chunk whose output is Markdown (``results='asis'``,
+``output: asis``), a computed caption or child path, are :attr:`Chunks.unseen`, which the caller
+reports (DESIGN.md rule 3: a warning, and cannot judge under strict).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from rwgate.references.chunkopts import Computed, Value, chunk_options
 
 CHUNK_BEGIN = re.compile(r"^([\t >]*`{3,})\s*\{([a-zA-Z0-9_][a-zA-Z0-9_.]*)( *[ ,].*)?\}\s*$")
 CHUNK_END = re.compile(r"^[\t >]*`{3,}\s*$")
 LOOKAHEAD = 2000
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_CHILD = re.compile(
-    r"""\bchild\s*=\s*(?:c\(\s*)?["']([^"']+)["']|^[\t >]*#\|\s*child:\s*["']?([^"'\s]+)"""
-)
 
 PROSE_ENGINES = frozenset(
     {
@@ -58,6 +63,16 @@ PROSE_ENGINES = frozenset(
 )
 """Engines whose chunk text is Markdown that knitr writes into the document."""
 
+CAPTIONS = (
+    *("fig.cap", "fig.scap", "fig.subcap", "tab.cap"),  # knitr, bookdown, flextable
+    *("fig-cap", "fig-scap", "fig-subcap", "tbl-cap", "tbl-subcap", "lst-cap"),  # Quarto
+)
+"""Chunk options whose text is Markdown in the page (a caption is rendered as Markdown)."""
+
+Child = Callable[[str, int], list[str] | None]
+"""Reads the child document named (with the chunk's line): its text as lines, or None when it
+could not be read (the reader says why)."""
+
 
 @dataclass
 class Chunks:
@@ -66,9 +81,11 @@ class Chunks:
     text: str
     count: int = 0
     children: list[tuple[str, int]] = field(default_factory=list)
-    """``child=`` documents a chunk names (name, line): knitr reads them, rwgate does not."""
+    """``child=`` documents a chunk names literally (name, line)."""
     mismatched: list[int] = field(default_factory=list)
     """Lines of closing fences that do not match their opening (knitr ≥ 1.46 refuses these)."""
+    unseen: list[tuple[str, int]] = field(default_factory=list)
+    """What a chunk would print that is not known without running it (message, line)."""
 
 
 def _prefix(line: str) -> str:
@@ -113,34 +130,107 @@ def _spans(lines: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _notice(lines: list[str], first: int, last: int, out: Chunks) -> None:
-    """Record the ``child`` documents a chunk names and a closing fence unlike its opening."""
-    for number in range(first, last + 1):
-        line = lines[number]
-        if number == first or line.lstrip(" \t>").startswith("#|"):
-            child = _CHILD.search(line)
-            if child:
-                out.children.append((child.group(1) or child.group(2), number + 1))
+def _notice_fence(lines: list[str], first: int, last: int, out: Chunks) -> None:
+    """Record a closing fence unlike its opening."""
     fence = CHUNK_BEGIN.match(lines[first])
     end = lines[last]
     if last > first and fence and CHUNK_END.match(end) and end.rstrip() != fence.group(1):
         out.mismatched.append(last + 1)
 
 
-def blank_chunks(text: str) -> Chunks:
-    """``text`` with every code chunk turned into blank lines (prose engines keep their body)."""
+def _off(value: Value) -> bool:
+    """Whether a logical option is literally false (``eval=FALSE``, ``include: false``)."""
+    return value is False or value == ["false"]
+
+
+def _strings(value: Value) -> list[str]:
+    return value if isinstance(value, list) else []
+
+
+def _printed(options: dict[str, Value], engine: str, line: int, out: Chunks) -> list[str]:
+    """The Markdown a chunk puts in the page that rwgate can read (its captions); what it would
+    print that cannot be known is noted in ``out.unseen``."""
+    if _off(options.get("eval")) or _off(options.get("include")):
+        return []  # nothing runs, or nothing of it is shown
+    captions: list[str] = []
+    for name in CAPTIONS:
+        value = options.get(name)
+        if isinstance(value, Computed):
+            out.unseen.append((f"a caption computed by code ({name}: {value.code})", line))
+        captions += [" ".join(text.split()) for text in _strings(value) if text.strip()]
+    results = [options.get("results"), options.get("output")]
+    if engine.lower() not in PROSE_ENGINES:
+        if any(_strings(value) == ["asis"] for value in results):
+            out.unseen.append(("a chunk whose output is Markdown printed by code (asis)", line))
+        elif any(isinstance(value, Computed) for value in results):
+            out.unseen.append(("a chunk whose output format is computed by code", line))
+    return captions
+
+
+def _children(options: dict[str, Value], line: int, out: Chunks, child: Child | None) -> list[str]:
+    """The lines of the ``child`` documents a chunk names (knitr's ``sc_split``: a string may
+    name several, separated by ``,`` or ``;``)."""
+    value = options.get("child")
+    if _off(options.get("eval")) or value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, Computed):
+        out.unseen.append((f"a child document named by code ({value.code})", line))
+        return []
+    found: list[str] = []
+    for name in [n.strip() for text in value for n in re.split(r"[;,]", text) if n.strip()]:
+        out.children.append((name, line))
+        text = child(name, line) if child else None
+        found += ["", *text, ""] if text is not None else []
+    return found
+
+
+def _replacement(
+    lines: list[str], span: tuple[int, int, str], out: Chunks, child: Child | None, unclosed: bool
+) -> list[str]:
+    """What a chunk's lines become: blank lines (or its body, for a prose engine, or when
+    ``unclosed`` is read as prose), with its captions and child documents in its place."""
+    first, last, engine = span
+    _notice_fence(lines, first, last, out)
+    header = CHUNK_BEGIN.match(lines[first])
+    options = chunk_options(header.group(3) or "" if header else "", lines[first + 1 : last + 1])
+    closed = last > first and CHUNK_END.match(lines[last]) is not None
+    keep_body = engine.lower() in PROSE_ENGINES or (unclosed and not closed)
+    new = []
+    for number in range(first, last + 1):
+        blank = not keep_body or number == first or (number == last and closed)
+        new.append(_prefix(lines[number]) if blank else lines[number])
+    prefix = _prefix(lines[first])
+    added = [
+        f"{prefix}{text}"
+        for caption in _printed(options, engine, first + 1, out)
+        for text in ("", caption, "")
+    ]
+    added += [
+        f"{prefix}{text}" if text else prefix for text in _children(options, first + 1, out, child)
+    ]
+    if keep_body or not added:
+        return new + added
+    return added + new[len(added) :] if len(added) <= len(new) else added
+
+
+def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = False) -> Chunks:
+    """``text`` with every code chunk turned into blank lines (prose engines keep their body),
+    its captions and (with ``child``) its child documents in its place. ``keep_unclosed``: the
+    body of a chunk still open at the end is kept too (Quarto's Jupyter engine reads it as
+    Markdown)."""
     lines = _NEWLINE.split(text)
     out = Chunks(text=text)
     spans = _spans(lines)
     if not spans:
         return out
-    for first, last, engine in spans:
-        _notice(lines, first, last, out)
-        closed = last > first and CHUNK_END.match(lines[last]) is not None
-        keep_body = engine.lower() in PROSE_ENGINES
-        for number in range(first, last + 1):
-            if not keep_body or number == first or (number == last and closed):
-                lines[number] = _prefix(lines[number])
+    result: list[str] = []
+    done = 0
+    for span in spans:
+        result += lines[done : span[0]]
+        unclosed = keep_unclosed and span[1] == len(lines) - 1
+        result += _replacement(lines, span, out, child, unclosed)
+        done = span[1] + 1
+    result += lines[done:]
     out.count = len(spans)
-    out.text = "\n".join(lines)
+    out.text = "\n".join(result)
     return out

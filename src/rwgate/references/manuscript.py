@@ -14,16 +14,19 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import InputError
 from rwgate.models import CitedDocument, Location, Problem
 from rwgate.references import pandoc_ast
 from rwgate.references.bibfind import unreadable
-from rwgate.references.knitr import Chunks, blank_chunks
 from rwgate.references.locate import OUTSIDE, Allowed, OutsideRoots, resolve_bibliography
 from rwgate.references.reach import CANNOT_JUDGE as UNJUDGED
 from rwgate.references.reach import unreached
+
+if TYPE_CHECKING:
+    from rwgate.references.project import Project
+    from rwgate.references.staged import Staged
 
 # pandoc's own wording (Text.Pandoc.Logging, CouldNotLoadIncludeFile), stable across 3.x. The
 # position it gives is where the reader stopped, after the directive, so the line is looked up.
@@ -99,24 +102,29 @@ def read_markdown(
 
     pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
     warning, because the citations inside it are not checked. ``allowed`` confines the
-    bibliographies the metadata names. R Markdown and Quarto sources are read as knitr reads
-    them (:mod:`rwgate.references.knitr`) with the metadata their project gives them
-    (:mod:`rwgate.references.project`); citations that reach no bibliography are an error.
+    bibliographies the metadata names. R Markdown and Quarto sources are read as Quarto and
+    knitr hand them to pandoc (:mod:`rwgate.references.staged`) with the metadata their project
+    gives them (:mod:`rwgate.references.project`); citations that reach no bibliography are an
+    error. What could not be seen (an include not read, code that prints Markdown) is an
+    ``unseen`` problem: a warning, and cannot judge under ``--policy strict``.
     """
     path = Path(path)
     if not path.is_file():
         raise ManuscriptError(f"{path}: no such file")
     warnings: list[str] = []
-    ast, chunks = read_source_ast(path, pandoc_format, warnings)
-    doc = _with_project(ast, path, resource_path, allowed)
+    project = _project(path, allowed)
+    quarto = path.suffix.lower() == ".qmd" or (project is not None and project.kind == "quarto")
+    root = project.root if project is not None else None
+    ast, staged = read_source_ast(path, pandoc_format, warnings, quarto, root, allowed)
+    doc = _with_project(ast, path, resource_path, allowed, project)
     for warning in warnings:
         skipped = _SKIPPED_INCLUDE.match(warning)
         if skipped:
             message = f"included file not read (its citations are not checked): {skipped['name']}"
             where = Location(file=str(path), line=_line_of(path, skipped["name"]))
-            doc.problems.append(Problem(message=message, location=where))
-    if chunks is not None:
-        doc.problems += _chunk_problems(path, chunks)
+            doc.problems.append(Problem(message=message, location=where, unseen=True))
+    if staged is not None:
+        doc.problems += _staged_problems(path, staged)
     inline = [str(entry.get("id", "")) for entry in doc.inline_references]
     lost = any(p.unreadable for p in doc.problems)  # a bibliography not found: its own error
     why = None if lost else unreached(doc.keys, doc.bibliographies, doc.bibliographies, inline)
@@ -133,45 +141,61 @@ KNITR_SUFFIXES = (".qmd", ".rmd", ".rmarkdown")
 
 
 def read_source_ast(
-    path: Path, pandoc_format: str, warnings: list[str]
-) -> tuple[dict[str, Any], Chunks | None]:
-    """pandoc's AST of ``path``; a knitr/Quarto source is read with its chunks blanked (a copy in
-    a private temporary folder, line for line, so pandoc's lines are the source's)."""
+    path: Path,
+    pandoc_format: str,
+    warnings: list[str],
+    quarto: bool | None = None,
+    root: Path | None = None,
+    allowed: Allowed | None = None,
+) -> tuple[dict[str, Any], Staged | None]:
+    """pandoc's AST of ``path`` as Quarto or knitr hand it to pandoc (``quarto``: read as Quarto
+    reads it; by default a ``.qmd`` is); the staged text is written to a private temporary
+    folder. None for the staged part when the source is pandoc's alone."""
     from rwgate.pandoc_exe import PandocError, run_pandoc_json
+    from rwgate.references.staged import stage
 
+    quarto = path.suffix.lower() == ".qmd" if quarto is None else quarto
+    knitr = path.suffix.lower() in KNITR_SUFFIXES
     try:
-        if path.suffix.lower() not in KNITR_SUFFIXES:
+        if not knitr and not quarto:
             return run_pandoc_json(path, pandoc_format, warnings=warnings), None
         text = path.read_bytes().decode("utf-8", "surrogateescape")
-        chunks = blank_chunks(text)
-        if not chunks.count:
-            return run_pandoc_json(path, pandoc_format, warnings=warnings), chunks
+        staged = stage(path, text, quarto=quarto, knitr=knitr, root=root, allowed=allowed)
+        if staged.text == text:
+            return run_pandoc_json(path, pandoc_format, warnings=warnings), staged
         with tempfile.TemporaryDirectory(prefix="rwgate-knitr-") as folder:
-            staged = Path(folder) / path.name
-            staged.write_bytes(chunks.text.encode("utf-8", "surrogateescape"))
+            copy = Path(folder) / path.name
+            copy.write_bytes(staged.text.encode("utf-8", "surrogateescape"))
             said: list[str] = []
             try:
-                ast = run_pandoc_json(staged, pandoc_format, warnings=said)
+                ast = run_pandoc_json(copy, pandoc_format, warnings=said)
             except PandocError as exc:
-                raise PandocError(str(exc).replace(str(staged), str(path))) from None
-            warnings += [w.replace(str(staged), str(path)) for w in said]
-            return ast, chunks
+                raise PandocError(str(exc).replace(str(copy), str(path))) from None
+            warnings += [w.replace(str(copy), str(path)) for w in said]
+            return ast, staged
     except PandocError as exc:
         raise ManuscriptError(str(exc)) from exc
     except OSError as exc:
         raise ManuscriptError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
-def _chunk_problems(path: Path, chunks: Chunks) -> list[Problem]:
-    """Warnings for what knitr reads that rwgate does not: child documents; and fences knitr
-    1.46 and later refuse."""
+def _named(file: Path, path: Path) -> str:
+    """``file`` as the report names it: as the user named the document when it is the document."""
+    return str(path) if file == path or file == path.resolve() else str(file)
+
+
+def _staged_problems(path: Path, staged: Staged) -> list[Problem]:
+    """What Quarto or knitr would read that rwgate could not (unseen: strict cannot judge), and
+    fences knitr 1.46 and later refuse."""
     found = []
-    for name, line in chunks.children:
-        message = f"child document not read (its citations are not checked): {name}"
-        found.append(Problem(message=message, location=Location(file=str(path), line=line)))
-    for line in chunks.mismatched:
+    for message, file, line in staged.unseen:
+        where = Location(file=_named(file, path), line=line)
+        found.append(Problem(message=message, location=where, unseen=True))
+    for file, line in staged.mismatched:
         message = "a chunk's closing fence differs from its opening one (knitr >= 1.46 stops here)"
-        found.append(Problem(message=message, location=Location(file=str(path), line=line)))
+        found.append(
+            Problem(message=message, location=Location(file=_named(file, path), line=line))
+        )
     return found
 
 
@@ -198,21 +222,27 @@ def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
     return own
 
 
-def _with_project(
-    ast: dict[str, Any], path: Path, resource_path: list[Path] | None, allowed: Allowed | None
-) -> CitedDocument:
-    """The document, with what its Quarto project or bookdown book adds to its metadata."""
-    from rwgate.references.project import (
-        Project,
-        cited_in,
-        combined,
-        cross_references,
-        project_for,
-    )
+def _project(path: Path, allowed: Allowed | None) -> Project | None:
+    """The Quarto project or bookdown book of ``path`` (a lone ``.qmd`` is a project of its own:
+    its format-level bibliographies count)."""
+    from rwgate.references.project import Project, project_for
 
     project = project_for(path, allowed)
     if project is None and path.suffix.lower() == ".qmd":
-        project = Project(kind="quarto")  # a lone .qmd: its own format-level bibliographies
+        project = Project(kind="quarto")
+    return project
+
+
+def _with_project(
+    ast: dict[str, Any],
+    path: Path,
+    resource_path: list[Path] | None,
+    allowed: Allowed | None,
+    project: Project | None,
+) -> CitedDocument:
+    """The document, with what its Quarto project or bookdown book adds to its metadata."""
+    from rwgate.references.project import cited_in, combined, cross_references
+
     if project is None:
         return document_from_ast(ast, path, resource_path, allowed)
     merged = combined(project, _own_layer(ast))
@@ -224,6 +254,10 @@ def _with_project(
     if project.kind == "quarto":  # @fig-x, @sec-y: Quarto's cross-references, not citations
         refs = cross_references(doc.keys, merged.get("crossref"))
         doc.keys = [key for key in doc.keys if key not in refs]
+    doc.keys += [key for key in _prose_keys(merged, ast) if key not in doc.keys]
+    own_ids = {str(entry.get("id", "")) for entry in doc.inline_references}
+    given = pandoc_ast.csl_entries(merged.get("references"))
+    doc.inline_references += [e for e in given if str(e.get("id", "")) not in own_ids]
     doc.cite_all = doc.cite_all or cite_all
     block = merged.get("rwgate")
     if isinstance(block, dict):
@@ -233,6 +267,28 @@ def _with_project(
     named = [f for f in project.files if f != own]  # named as the document is: relative or not
     doc.project_metadata = [str(f) if path.is_absolute() else os.path.relpath(f) for f in named]
     return doc
+
+
+def _prose_keys(merged: dict[str, Any], ast: dict[str, Any]) -> list[str]:
+    """Keys cited in the Markdown fields (``abstract``, ``subtitle``...) a project file gives and
+    the document does not set itself (its own are in ``ast``): read by pandoc, as Quarto does."""
+    import yaml
+
+    from rwgate.pandoc_exe import PandocError, run_pandoc_json
+    from rwgate.references.project import PROSE
+
+    meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
+    given = {k: merged[k] for k in PROSE if k in merged and k not in (meta or {})}
+    if not given:
+        return []
+    block = yaml.safe_dump(given, allow_unicode=True)
+    with tempfile.TemporaryDirectory(prefix="rwgate-meta-") as folder:
+        staged = Path(folder) / "metadata.md"
+        staged.write_text(f"---\n{block}---\n", encoding="utf-8")
+        try:
+            return pandoc_ast.cited_keys(run_pandoc_json(staged, "markdown"))
+        except PandocError as exc:
+            raise ManuscriptError(f"project metadata: {exc}") from exc
 
 
 def read_latex_manuscript(

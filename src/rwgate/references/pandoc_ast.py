@@ -179,7 +179,11 @@ def _csl_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def inline_references(ast: dict[str, Any]) -> list[dict[str, Any]]:
     """The ``references`` metadata as plain CSL JSON items (formatted text flattened)."""
-    plain = meta_to_plain(_meta(ast).get("references"))
+    return csl_entries(meta_to_plain(_meta(ast).get("references")))
+
+
+def csl_entries(plain: Any) -> list[dict[str, Any]]:
+    """A ``references`` value as plain CSL JSON items (also one a project file gives in YAML)."""
     if isinstance(plain, dict):
         plain = [plain]
     if not isinstance(plain, list):

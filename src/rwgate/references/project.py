@@ -20,8 +20,10 @@ later chapter's would win over both; it is not read). pandoc runs in the
 book's folder, so names are the book folder's. The ``pandoc_args`` of ``_output.yml`` and of the
 front matter may name ``--metadata-file``, ``--defaults`` or ``--bibliography``; those are read too.
 
-Only ``bibliography``, ``nocite`` and the ``rwgate:`` block are taken: the rest of a project file
-does not concern citations. Files outside the allowed roots (MCP) are never read.
+Only ``bibliography``, ``nocite``, ``references`` (inline CSL entries), the ``rwgate:`` block
+and the fields rendered as Markdown (``title``, ``subtitle``, ``abstract``, ``description``,
+``thanks``: their citations are cited) are taken: the rest of a project file does not concern
+citations. Files outside the allowed roots (MCP) are never read.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from rwgate.references.locate import Allowed
 
 Layer = dict[str, Any]
 _ARG_OPTIONS = ("--metadata-file", "--defaults", "-d", "--bibliography")
-_KEYS = ("bibliography", "nocite", "rwgate", "crossref")
+PROSE = ("title", "subtitle", "abstract", "description", "thanks")
+"""Metadata Quarto and pandoc render as Markdown: a project file's citations there are cited."""
+_KEYS = ("bibliography", "nocite", "rwgate", "crossref", "references", *PROSE)
 _FRONT = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MARKDOWN = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown")
 LEVELS = 2

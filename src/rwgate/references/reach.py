@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from rwgate.errors import RwgateError
+from rwgate.references.keys import identifier_key
 
 CANNOT_JUDGE = "cannot judge from the sources"
 
@@ -24,6 +25,7 @@ def unreached(
     ``names``: the bibliographies the document names; ``files``: those found; ``inline``: ids of
     entries the document holds itself (pandoc's ``references:``).
     """
+    keys = [key for key in keys if identifier_key(key) is None]  # @doi:…: an entry of its own
     if not keys:
         return None
     entries = {key.casefold() for key in inline}

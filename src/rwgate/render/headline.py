@@ -41,6 +41,8 @@ def _strict_fails(result: CheckResult) -> bool:
     a lock only what changed can fail (:func:`rwgate.lock.since`)."""
     actions = result.policy.model_copy(update={"preset": "strict"}).actions()
     since = result.since is not None
+    if result.unseen:  # part of the document is not seen: strict cannot judge it (exit 2)
+        return True
     return any(
         not c.allowed and actions[c.status] == "fail" and not (since and c.change is None)
         for c in result.citations
@@ -49,6 +51,8 @@ def _strict_fails(result: CheckResult) -> bool:
 
 def _verdict(result: CheckResult, code: int) -> str:
     preset = result.policy.preset
+    if code == 2 and result.unseen and not any(p.unreadable for p in result.problems):
+        return "cannot judge from the sources: rwgate cannot see part of the manuscript"
     if code == 2:
         return "the gate failed: an input could not be read"
     said = f"the gate {'passed' if code == 0 else 'failed'} under the {preset} policy"
