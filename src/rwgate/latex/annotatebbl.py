@@ -53,11 +53,11 @@ def annotate_build(
         raise HookError(str(exc)) from None
     if not bbl.is_file():
         raise HookError(f"{bbl}: {tool} wrote no .bbl file")
-    stops = (
-        []
-        if os.environ.get(ENV_GATE) == "0"
-        else unjudged(bbl, refs, result.citations, doc.bibtex_keys)
-    )
+    stops: list[str] = []
+    if os.environ.get(ENV_GATE) != "0":  # under rw-latexmk, its gate says it after latexmk
+        strict = result.policy.action("unverified") == "fail"
+        stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, None, strict)
+        result.warnings += warns
     text = render_text(result, False, False, settings.template)
     # The verdict, not its wording: a later pass answers from the cache, and says so.
     verdict_lines = [(c.key, c.status, c.action, c.reason) for c in result.citations]

@@ -4,10 +4,12 @@ rwgate reads the ``.bib`` files itself; the bibliography tool reads them too, an
 a biber sourcemap that sets a ``doi``, a ``.bib`` that BibTeX finds through ``BIBINPUTS`` and
 rwgate does not, a ``crossref`` parent BibTeX adds on its own. So after the tool wrote the
 ``.bbl`` (the file LaTeX typesets, never a second emulation of the tool), every entry it prints
-is compared with what rwgate judged for that key: each DOI it prints must be one rwgate judged
-for the key (its DOI, another reading's, a notice's), and an entry printing no DOI must print the
-title rwgate judged, when both have one. An entry rwgate did not judge stops the build, in one
-line naming the key and both readings.
+is compared with what rwgate judged for that key: one of the DOIs it prints must be one rwgate
+judged for the key (its DOI, another reading's, a notice's; a URL may print the DOI with more
+after it, as bioRxiv's ``...696095v1``), and an entry printing no DOI must print the title
+rwgate judged, when both have one (the pandoc front end's rule). An entry rwgate did not judge
+stops the build, in one line naming the key and both readings; a title read apart is a warning
+under the default policy and stops under strict.
 
 A comparison that cannot be made (no DOI printed, no title read, or none judged) does not stop
 the build: styles leave titles or DOIs out, and the entry was judged by its key all the same.
@@ -16,6 +18,7 @@ the build: styles leave titles or DOIs out, and the entry was judged by its key 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rwgate.models import Citation, Reference
@@ -78,21 +81,25 @@ def _reading(ref: Reference | None) -> str:
     return ", ".join([said, *more]) + where
 
 
-def _mismatch(entry: Entry, ref: Reference | None, cited: Citation | None) -> str | None:
-    """Why ``entry`` is not what rwgate judged for its key, or None when it is (or cannot say)."""
+def _mismatch(
+    entry: Entry, ref: Reference | None, cited: Citation | None, note: str | None
+) -> tuple[str, bool] | None:
+    """Why ``entry`` is not what rwgate judged for its key, or None when it is (or cannot say).
+    ``note``: rwgate's own note on the entry (an annotated ``.bbl``), not what the style printed."""
+    if note:
+        entry = replace(entry, block=entry.block.replace(note, ""))
     printed = read_entry(entry.block, entry.biblatex, entry.label)
     if ref is None or ref.missing:
         shown = ", ".join(f"doi:{d}" for d in printed.dois) or f"'{printed.title or entry.key}'"
-        return f"prints {shown}; rwgate judged {_reading(ref)}"
+        return f"prints {shown}; rwgate judged {_reading(ref)}", False
     judged = _judged_dois(ref, cited)
-    other = [d for d in printed.dois if not _same_doi(d.lower(), judged)]
-    if other:
-        return f"prints doi:{', doi:'.join(other)}; rwgate judged {_reading(ref)}"
+    if printed.dois and not any(_same_doi(d.lower(), judged) for d in printed.dois):
+        return f"prints doi:{', doi:'.join(printed.dois)}; rwgate judged {_reading(ref)}", False
     if printed.dois or not printed.title:
         return None
     titles = [t for t in (r.title for r in (ref, *ref.readings)) if t]
     if titles and not _prints_title(entry, printed.title, titles):
-        return f"prints '{printed.title}'; rwgate judged {_reading(ref)}"
+        return f"prints '{printed.title}'; rwgate judged {_reading(ref)}", True
     return None
 
 
@@ -101,25 +108,37 @@ def unjudged(
     refs: Mapping[str, Reference],
     citations: Sequence[Citation],
     bibtex_keys: bool,
-) -> list[str]:
-    """One line for each entry of ``bbl`` that rwgate did not judge for its key (module
-    docstring); keys matched as the tool matches them (BibTeX: in any case)."""
+    notes: Mapping[str, str] | None = None,
+    strict: bool = False,
+) -> tuple[list[str], list[str]]:
+    """The entries of ``bbl`` that rwgate did not judge for their key (module docstring): the
+    lines that stop the build, and the warnings. A title read apart is a warning unless
+    ``strict`` (a policy that fails what it cannot judge): a title the style prints otherwise
+    than rwgate folds it must not stop a default build. Keys are matched as the tool matches
+    them (BibTeX: in any case); ``notes``: the notes rwgate wrote into ``bbl``, by key."""
     try:
         data = bbl.read_bytes().decode("utf-8", errors="replace")
     except OSError:
-        return []
+        return [], []
     fold = str.casefold if bibtex_keys else str
     by_key = {fold(k): r for k, r in refs.items()}
     cited = {fold(c.key): c for c in citations}
-    lines = []
+    noted = {fold(k): v for k, v in (notes or {}).items()}
+    stops: list[str] = []
+    warnings: list[str] = []
     for entry in entries(data):
         key = fold(entry.key)
-        why = _mismatch(entry, by_key.get(key), cited.get(key))
-        if why is not None:
-            lines.append(
+        found = _mismatch(entry, by_key.get(key), cited.get(key), noted.get(key))
+        if found is None:
+            continue
+        why, by_title = found
+        if by_title and not strict:
+            warnings.append(term_safe(f"{entry.key}: {bbl.name} {why} (strict stops the build)"))
+        else:
+            stops.append(
                 term_safe(
                     f"{entry.key}: {bbl.name} {why}: a printed entry rwgate did not judge;"
                     " the build stops"
                 )
             )
-    return lines
+    return stops, warnings

@@ -166,21 +166,28 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
         prints[bbl] = fingerprint(latex_notes(said[0], settings.template))
         written.append((bbl, part, said))
     own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
-    lines = [] if own else _unjudged(written)
+    lines = [] if own else _unjudged(written, settings.template, result)
     return Verdict(result, prints, not own, doc, lines)
 
 
 def _unjudged(
     written: list[tuple[Path, CitedDocument, tuple[CheckResult, dict[str, Reference]]]],
+    template: str | None,
+    shown: CheckResult,
 ) -> list[str]:
     """Rule 2 (:mod:`.asprinted`): each entry the tool printed in each ``.bbl`` of the build
-    that rwgate did not judge for its key, one line each."""
+    that rwgate did not judge for its key, one line each; the warnings go to ``shown``, the
+    verdict the build reports."""
     from .asprinted import unjudged
 
     lines: list[str] = []
     for bbl, doc, (result, refs) in written:
         if bbl.is_file():
-            lines += unjudged(bbl, refs, result.citations, doc.bibtex_keys)
+            notes = latex_notes(result, template)  # what the hook wrote into it
+            strict = result.policy.action("unverified") == "fail"
+            stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, notes, strict)
+            lines += stops
+            shown.warnings += [w for w in warns if w not in shown.warnings]
     return lines
 
 
