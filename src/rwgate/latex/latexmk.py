@@ -23,8 +23,8 @@ from rwgate.kit import flag_overrides
 
 from . import memo
 from .env import EXIT_GATE, EXIT_USAGE, HookError
-from .hooks import own_options, split_hook_args
-from .latexmk_args import PROG, USAGE, Invocation, no_bibtex, split_args, tex_path
+from .hooks import documented_options, own_options, split_hook_args
+from .latexmk_args import PROG, Invocation, no_bibtex, split_args, tex_path, usage
 from .latexmk_run import (
     ENV_PRETEX,
     default_files,
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     inv = split_args(argv, names)
     if inv.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage(documented_options()))
         return 0
     try:
         opts, _ = split_hook_args([*inv.own, "--"])
