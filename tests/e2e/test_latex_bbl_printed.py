@@ -156,7 +156,9 @@ def test_a_printed_doi_rwgate_did_not_judge_stops_the_build(doc: Path) -> None: 
 
 def test_what_the_tool_printed_was_judged_and_the_build_passes(doc: Path) -> None:  # noqa: F811
     """The same document without the sourcemap: every printed entry is the judged one."""
-    plain = [line for line in SOURCEMAP.splitlines(True) if "map" not in line and "step" not in line]
+    plain = [
+        line for line in SOURCEMAP.splitlines(True) if "map" not in line and "step" not in line
+    ]
     (doc / "mapped.tex").write_text("".join(plain), encoding="utf-8")
     built = rw_latexmk("mapped.tex")
     assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
