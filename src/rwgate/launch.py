@@ -43,9 +43,10 @@ def answer_itself(entry: str, argv: list[str]) -> str | None:
     if argv[0] in _HELP and entry == "rw-filter":
         return FILTER_HELP
     if argv[0] in _HELP:
-        from rwgate.latex.latexmk_args import USAGE
+        from rwgate.latex.hooks import documented_options
+        from rwgate.latex.latexmk_args import usage
 
-        return USAGE
+        return usage(documented_options())
     return None
 
 

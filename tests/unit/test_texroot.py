@@ -38,6 +38,7 @@ def test_a_chapter_is_judged_with_the_bibliography_of_the_document_that_includes
 def test_the_magic_comment_names_the_main_document(tmp_path: Path) -> None:
     chapter = _project(tmp_path / "book", main=MAIN.replace("chapters/intro", "other"))
     chapter.write_text("% !TEX root = ../main.tex\n" + CHAPTER, encoding="utf-8")
+    (tmp_path / "book" / "other.tex").write_text("Other.\n", encoding="utf-8")  # no kpsewhich
     doc = read_latex(chapter)  # main.tex does not \input it, but the comment says it is its root
     assert [Path(b).name for b in doc.bibliographies] == ["refs.bib"]
 

@@ -19,6 +19,7 @@ from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
 from rwgate.render.safe import term_safe
 
+from .asprinted import unjudged
 from .bbl import annotate_bbl
 from .env import ENV_GATE, HookError
 from .reuse import note_source, read_state
@@ -45,13 +46,18 @@ def annotate_build(
         doc = aux_document(source, search) if tool == "bibtex" else bcf_document(source, search)
     except LatexError as exc:
         raise HookError(str(exc)) from None
-    result = judge_document(doc, settings)[0]
+    result, refs = judge_document(doc, settings)
     try:
         notes = latex_notes(result, settings.template)
     except TemplateProblem as exc:
         raise HookError(str(exc)) from None
     if not bbl.is_file():
         raise HookError(f"{bbl}: {tool} wrote no .bbl file")
+    stops: list[str] = []
+    if os.environ.get(ENV_GATE) != "0":  # under rw-latexmk, its gate says it after latexmk
+        strict = result.policy.action("unverified") == "fail"
+        stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, None, strict)
+        result.warnings += warns
     text = render_text(result, False, False, settings.template)
     # The verdict, not its wording: a later pass answers from the cache, and says so.
     verdict_lines = [(c.key, c.status, c.action, c.reason) for c in result.citations]
@@ -77,4 +83,6 @@ def annotate_build(
         )
     else:
         sys.stderr.write(text)
-    return result.exit_code != 0, notes
+    for line in stops:  # rule 2: rw-latexmk (ENV_GATE=0) says it after latexmk
+        print(f"rwgate {tool}: error: {line}", file=sys.stderr)
+    return result.exit_code != 0 or bool(stops), notes

@@ -9,12 +9,12 @@ compares its fingerprint with the one the hook stored next to the ``.bbl``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.config import Settings
 from rwgate.kit import judge_documents
-from rwgate.models import CitedDocument, Location, Problem
+from rwgate.models import CitedDocument, Location, Problem, Reference
 from rwgate.references.auxunits import bibliography_parts
 from rwgate.references.latexaux import parse_aux
 from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
@@ -138,6 +138,8 @@ class Verdict:
     """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
     doc: CitedDocument | None = None
     """What was judged: the files the verdict depends on (the rebuild memo watches them)."""
+    unjudged: list[str] = field(default_factory=list)
+    """Entries the bibliography tool printed that rwgate did not judge (DESIGN.md rule 2)."""
 
     def stale(self) -> list[Path]:
         """The .bbl files annotated for another verdict (or never annotated)."""
@@ -154,15 +156,39 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
     doc = cited_document(build, cwd)
     parts = list(filter(regenerable, doc.parts))  # a .bbl without its sources is the user's
     docs = [doc, *([doc.model_copy(update={"parts": []})] if doc.parts else []), *parts]
-    judged = [result for result, _ in judge_documents(docs, settings)]
+    both = judge_documents(docs, settings)
+    judged = [result for result, _ in both]
     result, main = judged[0], judged[1 if doc.parts else 0]
     prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
-    for part, said in zip(parts, judged[len(docs) - len(parts) :], strict=True):
-        prints[Path(part.path).with_suffix(".bbl")] = fingerprint(
-            latex_notes(said, settings.template)
-        )
+    written = [(build.bbl, doc, both[1 if doc.parts else 0])]
+    for part, said in zip(parts, both[len(docs) - len(parts) :], strict=True):
+        bbl = Path(part.path).with_suffix(".bbl")
+        prints[bbl] = fingerprint(latex_notes(said[0], settings.template))
+        written.append((bbl, part, said))
     own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
-    return Verdict(result, prints, not own, doc)
+    lines = [] if own else _unjudged(written, settings.template, result)
+    return Verdict(result, prints, not own, doc, lines)
+
+
+def _unjudged(
+    written: list[tuple[Path, CitedDocument, tuple[CheckResult, dict[str, Reference]]]],
+    template: str | None,
+    shown: CheckResult,
+) -> list[str]:
+    """Rule 2 (:mod:`.asprinted`): each entry the tool printed in each ``.bbl`` of the build
+    that rwgate did not judge for its key, one line each; the warnings go to ``shown``, the
+    verdict the build reports."""
+    from .asprinted import unjudged
+
+    lines: list[str] = []
+    for bbl, doc, (result, refs) in written:
+        if bbl.is_file():
+            notes = latex_notes(result, template)  # what the hook wrote into it
+            strict = result.policy.action("unverified") == "fail"
+            stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, notes, strict)
+            lines += stops
+            shown.warnings += [w for w in warns if w not in shown.warnings]
+    return lines
 
 
 def invalidate(bbls: list[Path]) -> None:

@@ -57,6 +57,22 @@ def own_options(parser: argparse.ArgumentParser | None = None) -> dict[str, bool
     }
 
 
+def documented_options() -> list[tuple[str, str | None, str | None]]:
+    """rw-latexmk's own options for its help: each long name, its value's name and its help
+    (``--tex`` and the internal ``--ran`` are the hooks' alone)."""
+    out: list[tuple[str, str | None, str | None]] = []
+    for action in _own_parser()._actions:
+        names = [o for o in action.option_strings if o.startswith("--")]
+        if not names or names[0] in ("--tex", "--ran"):
+            continue
+        value = None
+        if action.nargs != 0:
+            choices = "{" + ",".join(action.choices) + "}" if action.choices else None
+            value = action.metavar or choices or names[0][2:].upper().replace("-", "_")
+        out.append((names[0], str(value) if value else None, action.help))
+    return out
+
+
 def split_hook_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """rwgate's own leading options, then (after them or after ``--``) the tool's arguments."""
     parser = _own_parser()

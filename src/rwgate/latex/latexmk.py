@@ -23,8 +23,8 @@ from rwgate.kit import flag_overrides
 
 from . import memo
 from .env import EXIT_GATE, EXIT_USAGE, HookError
-from .hooks import own_options, split_hook_args
-from .latexmk_args import PROG, USAGE, Invocation, no_bibtex, split_args, tex_path
+from .hooks import documented_options, own_options, split_hook_args
+from .latexmk_args import PROG, Invocation, no_bibtex, split_args, tex_path, usage
 from .latexmk_run import (
     ENV_PRETEX,
     default_files,
@@ -142,6 +142,9 @@ def _gate(
         from .verdict import write_report
 
         write_report(result, Path(settings.report))
+    if current.unjudged:  # rule 2: what the tool printed is not what was judged
+        memo.forget(remembered)
+        return _not_judged(tex, build, current.unjudged)
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     _remember(remembered, build, current, settings, code, reported)
     if result.exit_code == 0:
@@ -202,6 +205,19 @@ def _cannot_note(tex: Path, build: Build, why: str) -> int:
     from .notedcopy import cannot_note
 
     print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
+    _set_aside(build)
+    return EXIT_GATE
+
+
+def _not_judged(tex: Path, build: Build, lines: list[str]) -> int:
+    """The bibliography tool printed an entry rwgate did not judge (DESIGN.md rule 2): the build
+    stops under every policy, one line per entry, the outputs renamed."""
+    for line in lines:
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+    print(
+        f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
+        file=sys.stderr,
+    )
     _set_aside(build)
     return EXIT_GATE
 
@@ -295,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     inv = split_args(argv, names)
     if inv.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage(documented_options()))
         return 0
     try:
         opts, _ = split_hook_args([*inv.own, "--"])

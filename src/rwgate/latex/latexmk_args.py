@@ -20,9 +20,19 @@ when the policy fails, each offending citation is listed, NAME.pdf is renamed NA
 and the exit code is 1. Every other option is passed to latexmk (see latexmk -help).
 With -pvc (which never returns) each bibtex/biber run gates itself, as with latexmkrc.example.
 
-rwgate options: --policy {{default,strict,permissive}}, --fail-on STATUS, --offline, --no-cache,
-  --cache-dir DIR, --snapshot FILE, --crossref-url URL, --no-memo (replay no remembered gate)
+rwgate options:
 """
+
+
+def usage(options: list[tuple[str, str | None, str | None]]) -> str:
+    """The help text, listing exactly the rwgate options rw-latexmk accepts: each as
+    ``(name, value name or None, help or None)``, from its own parser (issue 46 item 5: the
+    list was written by hand and left ``--recover-dois`` out)."""
+    lines = [USAGE]
+    for name, value, said in options:
+        shown = f"  {name} {value}" if value else f"  {name}"
+        lines.append(f"{shown:<32}{said or ''}".rstrip() + "\n")
+    return "".join(lines)
 
 
 @dataclass

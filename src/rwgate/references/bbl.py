@@ -5,7 +5,9 @@ only record of what is cited, and the user's file (rw-latexmk must never delete 
 read as LaTeX prints them: ``\\bibitem[label]{KEY}`` blocks of a ``thebibliography`` (the label
 may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the next line), or
 biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
-entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``); an entry without one is ``no_doi``.
+entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``), every one it prints; an entry without
+one carries its printed title, year and journal, matched by title as a ``.bib`` entry is
+(:mod:`rwgate.bytitle`), else it is ``no_doi``.
 
 A ``.tex`` with its own ``thebibliography`` environment is read the same way
 (:func:`parse_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
@@ -18,39 +20,51 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from rwgate.bblscan import END_BIB, bibitem_key, bibitems
-from rwgate.doi import find_in_text, try_normalize
 from rwgate.models import BibResult, Location, Reference
+from rwgate.references.bblentry import read_entry
 from rwgate.references.texscan import THEBIBLIOGRAPHY, strip_comments
-from rwgate.references.texvalue import printed
 
 _ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
-_VERB_DOI = re.compile(r"\\verb\{doi\}\s*\n\s*\\verb\s+(\S+)")
-_FIELD_DOI = re.compile(r"\\field\{doi\}\{([^{}]*)\}")
 
 
-def _reference(key: str, block: str, where: Location) -> Reference:
-    """One entry: its DOI from the block's text (a raw value that is no DOI stays visible)."""
-    found = _VERB_DOI.search(block) or _FIELD_DOI.search(block)
-    if found:
-        doi = try_normalize(found.group(1))
-        raw = None if doi else found.group(1)
-    else:
-        flat = block.replace("\\_", "_").replace("{\\textunderscore}", "_")
-        doi, raw = find_in_text(printed(flat)), None  # as TeX prints it (issue 38)
-    origin = "bbl" if doi else None
-    return Reference(key=key, doi=doi, raw_doi=raw, doi_origin=origin, location=where)
+def _reference(key: str, block: str, where: Location, biblatex: bool, label: str = "") -> Reference:
+    """One entry: the first DOI it prints, the others as its readings (each judged, DESIGN.md
+    rule 1); a raw value that is no DOI stays visible; without a DOI, the printed title, year
+    and journal (:mod:`rwgate.references.bblentry`) for the title match."""
+    said = read_entry(block, biblatex, label)
+    if not said.dois:
+        return Reference(
+            key=key,
+            raw_doi=said.raw_doi,
+            title=said.title,
+            year=said.year,
+            journal=said.journal,
+            location=where,
+        )
+    others = [
+        Reference(key=key, doi=doi, doi_origin="bbl", location=where) for doi in said.dois[1:]
+    ]
+    return Reference(key=key, doi=said.dois[0], doi_origin="bbl", location=where, readings=others)
 
 
-def parse_bbl(text: str, file: str) -> BibResult:
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a ``.bbl`` as LaTeX prints it: its key, its text after the key, its
+    ``\\bibitem[label]``, whether it is biber's, and where it starts."""
+
+    key: str
+    block: str
+    label: str
+    biblatex: bool
+    pos: int
+
+
+def entries(text: str) -> Iterator[Entry]:
     """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
-    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
-
-    def where(pos: int) -> Location:
-        return Location(file=file, line=bisect.bisect_right(starts, pos))
-
-    result = BibResult()
     items = bibitems(text)
     if items:
         end = END_BIB.search(text, items[-1].end())
@@ -60,13 +74,24 @@ def parse_bbl(text: str, file: str) -> BibResult:
             parsed = bibitem_key(text, match.end())
             if parsed is not None:
                 key, body = parsed
-                result.references.append(_reference(key, text[body:stop], where(match.start())))
-        return result
-    entries = list(_ENTRY.finditer(text))
-    for index, match in enumerate(entries):
-        stop = entries[index + 1].start() if index + 1 < len(entries) else len(text)
-        block = text[match.end() : stop]
-        result.references.append(_reference(match.group(1), block, where(match.start())))
+                head = text[match.end() : body]
+                yield Entry(key, text[body:stop], head[: head.rfind("{")], False, match.start())
+        return
+    found = list(_ENTRY.finditer(text))
+    for index, match in enumerate(found):
+        stop = found[index + 1].start() if index + 1 < len(found) else len(text)
+        yield Entry(match.group(1), text[match.end() : stop], "", True, match.start())
+
+
+def parse_bbl(text: str, file: str) -> BibResult:
+    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+    result = BibResult()
+    for entry in entries(text):
+        where = Location(file=file, line=bisect.bisect_right(starts, entry.pos))
+        result.references.append(
+            _reference(entry.key, entry.block, where, entry.biblatex, entry.label)
+        )
     return result
 
 

@@ -44,6 +44,40 @@ def _kpsewhich(name: str, cwd: Path) -> Path | None:
     return (result if result.is_absolute() else cwd / result).resolve()
 
 
+def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
+    """Where kpathsea finds each of ``names`` (as LaTeX would, with the user's ``TEXINPUTS``),
+    in one ``kpsewhich`` process: the names it finds, each with its file. kpsewhich prints
+    only what it finds, in order; each line is matched back to the name it ends with."""
+    exe = shutil.which("kpsewhich")
+    if exe is None or not names:
+        return {}
+    try:
+        proc = subprocess.run(
+            [exe, "--", *names],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            errors="surrogateescape",
+            timeout=KPSEWHICH_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    found: dict[str, Path] = {}
+    left = list(names)
+    for line in proc.stdout.splitlines():
+        path = Path(line.strip())
+        for name in left:
+            if line.strip() == name or line.strip().endswith("/" + name.lstrip("./")):
+                full = path if path.is_absolute() else cwd / path
+                if full.is_file():
+                    found[name] = full
+                left.remove(name)
+                break
+    return found
+
+
 def _glob_folder(pattern: Path) -> Path:
     """The part of a glob pattern before its first wildcard (what it can reach at most)."""
     parts: list[str] = []

@@ -50,6 +50,8 @@ def read_latex(
     elif aux is None and (stale := [p for p in (aux_path, bcf_path) if p.is_file()]):
         message = f"{stale[0].name} is older than {newest.name}; citations read from the source"
         problems.append(Problem(message=message))
+    if origin != str(tex):  # LaTeX ran: what it read is in its .aux/.bcf, seen or not by rwgate
+        problems = [p.model_copy(update={"unseen": False}) if p.unseen else p for p in problems]
     bibliographies, missing = resolve_bibliographies(
         names, [tex.parent], Location(file=origin), scan.bib_locations, allowed
     )

@@ -74,3 +74,5 @@ class Walk:
     allowed: Allowed | None
     seen: set[Path] = field(default_factory=set)
     root: Path = Path()  # the folder included names are relative to: the main file's
+    kpathsea: dict[str, Path] = field(default_factory=dict)
+    """Included names kpathsea found (``TEXINPUTS``, the TeX tree), asked once per file."""

@@ -149,7 +149,9 @@ def _scan_file(path: Path, scan: TexScan, walk: Walk, depth: int) -> None:
     if THEBIBLIOGRAPHY.search(text):
         scan.embedded.append(path)
     starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
-    for match in _TEX_RE.finditer(text):
+    matches = list(_TEX_RE.finditer(text))
+    _through_kpathsea(matches, walk)
+    for match in matches:
         here = Location(file=str(path), line=bisect.bisect_right(starts, match.start()))
         if match.group("multi"):
             _cite(scan, re.sub(_OPT, "", match.group("margs")), "", here)
@@ -216,4 +218,40 @@ def _include(
         if candidate.is_file():
             _scan_file(candidate, scan, walk, depth + 1)
             return
-    scan.problems.append(Problem(message=f"included file not found: {name}", location=here))
+    found = next((walk.kpathsea[c] for c in _kpse_names(name) if c in walk.kpathsea), None)
+    if found is not None and not match.group("imp"):
+        _scan_file(found, scan, walk, depth + 1)
+        return
+    scan.problems.append(
+        Problem(
+            message=f"included file not found: {name} (nor through TEXINPUTS): the citations "
+            "in it are not checked",
+            location=here,
+            unseen=True,
+        )
+    )
+
+
+def _kpse_names(name: str) -> list[str]:
+    """The names LaTeX asks kpathsea for when ``\\input{name}`` is not found as written."""
+    return [name] if name.endswith(".tex") else [f"{name}.tex", name]
+
+
+def _through_kpathsea(matches: list[re.Match[str]], walk: Walk) -> None:
+    """Ask kpathsea once, for all the ``\\input``/``\\include``/``\\subfile`` names of one file
+    that are not next to the document (``TEXINPUTS``, the TeX tree: where LaTeX finds them);
+    what it finds goes to ``walk.kpathsea``. Not with ``allowed`` (MCP's roots): the server's
+    TeX paths are not the document's."""
+    if walk.allowed is not None:
+        return
+    wanted: list[str] = []
+    for match in matches:
+        name = (match.group("incarg") or match.group("incbare") or "").strip()
+        if not match.group("inc") or not name or Path(name).expanduser().is_absolute():
+            continue
+        if not any(c.is_file() for c in _tex_candidates(name, walk.root)):
+            wanted += [n for n in _kpse_names(name) if n not in walk.kpathsea]
+    if wanted:
+        from rwgate.references.bibfind import kpsewhich_all
+
+        walk.kpathsea.update(kpsewhich_all(list(dict.fromkeys(wanted)), walk.root))
