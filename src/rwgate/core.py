@@ -155,7 +155,7 @@ def _decide(
             continue
         worst = min(options, key=lambda c: (_ACTION_RANK[c.action], SEVERITY[c.status]))
         where = ", ".join(dict.fromkeys(str(u.location or u.key) for u in (ref, *ref.readings)))
-        why = ref.conflict or f"{n} definitions of key {ref.key!r} ({where})"
+        why = ref.conflict or f"{n} readings of key {ref.key!r} ({where})"
         if ref.conflict and worst.status not in FLAG_RANK:
             out.append(verdict(ref, Evidence("unverified", reason=f"{where}: {why}")))
             continue

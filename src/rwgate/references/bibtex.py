@@ -104,9 +104,13 @@ def _problem(file: str, line: int, message: str, severity: str) -> Problem:
 def _reference(entry: BibEntry, file: str) -> Reference:
     fields = entry.fields
     doi, raw_doi, origin = _find_doi(fields)
+    where = Location(file=file, line=entry.line)
     if origin and origin in entry.inherited:
         origin = f"{origin} (from {entry.inherited[origin]})"
-    readings = []
+    readings = [
+        Reference(key=entry.key, doi=other, doi_origin="doi", location=where)
+        for other in _other_dois(fields, doi)
+    ]
     if entry.other is not None:  # the other tool's reading: judged too, the more severe decides
         other, other_raw = _find_doi(entry.other)[:2]
         readings.append(
@@ -193,6 +197,17 @@ def _split_outside_braces(text: str, separator: re.Pattern[str]) -> list[str]:
         start = match.end()
     parts.append(text[start:].strip())
     return parts
+
+
+def _other_dois(fields: dict[str, str], doi: str | None) -> list[str]:
+    """The other DOIs a ``doi`` field may print (:func:`doi_readings`): ``S0140\\-6736`` is
+    ``S0140-6736`` to the author and ``S01406736`` to TeX; each is judged, the worst decides."""
+    if doi is None or ("\\" not in fields.get("doi", "") and "~" not in fields.get("doi", "")):
+        return []
+    found = (
+        doimod.try_normalize(r) for r in doi_readings(fields["doi"]) if not has_control_word(r)
+    )
+    return [d for d in dict.fromkeys(found) if d and d != doi]
 
 
 def _find_doi(fields: dict[str, str]) -> tuple[str | None, str | None, str | None]:

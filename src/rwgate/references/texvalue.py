@@ -56,7 +56,7 @@ _CONTROL_WORD_LEFT = re.compile(r"\\[A-Za-z@]")
 _TILDE_MARK = "\0"  # a literal tilde (``\~{}``) while bare ``~`` (a space in TeX) is read
 
 
-def identifier(value: str, tie: str = "~") -> str:
+def identifier(value: str, tie: str = "~", hyphen: str = "-") -> str:
     """An identifier (DOI, URL, PMID) with its TeX escapes and wrappers undone, not TeX-decoded.
 
     ``tie`` is what a bare ``~`` reads as: TeX prints a space (``doi:~10.1/x``), ``\\url``
@@ -66,7 +66,7 @@ def identifier(value: str, tie: str = "~") -> str:
     if "\\" in text:
         text = _URL_MACRO.sub(r"\1", text)
         text = _DISCRETIONARY.sub(r"\1", text)
-        text = _SILENT.sub("", _ESCAPED_HYPHEN.sub("-", text))
+        text = _SILENT.sub("", _ESCAPED_HYPHEN.sub(hyphen, text))
         text = _DASH_WORD.sub("-", text)
         text = _TILDE.sub(_TILDE_MARK, text)
         text = _UNDERSCORE.sub("_", text)
@@ -78,11 +78,12 @@ def identifier(value: str, tie: str = "~") -> str:
 
 
 def doi_readings(value: str) -> list[str]:
-    """What a DOI field may print as: ``~`` as a space (plain text), then as a tilde (``\\url``)
-    when that differs. The first that is a DOI is the one judged."""
-    spaced = identifier(value, " ")
-    literal = identifier(value, "~")
-    return [spaced] if literal == spaced else [spaced, literal]
+    """What a DOI field may print as: ``~`` as a space (plain text), then as a tilde (``\\url``);
+    ``\\-`` between two characters as the DOI's hyphen, then as the nothing TeX prints for it.
+    The first that is a DOI is the entry's; every other that is a DOI is judged too (a reading).
+    """
+    ties, hyphens = (" ", "~") if "~" in value else (" ",), ("-", "") if "\\-" in value else ("-",)
+    return list(dict.fromkeys(identifier(value, t, h) for h in hyphens for t in ties))
 
 
 def printed(text: str) -> str:
