@@ -116,6 +116,15 @@ class SourceInfo(BaseModel):
     path: str | None = None
     as_of: dt.datetime | None = None
     note: str | None = None
+    state: Literal["answered", "cache", "not_reached", "not_asked"] | None = Field(
+        default=None,
+        description="what happened to the source in this run: asked and answered, answered "
+        "from the cache, asked but not reached (no usable answer), or not asked (offline, or "
+        "nothing to look up); None: not said",
+    )
+    why: str | None = Field(
+        default=None, description="why it was not reached or not asked, or what it left out"
+    )
 
 
 class Added(BaseModel):

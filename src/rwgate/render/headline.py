@@ -5,6 +5,10 @@ A large green "gate passed" above six retracted works reads as "nothing wrong"; 
 instead what happened ("6 works annotated: 3 retracted, 1 withdrawn, ... - the gate passed under
 the default policy; --policy strict would fail") and takes the colour of the gravest finding
 (:func:`rwgate.vocab.severity`), red whenever the gate failed.
+
+A gate that passed without checking anything never reads as a plain pass: when no source answered
+(no network, offline without a cache), the headline says so first, and a pass with nothing
+checked says that too (:func:`nothing_checked`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rwgate.models import Citation
+from rwgate.render.provenance import unanswered
 from rwgate.result import CheckResult
 from rwgate.vocab import SEVERITIES, STATUSES, Severity, severity, status_label
 
@@ -49,6 +54,12 @@ def _strict_fails(result: CheckResult) -> bool:
     )
 
 
+def nothing_checked(result: CheckResult) -> bool:
+    """Works were cited and not one could be judged (no source answered, or none has a DOI)."""
+    summary = result.summary()
+    return summary.cited > 0 and summary.checked == 0
+
+
 def _verdict(result: CheckResult, code: int) -> str:
     preset = result.policy.preset
     if code == 2 and result.unseen and not any(p.unreadable for p in result.problems):
@@ -56,6 +67,8 @@ def _verdict(result: CheckResult, code: int) -> str:
     if code == 2:
         return "the gate failed: an input could not be read"
     said = f"the gate {'passed' if code == 0 else 'failed'} under the {preset} policy"
+    if code == 0 and nothing_checked(result):
+        said += ", but nothing could be checked"
     if code == 0 and preset != "strict":
         said += "; --policy strict would " + ("fail" if _strict_fails(result) else "pass too")
     return said
@@ -71,6 +84,9 @@ def headline(result: CheckResult, code: int) -> Headline:
     ]
     if not groups:
         groups = [f"{_works(len(result.citations))} cited, none flagged"]
+    silent = unanswered(result.sources) if result.citations else None
+    if silent:
+        groups.insert(0, silent)
     found = {severity(c.status) for c in result.citations}
     worst: Severity = min(found, key=SEVERITIES.index, default="clean")
     return Headline(f"{'; '.join(groups)} — {_verdict(result, code)}", None if code else worst)

@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 from rwgate import __version__
 from rwgate.models import Citation
-from rwgate.render.headline import headline
+from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
@@ -105,7 +105,7 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
     return _template().render(
         version=__version__,
         code=code,
-        verdict=gate_verdict(code),
+        verdict=gate_verdict(code, nothing_checked(result)),
         headline=(said := headline(result, code)),
         headline_text=headline_html(said.text),
         s=result.summary(),

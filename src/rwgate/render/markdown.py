@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rwgate.models import Citation
-from rwgate.render.headline import headline
+from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
@@ -85,7 +85,9 @@ def render_markdown(
     said = headline(result, code)
     s = result.summary()
     out = [f"## {_HEAD_ICONS[said.severity]} rwgate: {md_safe(said.text)}", ""]
-    out.append(f"{md_safe(summary_line(result))}; gate {gate_verdict(code)}")
+    out.append(
+        f"{md_safe(summary_line(result))}; gate {gate_verdict(code, nothing_checked(result))}"
+    )
     if result.since is not None:
         out += ["", f"Compared with the lockfile `{md_safe(result.since)}`: {s.changed} changed."]
     rows = sorted(reported(result), key=lambda c: (c.change is None, c.action != "fail"))

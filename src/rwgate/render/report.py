@@ -8,7 +8,6 @@ hostile title cannot move the cursor or recolour the terminal.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from collections import Counter
 from collections.abc import Sequence
@@ -18,9 +17,11 @@ from typing import BinaryIO
 from pydantic import TypeAdapter
 
 from rwgate.evidence import deciding_notice
-from rwgate.models import REPORT_JSON, Citation, Report, SourceInfo
+from rwgate.models import REPORT_JSON, Citation, Report
 from rwgate.render.annotate import annotate
+from rwgate.render.headline import nothing_checked
 from rwgate.render.interface import ReportFormat, View
+from rwgate.render.provenance import describe_source
 from rwgate.render.safe import term_safe
 from rwgate.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 from rwgate.vocab import (
@@ -49,14 +50,18 @@ def paint(text: str, code: str, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
 
-def gate_verdict(exit_code: int) -> str:
-    """What an exit code says of the gate, in every report (text, Markdown, HTML)."""
+def gate_verdict(exit_code: int, unchecked: bool = False) -> str:
+    """What an exit code says of the gate, in every report (text, Markdown, HTML); a pass with
+    nothing checked (``unchecked``) says so."""
+    if exit_code == 0 and unchecked:
+        return "passed, but nothing could be checked"
     return {0: "passed", 1: "FAILED"}.get(exit_code, "FAILED: an input could not be read")
 
 
-def gate_line(exit_code: int, colour: bool) -> str:
-    """The last line of every human report: did the gate pass."""
-    return paint(f"rwgate: gate {gate_verdict(exit_code)}", "31;1" if exit_code else "32", colour)
+def gate_line(exit_code: int, colour: bool, unchecked: bool = False) -> str:
+    """The last line of every human report: did the gate pass (and was anything checked)."""
+    said = f"rwgate: gate {gate_verdict(exit_code, unchecked)}"
+    return paint(said, "31;1" if exit_code else "35" if unchecked else "32", colour)
 
 
 def headline_line(result: CheckResult, exit_code: int, colour: bool) -> str:
@@ -65,39 +70,6 @@ def headline_line(result: CheckResult, exit_code: int, colour: bool) -> str:
 
     said = headline(result, exit_code)
     return paint(f"rwgate: {said.text}", _SEVERITY_COLOURS[said.severity], colour)
-
-
-def _age(when: dt.datetime | None) -> str | None:
-    if when is None:
-        return None
-    stamp = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-    days = (dt.datetime.now(dt.UTC) - stamp).days
-    return f"data as of {stamp.date().isoformat()}, {days} day{'s' if days != 1 else ''} old"
-
-
-_SOURCE_NAMES = {
-    "crossref": "Crossref",
-    "snapshot": "Retraction Watch snapshot",
-    "openalex": "OpenAlex",
-}
-_NOTE_WORDS = {
-    "offline: cache only": "not asked (offline); only answers already in its cache count",
-    "cache disabled": "no cache",
-}
-_SNAPSHOT_NOTE = "local Retraction Watch snapshot: "
-
-
-def describe_source(info: SourceInfo) -> str:
-    """A source in plain words: ``Crossref (https://api.crossref.org): not asked (offline): ...``,
-    ``Retraction Watch snapshot (/path): data as of 2025-10-24, 398 days old; 13 notices ...``."""
-    name = _SOURCE_NAMES.get(info.name, info.name)
-    where = info.url or info.path
-    head = f"{name} ({term_safe(where)})" if where else name
-    notes = [n.removeprefix(_SNAPSHOT_NOTE) for n in (info.note or "").split("; ") if n]
-    words = [_NOTE_WORDS.get(n, n).replace("import(s)", "imports") for n in notes]
-    age = _age(info.as_of)
-    said = "; ".join(term_safe(w) for w in ([age] if age else []) + words)
-    return f"{head}: {said}" if said else head
 
 
 def _recovered(c: Citation) -> bool:
@@ -267,7 +239,7 @@ def render_text(
             "(verified matches; not in the bibliography)"
         )
     out.append(f"rwgate: {summary_line(result)}")
-    out.append(gate_line(code, colour))
+    out.append(gate_line(code, colour, nothing_checked(result)))
     return "\n".join(out) + "\n"
 
 

@@ -9,6 +9,7 @@ source for the identifiers that source answers and merges the evidence by what e
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from rwgate.models import Lookup, SourceInfo
 from rwgate.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.cache import Cache
 from rwgate.sources.crossref import CrossrefSource
-from rwgate.sources.interface import IdKind, IntegritySource, Progress
+from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
 from rwgate.sources.snapshot import Snapshot
 from rwgate.titles import TitleRow
 
@@ -42,6 +43,10 @@ class OpenSources:
     """Whether any look-up so far failed."""
     first_end: float = float("inf")
     """When the first answer so far stops being true (its ``as_of`` plus its source's TTL)."""
+    tally: dict[str, tuple[int, Counter[str]]] = field(default_factory=dict)
+    """Per source name: look-ups answered, and those not answered by reason (for the sources
+    that do not say themselves what happened this run: :meth:`infos`)."""
+    titles_asked: bool = False
 
     def ask(
         self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
@@ -54,6 +59,7 @@ class OpenSources:
                     continue
                 found = source.query_all(idents, progress, kind=kind)
                 ttl = source.ttl
+                answered, failed = self.tally.setdefault(source.name, (0, Counter()))
                 for ident in dict.fromkeys(idents):
                     lookup = found.get(ident) or Lookup(
                         doi=ident, outcome="error", source=source.name, error="no answer"
@@ -61,8 +67,12 @@ class OpenSources:
                     answers.setdefault((kind, ident), []).append((source, lookup))
                     if lookup.outcome == "error":
                         self.any_error = True
+                        failed[lookup.error or "error"] += 1
+                    else:
+                        answered += 1
                     if ttl is not None and lookup.as_of is not None:
                         self.first_end = min(self.first_end, lookup.as_of.timestamp() + ttl)
+                self.tally[source.name] = (answered, failed)
         return answers
 
     def titles(self, keys: Sequence[str]) -> list[tuple[IntegritySource, list[TitleRow]]]:
@@ -71,13 +81,26 @@ class OpenSources:
         found: list[tuple[IntegritySource, list[TitleRow]]] = []
         if not keys:
             return found
+        self.titles_asked = True
         for source in self.sources:
             for rows in source.title_rows(keys).values():
                 found.append((source, rows))
         return found
 
     def infos(self) -> list[SourceInfo]:
-        return [s.info() for s in self.sources]
+        """Each source as reports name it, saying what happened to it this run: a source that
+        does not say so itself (a local snapshot) is described by what its look-ups brought."""
+        infos = []
+        for source in self.sources:
+            info = source.info()
+            if info.state is None:
+                answered, failed = self.tally.get(source.name, (0, Counter()))
+                said = run_state(answered, failed, source.name)
+                if not said and not self.titles_asked:
+                    said = {"state": "not_asked", "why": "nothing to look up"}
+                info = info.model_copy(update=said or {"state": "answered"})
+            infos.append(info)
+        return infos
 
     @property
     def failed(self) -> bool:

@@ -19,13 +19,14 @@ import contextlib
 import datetime as dt
 import json
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rwgate.config import Settings
 from rwgate.models import Lookup, SourceInfo
-from rwgate.sources.interface import IdKind, IntegritySource, Progress
+from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
 from rwgate.trusted import trusted
 
 # DESIGN.md's per-kind time-to-live, in seconds.
@@ -175,6 +176,10 @@ class CachedSource(IntegritySource):
         self.inner: IntegritySource | None = None
         self.hits = 0
         self.oldest: dt.datetime | None = None
+        self.fetched = 0
+        """Look-ups the wrapped source answered this run (not from the cache)."""
+        self.failed: Counter[str] = Counter()
+        """Look-ups the wrapped source could not answer this run, by reason."""
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
@@ -219,6 +224,9 @@ class CachedSource(IntegritySource):
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
                     ttl = TTL_AGENCY if lookup.outcome == "foreign" else self._ttl
                     self.cache.set(self._key(ident, kind), lookup.model_dump(mode="json"), ttl)
+                    self.fetched += 1
+                else:
+                    self.failed[lookup.error or "error"] += 1
                 results[ident] = lookup
         return results
 
@@ -234,7 +242,23 @@ class CachedSource(IntegritySource):
             notes.append(f"{self.hits} answered from cache{age}")
         if self.factory is None:
             notes.append("offline: cache only")
-        return info.model_copy(update={"note": "; ".join(notes) or None})
+        return info.model_copy(update={"note": "; ".join(notes) or None, **self._state()})
+
+    def _state(self) -> dict[str, Any]:
+        """What happened this run (:attr:`SourceInfo.state`): the source's answers when it was
+        asked; otherwise offline, all from the cache, or nothing to look up."""
+        said = run_state(self.fetched, self.failed, self.name)
+        if said.get("state") == "not_reached" and self.hits:  # the cache answered the rest
+            missed = sum(self.failed.values())
+            return {"state": "cache", "why": f"{missed} not reached ({said['why']})"}
+        if said:
+            return said
+        offline = "offline" if self.factory is None else None
+        if self.hits:
+            return {"state": "cache", "why": offline}
+        if offline:
+            return {"state": "not_asked", "why": offline}
+        return {"state": "not_asked", "why": "nothing to look up"}
 
     def close(self) -> None:
         if self.inner is not None:

@@ -15,7 +15,8 @@ cache never loads the HTTP client).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
@@ -27,7 +28,7 @@ from rwgate.evidence import lookup_from_crossref, merge_notices
 from rwgate.models import Lookup, SourceInfo
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
-from rwgate.sources.interface import IdKind, IntegritySource, Progress
+from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
 from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
@@ -107,13 +108,19 @@ class CrossrefSource(IntegritySource):
             learn_limits=True,
         )
         self._as_of: dt.datetime | None = None
+        self._answered = 0
+        self._failed: Counter[str] = Counter()
+        """Look-ups this run that got no usable answer, by reason."""
 
     @property
     def requests_made(self) -> int:
         return self.http.requests_made
 
     def info(self) -> SourceInfo:
-        return SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
+        """Named with what happened this run: answered (dated when the first answer came), or
+        not reached (with the commonest reason); never dated when nothing answered."""
+        info = SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
+        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
@@ -143,7 +150,6 @@ class CrossrefSource(IntegritySource):
     ) -> dict[str, Lookup]:
         """One Lookup per distinct DOI; failures become ``outcome="error"``, never an exception."""
         wanted = list(dict.fromkeys(dois))
-        self._as_of = _now()
         if not wanted:
             return {}
         # A comma would split the DOI inside filter=doi:A,doi:B, so such DOIs are asked alone.
@@ -164,7 +170,19 @@ class CrossrefSource(IntegritySource):
                 self.limiter.wake()
             pool.shutdown(wait=completed, cancel_futures=True)
             run.client.close()
-        return {doi: results[doi] for doi in wanted}
+        answers = {doi: results[doi] for doi in wanted}
+        self._tally(answers.values())
+        return answers
+
+    def _tally(self, lookups: Iterable[Lookup]) -> None:
+        """Count what this run's look-ups brought, for :meth:`info`."""
+        for lookup in lookups:
+            if lookup.outcome == "error":
+                self._failed[lookup.error or "error"] += 1
+                continue
+            self._answered += 1
+            if self._as_of is None or (lookup.as_of and lookup.as_of < self._as_of):
+                self._as_of = lookup.as_of or _now()
 
     def _drive(
         self,

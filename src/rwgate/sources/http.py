@@ -11,7 +11,7 @@ at the run's deadline (:mod:`rwgate.sources.deadline_io`: a server that drips it
 body a byte at a time cannot outlast it, where httpx's timeouts bound only each read), and an
 answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
 is read whole. Redirects are followed only to the same scheme and host, at most three times; any
-other redirect is an error, never followed.
+other redirect is never followed (a portal's: see below).
 
 Knowing at once that there is no network matters as much as retrying: a name that does not
 resolve, a network or host with no route, a connection refused (on every address, which is what
@@ -19,15 +19,16 @@ the socket layer reports) will not heal within a run, and five attempts with bac
 no-network build four seconds for nothing. Such a failure (:func:`unreachable_reason`) ends the
 look-ups of that server after one try, for every thread of the source and for
 :attr:`Retrying.max_total_seconds` (no run outlives its deadline); the reason says what to do.
-Timeouts, 5xx, 429 and dropped connections keep their retries.
+So do the forms no network takes that look like answers (:mod:`rwgate.sources.netblock`): a proxy
+refusing the request or the tunnel, a connection reset before the server ever answered this run,
+a captive portal's web page or its redirect to another host. Timeouts, 5xx, 429, dropped
+connections and a reset after an answer keep their retries.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -37,18 +38,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rwgate import __version__
 from rwgate.errors import SourceError
+from rwgate.sources.netblock import (
+    blocked_answer,
+    blocked_transport,
+    redirected_away,
+    transport_reason,
+    unreachable_reason,
+)
 from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
 
 if TYPE_CHECKING:
     import httpx
 
 PROJECT_URL = "https://github.com/rwgate/rwgate"
-REFUSED = "connection refused"
 NO_NETWORK = "not retried this run"
 """In every reason of a failure that cannot heal within the run (the core adds what to do)."""
-_UNREACHABLE_ERRNOS = frozenset(
-    {errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.EHOSTDOWN}
-)
 MAX_BODY = 20 * 1024 * 1024
 """Largest answer read, compressed or decompressed (a 1,000-record Crossref list is ~5 MB)."""
 MAX_REDIRECTS = 3
@@ -199,6 +203,8 @@ class Retrying:
     requests_made: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _unreachable: dict[str, tuple[float, str]] = field(default_factory=dict, repr=False)
+    _answered: set[str] = field(default_factory=set, repr=False)
+    """Servers that answered this run: a reset from one of them is passing trouble."""
 
     def run(self, client: httpx.Client, cancel: threading.Event | None = None) -> Run:
         """A run whose deadline is ``max_total_seconds`` from now."""
@@ -280,6 +286,13 @@ class Retrying:
         if why and time.monotonic() - when < self.max_total_seconds:
             raise Failure(f"{why}; {NO_NETWORK}", unreachable=True)
 
+    def _cannot(self, server: str, why: str) -> Failure:
+        """The failure of a request that cannot succeed this run, remembered for ``server``: its
+        later requests fail at once (:meth:`_not_again`)."""
+        with self._lock:
+            self._unreachable[server] = (time.monotonic(), why)
+        return Failure(f"{why}; {NO_NETWORK}", unreachable=True)
+
     def _late(self, failure: Failure | None, attempts: int) -> GaveUp:
         last = f"{failure.reason}; " if failure else ""
         return GaveUp(
@@ -312,16 +325,25 @@ class Retrying:
             except httpx.DecodingError:
                 raise Failure("undecodable compressed body") from None
             except httpx.TransportError as exc:
-                cannot = unreachable_reason(exc, server)
+                with self._lock:
+                    answered = server in self._answered
+                cannot = unreachable_reason(exc, server) or blocked_transport(exc, server, answered)
                 if cannot is None:
                     raise Failure(transport_reason(exc)) from None
-                with self._lock:
-                    self._unreachable[server] = (time.monotonic(), cannot)
-                raise Failure(f"{cannot}; {NO_NETWORK}", unreachable=True) from None
+                raise self._cannot(server, cannot) from None
+            except Failure as failure:
+                if failure.unreachable:  # redirected to another host: a portal's login page
+                    raise self._cannot(server, failure.reason) from None
+                raise
             finally:
                 DEADLINE.reset(bound)
             if self.learn_limits:
                 self.limiter.update(response.headers)
+        blocked = blocked_answer(response, server)
+        if blocked is not None:
+            raise self._cannot(server, blocked)
+        with self._lock:
+            self._answered.add(server)
         status = response.status_code
         if status == 429 or status >= 500:
             wait_for = retry_after_seconds(response.headers.get("retry-after"))
@@ -345,7 +367,7 @@ def _get_following(run: Run, url: str, params: Mapping[str, str], timeout: float
                 request.url.host,
             ):
                 where = target.url.host if target is not None else "nowhere"
-                raise Failure(f"redirect to another host ({where}) refused", retry=False)
+                raise Failure(redirected_away(_server(url), where), unreachable=True)
             request = target
         finally:
             response.close()
@@ -371,36 +393,3 @@ def _read_bounded(response: httpx.Response, run: Run) -> None:
 
 def _attempts(n: int) -> str:
     return f"{n} attempt{'s' if n != 1 else ''}"
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 8:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
-def unreachable_reason(exc: Exception, server: str) -> str | None:
-    """Why ``server`` cannot be reached this run (its name does not resolve, no route to it, the
-    connection refused), or None for a failure that may heal (a reset, a timeout)."""
-    host = server.partition("://")[2] or server
-    for error in _chain(exc):
-        if isinstance(error, socket.gaierror):
-            return f"{host}: the name does not resolve (no network?)"
-        if isinstance(error, OSError) and error.errno in _UNREACHABLE_ERRNOS:
-            if error.errno == errno.ECONNREFUSED:
-                return f"{host}: {REFUSED}"
-            return f"{host}: no route to the host (no network?)"
-    return None
-
-
-def transport_reason(exc: Exception) -> str:
-    """A short name for a network failure; the full chain goes nowhere near the report."""
-    chain = _chain(exc)
-    if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
-        return REFUSED
-    if any("disconnected" in str(e).lower() or isinstance(e, ConnectionResetError) for e in chain):
-        return "connection dropped by the server"
-    return f"connection failed ({type(exc).__name__}: {str(exc)[:80]})"

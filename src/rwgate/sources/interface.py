@@ -29,10 +29,11 @@ its settings in :mod:`rwgate.config` if it has new ones. Nothing else changes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from rwgate.models import Lookup, SourceInfo
+from rwgate.sources.http import NO_NETWORK
 from rwgate.titles import TitleRow
 
 if TYPE_CHECKING:
@@ -107,4 +108,20 @@ class IntegritySource(ABC):
         """Release files and connections; the default holds none."""
 
 
-__all__ = ["Absence", "IdKind", "IntegritySource", "Progress"]
+def run_state(answered: int, failed: Mapping[str, int], name: str) -> dict[str, Any]:
+    """:class:`SourceInfo`'s ``state`` and ``why`` from one run's look-ups: ``answered`` usable
+    answers, ``failed`` look-ups without one by reason. Nothing answered but something failed is
+    ``not_reached`` with the commonest reason (a source is never shown fresh for a run it did not
+    answer); some failed beside answers, ``answered`` with how many did not. Nothing asked: ``{}``
+    (the caller knows whether that was offline or nothing to look up)."""
+    if not failed:
+        return {"state": "answered", "why": None} if answered else {}
+    reason = max(failed.items(), key=lambda item: item[1])[0]
+    reason = reason.removeprefix(f"{name}: ").removesuffix(f"; {NO_NETWORK}")
+    if not answered:
+        return {"state": "not_reached", "why": reason}
+    missed = sum(failed.values())
+    return {"state": "answered", "why": f"{missed} not answered ({reason})"}
+
+
+__all__ = ["Absence", "IdKind", "IntegritySource", "Progress", "run_state"]
