@@ -90,22 +90,33 @@ def test_the_printed_entry_is_the_judged_one_in_every_order(
         folder = tmp_path / str(at)
         folder.mkdir()
         _write(folder, files, inline)
-        cmd = [exe, "paper.md", "--citeproc", "--filter", rw_filter(), "-t", "plain", "-o", "out"]
-        proc = subprocess.run(
-            cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=False
-        )
-        said = (files, inline, proc.stderr)
-        assert "Traceback" not in proc.stderr, said
-        if proc.returncode != 0:  # the build stopped: nothing printed unjudged
-            assert "rw-filter: ERROR:" in proc.stderr, said
-            continue
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        (judged,) = [c["doi"] for c in report["citations"] if c["key"] == "k"]
-        printed = _printed_dois((folder / "out").read_text(encoding="utf-8"))
-        assert printed == [judged], said
-        # and pandoc prints the last definition: inline, else the last file listed
-        last = INLINE_DOI if inline else DOIS[files[-1][0]]
-        assert judged == last, said
+        # the Lua filter (its own citeproc) too, where all three files and inline define k
+        fronts = ["rw-filter", "lua"] if len(files) == 3 and inline else ["rw-filter"]
+        for front in fronts:
+            _judged_is_printed(exe, folder, env, front, files, inline)
+
+
+def _judged_is_printed(
+    exe: str, folder: Path, env: dict[str, str], front: str, files: list[str], inline: bool
+) -> None:
+    filt = ["--filter", rw_filter()] if front == "rw-filter" else ["--lua-filter", str(LUA)]
+    cmd = [exe, "paper.md", "--citeproc", *filt, "-t", "plain", "-o", "out"]
+    env = {**env, "RWGATE_FILTER": rw_filter()}
+    proc = subprocess.run(
+        cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    said = (front, files, inline, proc.stderr)
+    assert "Traceback" not in proc.stderr, said
+    if proc.returncode != 0:  # the build stopped: nothing printed unjudged
+        assert "rw-filter: ERROR:" in proc.stderr, said
+        return
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    (judged,) = [c["doi"] for c in report["citations"] if c["key"] == "k"]
+    printed = _printed_dois((folder / "out").read_text(encoding="utf-8"))
+    assert printed == [judged], said
+    # and pandoc prints the last definition: inline, else the last file listed
+    last = INLINE_DOI if inline else DOIS[files[-1][0]]
+    assert judged == last, said
 
 
 # --- rule 2: a printed entry rwgate did not judge stops the build -------------------------------
