@@ -280,8 +280,10 @@ local function cache_dir()
 end
 
 -- The memo's name says what was asked (the document's citations and citation metadata, the
--- format, the folder, which rw-filter); what the answer read is in the record rw-filter writes.
-local function memo_path(doc, ids, own)
+-- format, the folder, which rw-filter, and the entries citeproc printed: rw-filter verified
+-- them against what it judged, DESIGN.md rule 2, so entries printed otherwise, as by another
+-- CSL style, are verified again); what the answer read is in the record rw-filter writes.
+local function memo_path(doc, ids, own, printed)
   if pandoc.json == nil or memo_off() or os.getenv("RWGATE_NO_CACHE") ~= nil then
     return nil
   end
@@ -291,9 +293,9 @@ local function memo_path(doc, ids, own)
   end
   local meta = { bibliography = doc.meta.bibliography, references = doc.meta.references,
     rwgate = doc.meta.rwgate, nocite = doc.meta.nocite }
-  local parts = { "rwgate-lua/2", FORMAT, pandoc.system.get_working_directory(),
+  local parts = { "rwgate-lua/3", FORMAT, pandoc.system.get_working_directory(),
     own and "own citeproc" or "", FILTER, os.getenv("PATH") or "", table.concat(ids, "\1"),
-    pandoc.write(pandoc.Pandoc({}, meta), "json") }
+    pandoc.write(pandoc.Pandoc({}, meta), "json"), printed() }
   local key = pandoc.sha1(table.concat(parts, "\0"))
   return pandoc.path.join({ folder, "filter-memo", "lua-" .. key .. ".json" })
 end
@@ -487,6 +489,18 @@ place_answer = function(doc, answer)
   end)
 end
 
+-- The rendered entries as pandoc JSON (the memo's name covers what they print): "" before
+-- citeproc.
+local function printed_of(doc)
+  return function()
+    local entries = {}
+    each_entry(doc.blocks, function(div)
+      entries[#entries + 1] = div
+    end)
+    return #entries == 0 and "" or pandoc.write(pandoc.Pandoc(entries), "json")
+  end
+end
+
 local function replay(doc, memo)
   for _, line in ipairs(memo.lines or {}) do
     io.stderr:write(line, line:sub(-1) == "\n" and "" or "\n")
@@ -510,7 +524,7 @@ function Pandoc(doc)
     doc = citeproc(doc)
   end
   local ids, settled = citations(doc, own)
-  local memo = memo_path(probe, ids, own)
+  local memo = memo_path(probe, ids, own, printed_of(doc))
   local known = remembered(memo)
   return known and replay(settled, known) or judge(doc, settled, memo)
 end

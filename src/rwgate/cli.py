@@ -154,6 +154,7 @@ def _add_optional_commands(sub: Any) -> None:
     from rwgate.datacmd import add_data_commands
     from rwgate.latex.command import add_latex_commands
     from rwgate.mcp.command import add_mcp_command
+    from rwgate.pandoc.install import add_pandoc_commands
     from rwgate.screen.command import add_screen_command
     from rwgate.verifycmd import add_verify_command
 
@@ -163,6 +164,7 @@ def _add_optional_commands(sub: Any) -> None:
     add_mcp_command(sub)
     add_screen_command(sub)
     add_cache_command(sub)
+    add_pandoc_commands(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,13 @@ from rwgate.errors import RwgateError, UsageError
 from rwgate.pandoc.log import lines_since, mark, say, write_line
 from rwgate.pandoc.lua import lua_answer, lua_entries, store_for_lua
 from rwgate.pandoc.memo import DOCUMENT, MEMO_DIR, Verdict, request, resource_path, verdict_of
+from rwgate.pandoc.printed import (
+    Entry,
+    printed_entries,
+    request_part,
+    unverifiable_line,
+    verify,
+)
 from rwgate.pandoc_version import check_filter_env
 
 if TYPE_CHECKING:
@@ -212,24 +219,53 @@ def check_document(
     env: Mapping[str, str],
     verdicts: bool = False,
     keys: list[str] | None = None,
+    printed: list[Entry] | None = None,
 ) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
     """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
     ((exit status, output AST or None), the payload to remember or None).
 
     ``verdicts`` (the Lua filter's ``--verdicts``): where the Lua filter can place the notices
     itself (:func:`rwgate.pandoc.lua.lua_entries`), the output is its answer instead.
+    ``printed``: the entries citeproc rendered (:func:`rwgate.pandoc.printed.printed_entries`
+    of ``ast``), each verified against what was judged (DESIGN.md rule 2, :func:`verify_printed`).
     """
     run = prepare(ast, env, keys, mark())
     if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
         run.verdict = _verdict(run, 0, None)  # nothing to judge: the document as it came
         return (0, lua_answer({}, {}) if verdicts else source), _payload(run)
     result = judge(run)
+    if not verify_printed(run, printed if printed is not None else printed_entries(ast)):
+        return (result.exit_code or 1, None), None
     if result.exit_code != 0:
         return (result.exit_code, None), _payload(run)
     output = finalize(run, ast, source, fmt, verdicts)
     if output is None:
         return (1, None), None
     return (0, output), _payload(run)
+
+
+def verify_printed(run: Run, printed: list[Entry]) -> bool:
+    """DESIGN.md rule 2: each entry citeproc printed is a reading rwgate judged for its key
+    (:mod:`rwgate.pandoc.printed`). False: an ``ERROR`` line per entry that is not, and the build
+    stops, with nothing remembered (the next build verifies again). An entry that prints nothing
+    to compare is one warning, said again on a rebuild from the memo."""
+    if not printed:
+        return True  # before citeproc: nothing printed yet
+    assert run.result is not None
+    strict = run.result.policy.action("unverified") == "fail"
+    checked = verify(printed, run.refs, strict)
+    for error in checked.errors:
+        say("ERROR", error)
+    for warning in checked.warnings:
+        say("WARNING", warning)
+    if checked.unverifiable:
+        say("WARNING", unverifiable_line(checked.unverifiable))
+    if checked.errors:
+        run.verdict = None
+        return False
+    if run.verdict is not None:
+        run.verdict.lines = lines_since(run.bookmark)
+    return True
 
 
 def _payload(run: Run) -> dict[str, Any] | None:
@@ -304,7 +340,8 @@ def process(
     env = recorded.environ(env)
     ast = _parse(source)
     keys = cited_keys(ast)  # one walk of the document for the memo's name and the check
-    asked = request(ast, fmt, keys)
+    printed = printed_entries(ast)
+    asked = request(ast, fmt, keys, request_part(printed))
     entry = None if asked is None else door(memo_base(env), MEMO_DIR, asked)
 
     def for_lua(run: recorded.Recorder, payload: Any) -> None:
@@ -315,7 +352,7 @@ def process(
     return through(
         entry,
         lambda data: replay(data, source, fmt),
-        lambda: check_document(ast, source, fmt, env, verdicts, keys),
+        lambda: check_document(ast, source, fmt, env, verdicts, keys, printed),
         for_lua if lua_memo is not None else None,
     )
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import sys
 
+from rwgate.pandoc.hints import for_filter
+
 PROG = "rw-filter"
 _written: list[str] = []
 
 
 def line(level: str, message: str) -> str:
-    """The finished line :func:`say` writes."""
+    """The finished line :func:`say` writes (its hints in the filter's words: :mod:`hints`)."""
+    message = for_filter(message)
     if not message.isprintable():
         # Only text with control or format characters needs cleaning, and the report module that
         # cleans it loads the core, which most runs (every memo hit) never need.

@@ -40,7 +40,7 @@ LUA_LAYOUT = 1
 _PARAGRAPHS = frozenset({"Para", "Plain"})
 
 
-def _attr(div: dict[str, Any]) -> tuple[str, list[str]]:
+def attr(div: dict[str, Any]) -> tuple[str, list[str]]:
     try:
         ident, classes, _attrs = div["c"][0]
     except (KeyError, IndexError, TypeError, ValueError):
@@ -48,8 +48,8 @@ def _attr(div: dict[str, Any]) -> tuple[str, list[str]]:
     return (ident if isinstance(ident, str) else ""), (classes if isinstance(classes, list) else [])
 
 
-def _is_entry(div: dict[str, Any]) -> bool:
-    ident, classes = _attr(div)
+def is_entry(div: dict[str, Any]) -> bool:
+    ident, classes = attr(div)
     return ident.startswith("ref-") and "csl-entry" in classes
 
 
@@ -67,7 +67,7 @@ def _content(element: dict[str, Any]) -> list[Any]:
     return []
 
 
-def _divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
+def divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
     """``Div``s in document order. ``wide``: as rw-filter's placement walks (through Divs, block
     quotes and lists); otherwise as the Lua filter's (through Divs only, not into an entry)."""
     stack = list(reversed(blocks))
@@ -78,14 +78,14 @@ def _divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
         tag = block.get("t")
         if tag == "Div":
             yield block
-            if not wide and _is_entry(block):
+            if not wide and is_entry(block):
                 continue
         if tag == "Div" or (wide and tag in ("BlockQuote", "BulletList", "OrderedList")):
             stack.extend(reversed(_content(block)))
 
 
 def _right_inline(element: dict[str, Any]) -> bool:
-    return element.get("t") == "Span" and "csl-right-inline" in _attr(element)[1]
+    return element.get("t") == "Span" and "csl-right-inline" in attr(element)[1]
 
 
 def _inlines(block: dict[str, Any]) -> list[Any]:
@@ -118,15 +118,15 @@ def lua_entries(
     blocks = ast.get("blocks")
     if inline or fmt.split("+")[0].startswith("jats") or not isinstance(blocks, list):
         return None
-    wide = list(_divs(blocks, wide=True))
-    if not any("csl-bib-body" in _attr(div)[1] for div in wide):
+    wide = list(divs(blocks, wide=True))
+    if not any("csl-bib-body" in attr(div)[1] for div in wide):
         return None
-    entries = [div for div in wide if _is_entry(div)]
-    if [id(d) for d in entries] != [id(d) for d in _divs(blocks, False) if _is_entry(d)]:
+    entries = [div for div in wide if is_entry(div)]
+    if [id(d) for d in entries] != [id(d) for d in divs(blocks, False) if is_entry(d)]:
         return None
     found: dict[str, str] = {}
     for div in entries:
-        ident = _attr(div)[0]
+        ident = attr(div)[0]
         key = resolve_key(ident[4:], keys)
         if key is None:
             continue

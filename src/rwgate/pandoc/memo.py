@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # pandoc tells a JSON filter no input file: bibliographies resolve from the working directory.
 DOCUMENT = Path("(pandoc input)")
 MEMO_DIR = "filter-memo"
-REQUEST_LAYOUT = 2
+REQUEST_LAYOUT = 3
 RESOURCE_PATH_ENV = "RWGATE_RESOURCE_PATH"
 
 
@@ -51,10 +51,14 @@ def resource_path(env: Mapping[str, str]) -> list[Path]:
     return [Path(part) for part in value.split(os.pathsep) if part.strip()]
 
 
-def request(ast: dict[str, Any], fmt: str, keys: list[str]) -> dict[str, Any] | None:
+def request(
+    ast: dict[str, Any], fmt: str, keys: list[str], printed: list[Any] | None = None
+) -> dict[str, Any] | None:
     """What this run asks (the memo's name), or None when the memo is not to be used (a
     malformed ``rwgate`` block: the full run says why). ``keys``: :func:`pandoc_ast.cited_keys`
-    of ``ast`` (the filter walks the document once)."""
+    of ``ast`` (the filter walks the document once); ``printed``: what the rendered entries
+    print (:func:`rwgate.pandoc.printed.request_part`), verified against the verdict (DESIGN.md
+    rule 2), so a rebuild that prints otherwise (another CSL style) is verified again."""
     if pandoc_ast.rwgate_block_malformed(ast):
         return None
     meta = ast.get("meta")
@@ -69,6 +73,7 @@ def request(ast: dict[str, Any], fmt: str, keys: list[str]) -> dict[str, Any] | 
         "references": meta.get("references"),
         "nocite": meta.get("nocite"),
         "rwgate": meta.get("rwgate"),
+        "printed": printed or [],
     }
 
 
