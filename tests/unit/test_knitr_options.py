@@ -64,3 +64,14 @@ def test_includes_nest_from_the_documents_folder_and_loops_stop(tmp_path: Path) 
     out = stage(doc, "{{< include sub/_a.qmd >}}\n", quarto=True, knitr=True)
     assert out.text.split("\n")[:2] == ["A", "B"]
     assert len(out.unseen) == 1 and "includes itself" in out.unseen[0][0]
+
+
+def test_inline_code_that_may_print_a_citation_is_unseen() -> None:
+    """knitcitations' `r citep(...)` / RefManageR's `r Citet(...)` print a citation rwgate cannot
+    read without running R: unseen (strict cannot judge). Inline code printing numbers is not."""
+    text = "We have `r nrow(x)` rows.\n\nAs `r citep(\"@wk\")` and `r Citet(bib, 'wk')` showed.\n"
+    unseen = blank_chunks(text).unseen
+    assert [line for _, line in unseen] == [3, 3], unseen
+    assert all("inline code that may print a citation" in said for said, _ in unseen)
+    inside = "```{r}\nx <- '`r citep(1)`'\n```\n"
+    assert blank_chunks(inside).unseen == []

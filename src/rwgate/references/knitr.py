@@ -22,7 +22,8 @@ Chunks whose engine writes its text into the document as Markdown (``asis``, ``b
 printed. A chunk's captions (``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) are Markdown
 knitr and Quarto put in the page: they take the chunk's place, one paragraph each. A ``child``
 document named literally is knitted in place (the caller reads it: ``child``). Inline code
-(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc. What code would print when run is
+(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc; one that may print a citation is
+unseen. What code would print when run is
 not known, since nothing is executed: a chunk whose output is Markdown (``results='asis'``,
 ``output: asis``), a computed caption or child path, are :attr:`Chunks.unseen`, which the caller
 reports (DESIGN.md rule 3: a warning, and cannot judge under strict).
@@ -213,6 +214,26 @@ def _replacement(
     return added + new[len(added) :] if len(added) <= len(new) else added
 
 
+_INLINE_CODE = re.compile(r"`(?:r|\{r\})[ \t]+([^`]+)`")
+_PRINTS_CITATIONS = re.compile(
+    r"\b(?:[Cc]ite[pt]?|[Cc]itation|(?:Auto|Text|Paren|Foot)[Cc]ite|cite_\w+)\s*\(|[\"'\[]@"
+)
+
+
+def _inline_citations(lines: list[str], spans: list[tuple[int, int, str]], out: Chunks) -> None:
+    """Inline code (`` `r expr` ``) that may print a citation: a call of a citation function
+    (knitcitations' ``citep``, RefManageR's ``Citet``...) or a string that opens with ``@``. Its
+    output is not known without running it (unseen); inline code that prints numbers is not."""
+    inside = {i for first, last, _ in spans for i in range(first, last + 1)}
+    for i, line in enumerate(lines):
+        if "`" not in line or i in inside:
+            continue
+        for match in _INLINE_CODE.finditer(line):
+            if _PRINTS_CITATIONS.search(match.group(1)):
+                said = f"inline code that may print a citation (`r {match.group(1).strip()}`)"
+                out.unseen.append((said, i + 1))
+
+
 def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = False) -> Chunks:
     """``text`` with every code chunk turned into blank lines (prose engines keep their body),
     its captions and (with ``child``) its child documents in its place. ``keep_unclosed``: the
@@ -221,6 +242,7 @@ def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = Fa
     lines = _NEWLINE.split(text)
     out = Chunks(text=text)
     spans = _spans(lines)
+    _inline_citations(lines, spans, out)
     if not spans:
         return out
     result: list[str] = []
