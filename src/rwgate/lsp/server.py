@@ -103,6 +103,7 @@ class RwgateServer(LanguageServer):
         if verdicts is None:
             return
         if not verdicts.complete:  # the sources did not answer: the offline verdicts stay
+            self.log(f"network pass over {path}: the sources did not answer")
             if not self.told_offline:
                 self.told_offline = True
                 self.window_show_message(
@@ -110,6 +111,11 @@ class RwgateServer(LanguageServer):
                 )
             return
         self.publish(self.session.record(verdicts))
+        self.log(f"network pass over {path}: {len(verdicts.citations)} works judged")
+
+    def log(self, message: str) -> None:
+        """A line in the client's log (``window/logMessage``): what each network pass did."""
+        self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Log, message=message))
 
     def publish(self, paths: list[str]) -> None:
         codec = self.workspace.position_codec
