@@ -92,6 +92,8 @@ class Manuscript:
     doc: CitedDocument
     saved_text: str
     entry_keys: frozenset[str]
+    saved_keys: frozenset[str] = frozenset()
+    """The keys the scanner finds in the saved text (what it cannot see there stays cited)."""
 
     @property
     def latex(self) -> bool:
@@ -119,10 +121,12 @@ def read_manuscript_file(path: Path) -> Manuscript:
     everything = doc.model_copy(update={"keys": [], "cite_all": True})
     entries = cited_references(everything).references
     text = path.read_bytes().decode("utf-8", "replace")
-    return Manuscript(path, doc, text, frozenset(r.key for r in entries))
+    latex = path.suffix.lower() in (".tex", ".ltx")
+    scanned = frozenset(s.key for s in citation_spans(text, latex))
+    return Manuscript(path, doc, text, frozenset(r.key for r in entries), scanned)
 
 
-def cited_keys(manuscript: Manuscript, text: str) -> list[str]:
+def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str]:
     """The keys the buffer ``text`` cites: the build's own keys while it is the saved text;
     otherwise those keys, less the ones the buffer no longer writes, plus the ones it adds that
     name an entry (a scanned key that names none waits for the save, when the build's reader
@@ -132,10 +136,10 @@ def cited_keys(manuscript: Manuscript, text: str) -> list[str]:
     saved = manuscript.doc.keys
     if text == manuscript.saved_text:
         return list(saved)
-    latex = manuscript.latex
-    written = [s.key for s in citation_spans(text, latex)]
-    seen_before = {s.key for s in citation_spans(manuscript.saved_text, latex)}
-    unseen = [k for k in saved if k not in seen_before]  # project nocite, keys read from .aux
+    written = [s.key for s in spans]
+    unseen = [
+        k for k in saved if k not in manuscript.saved_keys
+    ]  # project nocite, keys read from .aux
     added = [
         k
         for k in written
@@ -151,20 +155,24 @@ def judge_manuscript(
     from rwgate.kit import judge_document
     from rwgate.references.keys import resolve_key
 
-    doc = manuscript.doc.model_copy(update={"keys": cited_keys(manuscript, text)})
-    result, refs = judge_document(doc, settings)
     spans = citation_spans(text, manuscript.latex)
+    doc = manuscript.doc.model_copy(update={"keys": cited_keys(manuscript, text, spans)})
+    result, refs = judge_document(doc, settings)
     known = {c.key for c in result.citations}
     resolved = {s.key: resolve_key(s.key, known) or s.key for s in spans}
     out = _start(manuscript.path, result, spans, resolved)
     here = str(manuscript.path)
+    places: dict[str, list[Place]] = {}
+    for span in spans:
+        places.setdefault(resolved[span.key], []).append(Place(here, span))
+    where = _Resolved()
     for citation in result.citations:
-        uses = [Place(here, s) for s in spans if resolved[s.key] == citation.key]
+        uses = places.get(citation.key, [])
         if not uses and text == manuscript.saved_text:  # a key the scanner missed
-            where = doc.key_locations.get(citation.key)
-            line = (where.line or 1) - 1 if where and where.file == here else 0
+            first = doc.key_locations.get(citation.key)
+            line = (first.line or 1) - 1 if first and first.file == here else 0
             uses = [Place(here, Span(citation.key, line, 0, 0))]
-        entry = _entry_place(refs.get(citation.key), lines)
+        entry = _entry_place(refs.get(citation.key), lines, where)
         if entry is not None:
             out.entries[citation.key] = entry
         _add_notes(out, citation, settings, uses, entry)
@@ -223,11 +231,19 @@ def _start(
     )
 
 
-def _entry_place(ref: Reference | None, lines: Lines) -> Place | None:
+class _Resolved(dict[str, str]):
+    """Absolute paths of the files readers name (each resolved once per pass)."""
+
+    def __missing__(self, name: str) -> str:
+        self[name] = str(Path(name).resolve())
+        return self[name]
+
+
+def _entry_place(ref: Reference | None, lines: Lines, where: _Resolved) -> Place | None:
     """Where a reference's entry is written, when a reader gave its file and line."""
     if ref is None or ref.missing or ref.location is None or ref.location.line is None:
         return None
-    path = str(Path(ref.location.file).resolve())
+    path = where[ref.location.file]
     try:
         text_lines = lines(path)
     except OSError:

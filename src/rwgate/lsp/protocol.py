@@ -36,13 +36,28 @@ def uri_of(path: str) -> str:
     return from_fs_path(path) or Path(path).as_uri()
 
 
+def _units(codec: PositionCodec, text: str) -> int:
+    """How many of the client's code units ``text`` is (str.encode's speed: pygls' codec
+    counts character by character, a second for the diagnostics of a long manuscript)."""
+    if text.isascii():
+        return len(text)
+    encoding = codec.encoding
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        return len(text)
+    if encoding == lsp.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def to_range(codec: PositionCodec, lines: Sequence[str], place: Place) -> lsp.Range:
     span = place.span
-    raw = lsp.Range(
-        start=lsp.Position(line=span.line, character=span.start),
-        end=lsp.Position(line=span.line, character=span.end),
+    line = lines[span.line] if span.line < len(lines) else ""
+    start = _units(codec, line[: span.start])
+    end = start + _units(codec, line[span.start : span.end])
+    return lsp.Range(
+        start=lsp.Position(line=span.line, character=start),
+        end=lsp.Position(line=span.line, character=end),
     )
-    return codec.range_to_client_units(lines, raw)
 
 
 def _location(codec: PositionCodec, lines: Lines, target: Place | str) -> lsp.Location:

@@ -120,11 +120,14 @@ def key_on_line(text_lines: list[str], key: str, line: int | None) -> Span:
 
 def _whole(line: str, key: str) -> int:
     """The column of ``key`` in ``line`` as a whole word (not inside a longer key), or -1."""
-    for found in re.finditer(re.escape(key), line):
-        before = line[found.start() - 1] if found.start() else " "
-        after = line[found.end()] if found.end() < len(line) else " "
+    at = line.find(key)
+    while at >= 0:
+        before = line[at - 1] if at else " "
+        end = at + len(key)
+        after = line[end] if end < len(line) else " "
         if not (before.isalnum() or before in "_-:") and not (after.isalnum() or after in "_-:"):
-            return found.start()
+            return at
+        at = line.find(key, at + 1)
     return -1
 
 

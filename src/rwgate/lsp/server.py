@@ -51,6 +51,7 @@ class RwgateServer(LanguageServer):
         self.network_worker = ThreadPoolExecutor(1, thread_name_prefix="rwgate-network")
         self.generation: dict[str, int] = {}
         self.told_offline = False
+        self.published: dict[str, list[Any]] = {}
 
     def buffer_text(self, path: str) -> str | None:
         for uri, document in list(self.workspace.text_documents.items()):
@@ -119,9 +120,13 @@ class RwgateServer(LanguageServer):
 
     def publish(self, paths: list[str]) -> None:
         codec = self.workspace.position_codec
+        lines = self.session.lines_cache()
         for path in paths:
             notes = self.session.notes_for(path)
-            diagnostics = [protocol.diagnostic(codec, self.lines, n) for n in notes]
+            if self.published.get(path) == notes:
+                continue  # nothing new to say about this file: no message, no client work
+            self.published[path] = notes
+            diagnostics = [protocol.diagnostic(codec, lines, n) for n in notes]
             self.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=protocol.uri_of(path), diagnostics=diagnostics)
             )

@@ -52,6 +52,18 @@ class Session:
             text = Path(path).read_bytes().decode("utf-8", "replace")
         return text.splitlines()
 
+    def lines_cache(self) -> Callable[[str], list[str]]:
+        """:meth:`lines`, each file split once (for one pass or one publication: a manuscript
+        of 10,000 words is split once, not once per diagnostic)."""
+        known: dict[str, list[str]] = {}
+
+        def lines(path: str) -> list[str]:
+            if path not in known:
+                known[path] = self.lines(path)
+            return known[path]
+
+        return lines
+
     def forget(self, path: str) -> None:
         """Read the saved manuscript again at the next pass (opened, saved, or its config)."""
         with self.lock:
@@ -99,13 +111,14 @@ class Session:
         the user's input: what cannot be read is a diagnostic saying so."""
         from rwgate.references.readers import is_manuscript
 
+        lines = self.lines_cache()
         try:
             if is_manuscript(path):
                 manuscript = self._manuscript(path)
                 settings = self.settings(path, manuscript.doc.metadata, offline)
-                return judge_manuscript(manuscript, text, settings, self.lines)
+                return judge_manuscript(manuscript, text, settings, lines)
             settings = self.settings(path, None, offline)
-            return judge_bibliography(path, text, settings, self.lines)
+            return judge_bibliography(path, text, settings, lines)
         except (RwgateError, OSError, ValueError) as exc:
             return unreadable(path, exc)
 
