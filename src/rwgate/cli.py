@@ -153,6 +153,7 @@ def _add_optional_commands(sub: Any) -> None:
     from rwgate.cachecmd import add_cache_command
     from rwgate.datacmd import add_data_commands
     from rwgate.latex.command import add_latex_commands
+    from rwgate.lsp.command import add_lsp_command
     from rwgate.mcp.command import add_mcp_command
     from rwgate.pandoc.install import add_pandoc_commands
     from rwgate.screen.command import add_screen_command
@@ -162,6 +163,7 @@ def _add_optional_commands(sub: Any) -> None:
     add_latex_commands(sub)
     add_verify_command(sub)
     add_mcp_command(sub)
+    add_lsp_command(sub)
     add_screen_command(sub)
     add_cache_command(sub)
     add_pandoc_commands(sub)
