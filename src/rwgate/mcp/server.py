@@ -58,7 +58,7 @@ Detail = Annotated[bool, Field(description="true: clean works in full too")]
 Doi = Annotated[
     str,
     Field(
-        description="a DOI in any form (10.x/y, doi:, https://doi.org/)",
+        description="a DOI in any form (10.x/y, doi:, doi.org URL)",
         max_length=1000,
     ),
 ]
