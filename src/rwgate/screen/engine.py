@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from rwgate.screen import sql
 from rwgate.screen.inputs import InputError, InputGroup
-from rwgate.screen.verdicts import COLUMNS, duckdb_columns
+from rwgate.screen.verdicts import COLUMNS
 
 _CROSSREF_COLUMNS = (
     "{'DOI': 'VARCHAR', 'reference': 'STRUCT(\"DOI\" VARCHAR)[]',"
@@ -135,9 +135,10 @@ class DuckEngine:
                     f"{grp.files[0]}: unreadable as {grp.container}: {first}"
                 ) from None
             names.append([str(r[0]) for r in described])
+        picked = ", ".join(sql.ident(name) for name, _ in COLUMNS)
         self.con.execute(
-            "CREATE TEMP TABLE verdicts AS SELECT * FROM read_json("
-            f"{sql.lit(str(verdicts))}, format = 'newline_delimited', columns = {duckdb_columns()})"
+            f"CREATE TEMP TABLE verdicts AS SELECT {picked} FROM read_parquet("
+            f"{sql.lit(str(verdicts))})"
         )
         self.con.execute("CREATE TEMP TABLE vdoi AS SELECT * FROM verdicts WHERE kind = 'doi'")
         self.con.execute("CREATE TEMP TABLE vpmid AS SELECT * FROM verdicts WHERE kind = 'pmid'")
@@ -267,10 +268,7 @@ class SparkEngine:
             frame = self._read(grp, first)
             frame.createOrReplaceTempView(f"in{i}")
             names.append(list(frame.columns))
-        schema = ", ".join(
-            f"{name} {'STRING' if kind == 'VARCHAR' else kind}" for name, kind in COLUMNS
-        )
-        frame = self.spark.read.schema(schema).json(str(verdicts))
+        frame = self.spark.read.parquet(str(verdicts)).select(*(name for name, _ in COLUMNS))
         frame.filter("kind = 'doi'").createOrReplaceTempView("vdoi")
         frame.filter("kind = 'pmid'").createOrReplaceTempView("vpmid")
         files = self.spark.createDataFrame(input_files(groups), "file BIGINT, name STRING")
