@@ -17,6 +17,7 @@ says where its time went (see ``PARTS``). ``--engine spark`` times
 the same screen on Spark in local mode (``local[*]``) instead, without a floor.
 
     .venv/bin/python benchmarks/screen_bench.py [--sizes 1e6 1e7 1e8] [--repeat 3] [--folder DIR]
+    .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --threads 1 2 --repeat 3   # speed-ups
     .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --engine spark
 """
 

@@ -170,12 +170,12 @@ class DuckEngine:
                 ) from None
             names.append([str(r[0]) for r in described])
         picked = ", ".join(sql.ident(name) for name, _ in COLUMNS)
-        self.con.execute(
-            f"CREATE TEMP TABLE verdicts AS SELECT {picked} FROM read_parquet("
-            f"{sql.lit(str(verdicts))})"
-        )
-        self.con.execute("CREATE TEMP TABLE vdoi AS SELECT * FROM verdicts WHERE kind = 'doi'")
-        self.con.execute("CREATE TEMP TABLE vpmid AS SELECT * FROM verdicts WHERE kind = 'pmid'")
+        # Each kind copied once from the file (a copy of the whole first costs the start a third).
+        for table, kind in (("vdoi", "doi"), ("vpmid", "pmid")):
+            self.con.execute(
+                f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM read_parquet("
+                f"{sql.lit(str(verdicts))}) WHERE kind = '{kind}'"
+            )
         self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
         self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
         return names
