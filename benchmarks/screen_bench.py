@@ -17,6 +17,7 @@ says where its time went (see ``PARTS``). ``--engine spark`` times
 the same screen on Spark in local mode (``local[*]``) instead, without a floor.
 
     .venv/bin/python benchmarks/screen_bench.py [--sizes 1e6 1e7 1e8] [--repeat 3] [--folder DIR]
+    .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --threads 1 2 --repeat 3   # speed-ups
     .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --engine spark
 """
 
@@ -91,14 +92,26 @@ def verdicts(folder: Path, snap: Path) -> Path:
     return path
 
 
-def child(what: str, refs: str, snap: str, out: str, memory: str, engine: str) -> None:
-    """One timed run (in its own process, so ``ru_maxrss`` is its own): the floor or a screen."""
+def child(
+    what: str, refs: str, snap: str, out: str, memory: str, engine: str, threads: str, cache: str
+) -> None:
+    """One timed run (in its own process, so ``ru_maxrss`` is its own): the floor or a screen;
+    ``threads`` '0': DuckDB's default (all cores)."""
     start = time.perf_counter()
+    if what == "warm":  # the snapshot's verdict table kept in the cache, as a user's first screen
+        from rwgate.screen.verdict_cache import verdicts as kept
+
+        with tempfile.TemporaryDirectory() as scratch:
+            kept(Path(snap), Path(cache), Path(scratch))
+        print(json.dumps({"seconds": time.perf_counter() - start}))
+        return
     if what == "floor":
         import duckdb
 
         con = duckdb.connect(config={"memory_limit": memory})
         con.execute("SET preserve_insertion_order = false")
+        if int(threads):
+            con.execute(f"SET threads = {int(threads)}")
         rows = con.execute(FLOOR.format(refs=refs, verdicts=out)).fetchall()
         result = {
             "references": sum(n for _, n in rows),
@@ -110,6 +123,7 @@ def child(what: str, refs: str, snap: str, out: str, memory: str, engine: str) -
 
         timings: dict[str, float] = {}
         opts = ScreenOptions([refs], Path(out), Path(snap), memory_limit=memory, engine=engine,
+                             threads=int(threads) or None, cache=Path(cache),
                              progress=False, timings=timings)  # fmt: skip
         s = screen(opts).summary
         result = {"references": s["summary"]["references"], "flagged": s["summary"]["flagged"],
@@ -122,6 +136,7 @@ def child(what: str, refs: str, snap: str, out: str, memory: str, engine: str) -
 
 
 PARTS = {
+    "start": "start",
     "date_map": "dates",
     "grouped": "main pass",
     "rare_rows": "rare rows",
@@ -140,23 +155,26 @@ PARTS = {
 distinct citing dates; the *main pass* reads every row once, tests and looks up its DOI, counts
 per citing work and keeps the rare rows (all but a plain unlisted DOI); *rare rows*: the full DOI,
 PubMed id and date rules, verdicts and counts per verdict on those alone; the *fold* makes one row
-per citing work (``citing.parquet``); *outputs*: files and summary."""
+per citing work (``citing.parquet``); *outputs*: files and summary; *start*: the snapshot's
+verdict table (kept in the cache folder: read) and the engine started with the table loaded."""
 
 
 def breakdown(timings: dict[str, float], total: float) -> str:
-    """The parts of one screen; *start* is the rest (snapshot to verdict table, engine start,
-    the columns found and checked)."""
-    parts: dict[str, float] = {"start": total - sum(timings.values())}
+    """The parts of one screen; *other* is the rest (Python's imports, the columns found and
+    checked)."""
+    parts: dict[str, float] = {"other": total - sum(timings.values())}
     for name, seconds in timings.items():
         part = PARTS.get(name, name)
         parts[part] = parts.get(part, 0.0) + seconds
     return ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
 
 
-def _run(what: str, refs: Path, snap: Path, out: Path, args: argparse.Namespace) -> dict:
+def _run(
+    what: str, refs: Path, snap: Path, out: Path, args: argparse.Namespace, threads: int = 0
+) -> dict:
     done = subprocess.run(
         [sys.executable, __file__, "--child", what, str(refs), str(snap), str(out),
-         args.memory_limit, args.engine],
+         args.memory_limit, args.engine, str(threads), str(args.folder / "cache")],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -169,7 +187,14 @@ def main() -> None:
     parser.add_argument("--memory-limit", default="3GB")
     parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size (median printed)")
-    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--threads",
+        nargs="+",
+        type=int,
+        default=[0],
+        help="DuckDB threads, each timed (e.g. 1 2: the speed-up from 1 to 2; 0: all cores)",
+    )
+    parser.add_argument("--child", nargs=8, help=argparse.SUPPRESS)
     parser.add_argument("--generate", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -178,12 +203,17 @@ def main() -> None:
     if args.generate:
         generate(Path(args.generate[0]), int(args.generate[1]), rw_dois())
         return
-    folder = args.folder or Path(tempfile.mkdtemp(prefix="rwgate-screen-bench-"))
+    args.folder = folder = args.folder or Path(tempfile.mkdtemp(prefix="rwgate-screen-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     snap = snapshot(folder)
     table = verdicts(folder, snap)
+    warm = _run("warm", snap, snap, folder, args)
+    print(f"verdict table kept in {folder / 'cache'} ({warm['seconds']:.1f} s)")
     kinds = ["screen"] if args.engine == "spark" else ["floor", "screen"]
-    print(f"{'rows':>12} {'run':>6} {'seconds':>8} {'rows/s':>12} {'peak MB':>8} {'load':>5}")
+    print(
+        f"{'rows':>12} {'thr':>3} {'run':>6} {'seconds':>8} {'rows/s':>12} {'peak MB':>8}"
+        f" {'load':>5}"
+    )
     for size in args.sizes:
         rows = int(size)
         refs = folder / f"refs-{rows}.parquet"
@@ -192,25 +222,50 @@ def main() -> None:
             subprocess.run(
                 [sys.executable, __file__, "--generate", str(refs), str(rows)], check=True
             )
-        times: dict[str, list[float]] = {k: [] for k in kinds}
-        for _ in range(args.repeat):
-            for kind in kinds:
-                load = os.getloadavg()[0]
-                out = table if kind == "floor" else folder / f"out-{rows}"
-                got = _run(kind, refs, snap, out, args)
-                assert got["references"] == rows, got
-                times[kind].append(got["seconds"])
-                rate = rows / got["seconds"]
-                line = f"{rows:>12} {kind:>6} {got['seconds']:>8.1f} {rate:>12,.0f}"
-                tail = f"{got['peak_mb']:>8.0f} {load:>5.1f}   ({args.engine} {got['version']})"
-                print(f"{line} {tail}", flush=True)
-                if got.get("timings"):
-                    print(f"{'':>19}{breakdown(got['timings'], got['seconds'])}", flush=True)
-        medians = {k: statistics.median(v) for k, v in times.items()}
-        summary = " ".join(f"{k} {v:.1f} s" for k, v in medians.items())
-        if "floor" in medians:
-            summary += f", ratio {medians['screen'] / medians['floor']:.2f}"
-        print(f"{rows:>12} median of {args.repeat}: {summary}", flush=True)
+        medians = {n: _size(rows, refs, snap, table, kinds, n, args) for n in args.threads}
+        if len(args.threads) > 1:
+            one, many = args.threads[0], args.threads[-1]
+            ups = {k: medians[one][k] / medians[many][k] for k in kinds}
+            text = ", ".join(f"{k} {v:.2f}x" for k, v in ups.items())
+            if "floor" in ups:
+                text += (
+                    f"; the screen's speed-up is {ups['screen'] / ups['floor']:.0%} of the floor's"
+                )
+            print(f"{rows:>12} speed-up from {one} to {many} threads: {text}", flush=True)
+
+
+def _size(
+    rows: int,
+    refs: Path,
+    snap: Path,
+    table: Path,
+    kinds: list[str],
+    threads: int,
+    args: argparse.Namespace,
+) -> dict[str, float]:
+    """``args.repeat`` runs of each kind on one size and thread count; their medians."""
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    for _ in range(args.repeat):
+        for kind in kinds:
+            load = os.getloadavg()[0]
+            out = table if kind == "floor" else args.folder / f"out-{rows}"
+            got = _run(kind, refs, snap, out, args, threads)
+            assert got["references"] == rows, got
+            times[kind].append(got["seconds"])
+            rate = rows / got["seconds"]
+            line = (
+                f"{rows:>12} {threads or 'all':>3} {kind:>6} {got['seconds']:>8.1f} {rate:>12,.0f}"
+            )
+            tail = f"{got['peak_mb']:>8.0f} {load:>5.1f}   ({args.engine} {got['version']})"
+            print(f"{line} {tail}", flush=True)
+            if got.get("timings"):
+                print(f"{'':>23}{breakdown(got['timings'], got['seconds'])}", flush=True)
+    medians = {k: statistics.median(v) for k, v in times.items()}
+    summary = " ".join(f"{k} {v:.1f} s" for k, v in medians.items())
+    if "floor" in medians:
+        summary += f", ratio {medians['screen'] / medians['floor']:.2f}"
+    print(f"{rows:>12} {threads or 'all':>3} median of {args.repeat}: {summary}", flush=True)
+    return medians
 
 
 if __name__ == "__main__":

@@ -322,6 +322,11 @@ def _code(cache_dir: Path | None, root: str = _PACKAGE) -> tuple[str, list[str]]
     return code_id, files
 
 
+def code_id(cache_dir: Path | None) -> str:
+    """rwgate's code identity, as a record keeps it (``code_id``): for a cache entry's name."""
+    return _code(cache_dir)[0]
+
+
 # --- memos --------------------------------------------------------------------------------
 
 

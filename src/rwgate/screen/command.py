@@ -33,14 +33,18 @@ no DOIs, stops the screen with one line naming the flag to use.
 """
 
 
-def _snapshot(args: argparse.Namespace) -> Path:
-    given = getattr(args, "snapshot", None)
-    if given:
-        return Path(given).expanduser()
+def _snapshot_and_cache(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """The snapshot, and the cache folder its verdict table is kept in (None: ``no_cache``):
+    the invoking user's (flags, environment, configuration file), never a project's."""
     from rwgate.config import load_settings
     from rwgate.paths import default_snapshot_path
 
-    return Path(load_settings(Path.cwd()).snapshot or default_snapshot_path())
+    settings = load_settings(Path.cwd())
+    cache = None if settings.no_cache else settings.cache_folder
+    given = getattr(args, "snapshot", None)
+    if given:
+        return Path(given).expanduser(), cache
+    return Path(settings.snapshot or default_snapshot_path()), cache
 
 
 def _given(args: argparse.Namespace) -> dict[str, str | None]:
@@ -119,10 +123,12 @@ def cmd_screen(args: argparse.Namespace) -> int:
     from rwgate.screen.run import ScreenOptions, screen
 
     try:
+        snapshot, cache = _snapshot_and_cache(args)
         opts = ScreenOptions(
             inputs=args.references,
             out=Path(args.out),
-            snapshot=_snapshot(args),
+            snapshot=snapshot,
+            cache=cache,
             input_format=args.input_format,
             columns=_given(args),
             engine=args.engine,

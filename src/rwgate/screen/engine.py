@@ -8,6 +8,7 @@ text, locally or on the cluster ``--master`` names.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from typing import Any, Protocol
 
 from rwgate.screen import sql
 from rwgate.screen.inputs import InputError, InputGroup
-from rwgate.screen.verdicts import COLUMNS, duckdb_columns
+from rwgate.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
+from rwgate.screen.verdicts import COLUMNS
 
 _CROSSREF_COLUMNS = (
     "{'DOI': 'VARCHAR', 'reference': 'STRUCT(\"DOI\" VARCHAR)[]',"
@@ -23,6 +25,27 @@ _CROSSREF_COLUMNS = (
     ' \'items\': \'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
     ' issued STRUCT("date-parts" BIGINT[][]))[]\'}'
 )
+
+
+_CROSSREF_TYPES = {
+    "DOI": "VARCHAR",
+    "reference": 'STRUCT("DOI" VARCHAR)[]',
+    "issued": 'STRUCT("date-parts" BIGINT[][])',
+    "items": 'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
+    ' issued STRUCT("date-parts" BIGINT[][]))[]',
+}
+"""The fields of a Crossref record the screen reads (``_CROSSREF_COLUMNS``, as a structure)."""
+
+
+def _duck_type(shape: Any) -> str:
+    """A DuckDB type for a ``json_group_structure`` shape: a scalar type as it is, a list of them
+    a list; a column of strings in some rows and lists in others (or mixed scalars), or anything
+    nested, JSON (:func:`rwgate.screen.sql.values` reads each row's value or values)."""
+    if isinstance(shape, str):
+        return "VARCHAR" if shape == "NULL" else shape
+    if isinstance(shape, list) and len(shape) == 1 and shape[0] in ("NULL", "VARCHAR"):
+        return "VARCHAR[]"
+    return "JSON"
 
 
 class Engine(Protocol):
@@ -85,18 +108,29 @@ class DuckEngine:
                 f"read_csv({_quoted_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
                 " ignore_errors = true)"
             )
-        if grp.shape == "crossref":
-            # DuckDB sets aside buffers of this size: an ``items`` file is one object (tens of
-            # MB in the public data file), a line one work (a few MB at most).
-            size = 1 << 28 if any(_pretty_json(f) for f in grp.files) else 1 << 25
-            return (
-                f"read_json({files}, {_PATH}, format = 'auto', ignore_errors = true,"
-                f" maximum_object_size = {size}, columns = {_CROSSREF_COLUMNS})"
-            )
+        if lines_json(grp):
+            # Each line that holds an object, as rwgate.screen.jsonlines counted it: a line
+            # counted as screened is a row here (no line is dropped by the read).
+            return objects_reader(grp.files, self._structure(grp))
+        # A classic ``items`` file is one object (tens of MB in the public data file).
         return (
-            f"read_json({files}, {_PATH}, format = 'newline_delimited', ignore_errors = true,"
-            " maximum_object_size = 33554432, union_by_name = true)"
+            f"read_json({files}, {_PATH}, format = 'auto', ignore_errors = true,"
+            f" maximum_object_size = {1 << 28}, columns = {_CROSSREF_COLUMNS})"
         )
+
+    def _structure(self, grp: InputGroup) -> dict[str, str]:
+        """The columns of a JSON lines group: Crossref's fields, or a table's as DuckDB's
+        sniffer types them from its objects (a value of another type is NULL in its row)."""
+        if grp.shape == "crossref":
+            return dict(_CROSSREF_TYPES)
+        got = self.con.execute(
+            "SELECT json_group_structure(json) FROM (SELECT json FROM"
+            f" read_json_objects({_quoted_list(grp.files)}, format = 'newline_delimited',"
+            f" ignore_errors = true, maximum_object_size = {MAX_OBJECT})"
+            " WHERE json_type(json) = 'OBJECT' LIMIT 20480)"
+        ).fetchone()
+        shape = json.loads(got[0]) if got and got[0] else {}
+        return {str(k): _duck_type(v) for k, v in shape.items()} if isinstance(shape, dict) else {}
 
     def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]:
         """Each Parquet file's columns, read from the footers (no row is read)."""
@@ -135,12 +169,13 @@ class DuckEngine:
                     f"{grp.files[0]}: unreadable as {grp.container}: {first}"
                 ) from None
             names.append([str(r[0]) for r in described])
-        self.con.execute(
-            "CREATE TEMP TABLE verdicts AS SELECT * FROM read_json("
-            f"{sql.lit(str(verdicts))}, format = 'newline_delimited', columns = {duckdb_columns()})"
-        )
-        self.con.execute("CREATE TEMP TABLE vdoi AS SELECT * FROM verdicts WHERE kind = 'doi'")
-        self.con.execute("CREATE TEMP TABLE vpmid AS SELECT * FROM verdicts WHERE kind = 'pmid'")
+        picked = ", ".join(sql.ident(name) for name, _ in COLUMNS)
+        # Each kind copied once from the file (a copy of the whole first costs the start a third).
+        for table, kind in (("vdoi", "doi"), ("vpmid", "pmid")):
+            self.con.execute(
+                f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM read_parquet("
+                f"{sql.lit(str(verdicts))}) WHERE kind = '{kind}'"
+            )
         self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
         self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
         return names
@@ -236,12 +271,12 @@ class SparkEngine:
             # per line: Spark reads the two with different options, so each form on its own.
             frames = []
             for multi in (True, False):
-                chosen = [str(f) for f in grp.files if _pretty_json(f) is multi]
+                chosen = [str(f) for f in grp.files if pretty_json(f) is multi]
                 if chosen:
                     frames.append(reader.schema(schema).option("multiLine", multi).json(chosen))
             frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-        else:
-            frame = reader.json(files)
+        else:  # a line that is not JSON: counted unusable by rwgate.screen.jsonlines
+            frame = reader.option("mode", "DROPMALFORMED").json(files)
         # The file's number, as DuckDB's: its path (not a file: URI) looked up among the
         # group's files (a file Spark names otherwise is unnamed in a bad-row sample, '?').
         uri = F.input_file_name()
@@ -267,10 +302,7 @@ class SparkEngine:
             frame = self._read(grp, first)
             frame.createOrReplaceTempView(f"in{i}")
             names.append(list(frame.columns))
-        schema = ", ".join(
-            f"{name} {'STRING' if kind == 'VARCHAR' else kind}" for name, kind in COLUMNS
-        )
-        frame = self.spark.read.schema(schema).json(str(verdicts))
+        frame = self.spark.read.parquet(str(verdicts)).select(*(name for name, _ in COLUMNS))
         frame.filter("kind = 'doi'").createOrReplaceTempView("vdoi")
         frame.filter("kind = 'pmid'").createOrReplaceTempView("vpmid")
         files = self.spark.createDataFrame(input_files(groups), "file BIGINT, name STRING")
@@ -317,16 +349,6 @@ def input_files(groups: list[InputGroup]) -> list[tuple[int, str]]:
     get the name back from this table."""
     own = [f for grp in groups if grp.numbers is None for f in grp.files]
     return list(enumerate(str(f) for f in own))
-
-
-def _pretty_json(path: Path) -> bool:
-    """Whether a Crossref file is one object over many lines (the classic ``items`` files)."""
-    import gzip
-
-    opener: Any = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-        first = handle.readline()
-    return first.strip() in ("{", "[")
 
 
 def open_engine(

@@ -1,4 +1,5 @@
-"""Every record of a CSV input accounted for: screened, or unusable with its line quoted.
+"""Every record of a CSV input accounted for: screened, or unusable with its line quoted (JSON
+lines inputs: :mod:`rwgate.screen.jsonlines`).
 
 On main a CSV was read with ``ignore_errors = true, strict_mode = false``: a notes cell that
 opened a quote and never closed it folded the next lines into it, and five rows citing four
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rwgate.screen import jsonlines
 from rwgate.screen.dialect import Dialect
 from rwgate.screen.doisql import lit
 from rwgate.screen.inputs import InputError, InputGroup
@@ -198,6 +200,17 @@ def _account_file(
     return again
 
 
+def _account_json(acc: Accounting, reader: _Reader, grp: InputGroup) -> None:
+    for path, got in zip(
+        grp.files, jsonlines.account_json(reader.con, reader.error, grp.files), strict=True
+    ):
+        name = str(path)
+        acc.counts[name] = FileCount(
+            name, got["records"], got["screened"], len(got["unusable"]), got["lines"]
+        )
+        acc.unusable += [{"file": name, **bad} for bad in got["unusable"]]
+
+
 def account(
     groups: list[InputGroup], folder: Path, memory_limit: str = "3GB", threads: int | None = None
 ) -> Accounting:
@@ -208,6 +221,8 @@ def account(
     number = 0
     try:
         for grp in groups:
+            if jsonlines.lines_json(grp):
+                _account_json(acc, reader, grp)
             if grp.container != "csv" or grp.dialect is None:
                 number += len(grp.files)
                 continue

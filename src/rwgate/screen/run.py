@@ -24,7 +24,7 @@ from rwgate.screen.engine import open_engine
 from rwgate.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
 from rwgate.screen.records import account
 from rwgate.screen.summary import build as build_summary
-from rwgate.screen.verdicts import build, write_jsonl
+from rwgate.screen.verdict_cache import verdicts
 
 
 @dataclass
@@ -49,6 +49,9 @@ class ScreenOptions:
     list_separator: str | None = None
     """A cell of many identifiers split at this string, one reference per element."""
     progress: bool | None = None
+    cache: Path | None = None
+    """The invoking user's cache folder, where the verdict table of each snapshot is kept
+    (:mod:`rwgate.screen.verdict_cache`); None: built for this screen alone."""
     timings: dict[str, float] | None = None
     """When a dict: filled with the seconds each part of the screen took (the benchmark's
     breakdown); nothing is timed otherwise."""
@@ -139,21 +142,21 @@ def _screen(
 ) -> ScreenResult:
     from rwgate.screen.report import write_html, write_json
 
-    table = build(opts.snapshot)
-    opts.out.mkdir(parents=True, exist_ok=True)
-    engine = open_engine(
-        opts.engine,
-        memory_limit=opts.memory_limit,
-        threads=opts.threads,
-        temp_dir=opts.temp_dir,
-        master=opts.master,
-        progress=opts.progress,
-    )
+    with _timed(opts.timings, "start"):  # snapshot to verdict table, engine start and load
+        table = verdicts(opts.snapshot, opts.cache, tmp)
+        opts.out.mkdir(parents=True, exist_ok=True)
+        engine = open_engine(
+            opts.engine,
+            memory_limit=opts.memory_limit,
+            threads=opts.threads,
+            temp_dir=opts.temp_dir,
+            master=opts.master,
+            progress=opts.progress,
+        )
     try:
-        verdict_file = Path(tmp) / "verdicts.jsonl"
-        write_jsonl(table, verdict_file)
-        groups = split_by_columns(groups, engine.parquet_columns)
-        loaded = engine.load(groups, verdict_file)
+        with _timed(opts.timings, "start"):
+            groups = split_by_columns(groups, engine.parquet_columns)
+            loaded = engine.load(groups, table.file)
         found, kinds = _columns(engine, groups, loaded, opts.columns, opts.list_separator)
         raw = sql.raw_union(groups, found, kinds, opts.list_separator)
         engine.view("refs_raw", raw)

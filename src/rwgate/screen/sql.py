@@ -58,6 +58,12 @@ def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
     ``'10.1/a; 10.1/b;'`` is two references); a whole number stored as a float (pandas writes a
     PubMed id column with gaps so) is its digits, ``34938348``, not ``34938348.0``."""
     c = ident(name)
+    if kind == "JSON":  # a JSON lines column of strings and lists: each row's value(s) as text
+        return (
+            f"CASE WHEN json_type({c}) = 'ARRAY' THEN CASE WHEN json_array_length({c}) > 0"
+            f" THEN json_extract_string({c}, '$[*]') ELSE [NULL] END"
+            f" ELSE [json_extract_string({c}, '$')] END"
+        ), True
     if is_list(kind):
         return f"CASE WHEN len({c}) > 0 THEN CAST({c} AS VARCHAR[]) ELSE [NULL] END", True
     if separator:

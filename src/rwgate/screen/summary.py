@@ -19,7 +19,7 @@ from rwgate.screen import rownums, sql
 from rwgate.screen.columns import ROLES, Columns
 from rwgate.screen.inputs import InputGroup
 from rwgate.screen.records import UNPARSEABLE, Accounting, FileCount
-from rwgate.screen.verdicts import VerdictTable
+from rwgate.screen.verdicts import Verdicts
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 SCHEMA = "rwgate.screen/2"
@@ -51,7 +51,7 @@ def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[
     return out
 
 
-def _sources(table: VerdictTable) -> list[dict[str, Any]]:
+def _sources(table: Verdicts) -> list[dict[str, Any]]:
     return [
         {
             "name": "snapshot",
@@ -60,13 +60,13 @@ def _sources(table: VerdictTable) -> list[dict[str, Any]]:
             "full_export": table.full_export,
             "export_rows": table.export_rows,
             "partial_registry": table.partial_registry,
-            "works": len(table.rows),
+            "works": table.count,
             "unlisted_work_is": table.default_status,
         }
     ]
 
 
-def _warnings(table: VerdictTable, dated: bool) -> list[str]:
+def _warnings(table: Verdicts, dated: bool) -> list[str]:
     out = []
     if not table.full_export:
         out.append(
@@ -139,15 +139,15 @@ def _bad_rows(engine: Any, counts: list[int]) -> dict[str, Any]:
     return {"count": sum(counts), "by_reason": reasons}
 
 
-def _work(key: str, table: VerdictTable) -> dict[str, Any]:
-    title, journal, year = table.works.get(key, (None, None, None))
-    return {"title": title, "journal": journal, "year": year}
-
-
-def _most_cited(engine: Any, table: VerdictTable) -> list[dict[str, Any]]:
+def _most_cited(engine: Any, table: Verdicts) -> list[dict[str, Any]]:
+    top = engine.fetch(sql.TOP_CITED)
+    keys = [f"doi:{row[4]}" if row[4] else f"pmid:{row[5]}" for row in top]
+    names = table.names(keys)
     out = []
-    for work, status, n, after, doi, pmid, ndoi, ntype, nday, rid in engine.fetch(sql.TOP_CITED):
-        key = f"doi:{doi}" if doi else f"pmid:{pmid}"
+    for key, (work, status, n, after, doi, pmid, ndoi, ntype, nday, rid) in zip(
+        keys, top, strict=True
+    ):
+        title, journal, year = names.get(key, (None, None, None))
         out.append(
             {
                 "work": work,
@@ -160,7 +160,9 @@ def _most_cited(engine: Any, table: VerdictTable) -> list[dict[str, Any]]:
                 "notice_type": ntype,
                 "notice_date": nday.isoformat() if nday else None,
                 "record_id": rid,
-                **_work(key, table),
+                "title": title,
+                "journal": journal,
+                "year": year,
             }
         )
     return out
@@ -168,7 +170,7 @@ def _most_cited(engine: Any, table: VerdictTable) -> list[dict[str, Any]]:
 
 def build(
     engine: Any,
-    table: VerdictTable,
+    table: Verdicts,
     files: list[Path],
     groups: list[InputGroup],
     found: list[Columns | None],

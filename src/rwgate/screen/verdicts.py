@@ -23,14 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rwgate.config import Settings
-from rwgate.core import check
-from rwgate.evidence import deciding_notice
-from rwgate.models import Citation, Reference
-from rwgate.sources import open_sources
-from rwgate.sources.snapshot import Snapshot, SnapshotError
-from rwgate.sources.snapshot_rwcsv import EXPORT_KIND, FULL_EXPORT_FLOOR
 from rwgate.vocab import FLAGGED_STATUSES
+
+TYPE_CHECKING = False  # the judging machinery loads only when a table is built (not when kept)
+if TYPE_CHECKING:
+    from rwgate.models import Citation
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("kind", "VARCHAR"),
@@ -49,22 +46,21 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 
 
 @dataclass
-class VerdictTable:
-    """The judged works of one snapshot, and what an unlisted work is against it."""
+class Registry:
+    """What a verdict table says of the works it does not list (the snapshot it comes from)."""
 
-    rows: list[dict[str, Any]]
     snapshot: Path
     as_of: dt.date | None
     full_export: bool
-    export_rows: int | None = None
+    export_rows: int | None
     """Rows of the full export the snapshot rests on (None: it rests on none)."""
-    works: dict[str, tuple[str | None, str | None, int | None]] = field(default_factory=dict)
-    """``doi:ID``/``pmid:ID`` -> (title, journal, year): what the summary page names works by."""
 
     @property
     def partial_registry(self) -> bool:
         """A "full export" smaller than any real one: a sample imported with ``--allow-shrink``,
         which makes every work it does not list clean (fail-open)."""
+        from rwgate.sources.snapshot_rwcsv import FULL_EXPORT_FLOOR
+
         return self.full_export and (self.export_rows or 0) < FULL_EXPORT_FLOOR
 
     @property
@@ -73,9 +69,50 @@ class VerdictTable:
         return "clean" if self.full_export else "unverified"
 
 
+@dataclass
+class VerdictTable(Registry):
+    """The judged works of one snapshot, in memory (as :func:`build` judged them)."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    works: dict[str, tuple[str | None, str | None, int | None]] = field(default_factory=dict)
+    """``doi:ID``/``pmid:ID`` -> (title, journal, year): what the summary page names works by."""
+
+
+@dataclass
+class Verdicts(Registry):
+    """A verdict table as a screen reads it: a Parquet file (:func:`write_parquet` with
+    ``names``), kept in the user's cache folder by :mod:`rwgate.screen.verdict_cache`."""
+
+    file: Path = Path()
+    count: int = 0
+    """Its rows: the works judged."""
+
+    def names(self, keys: list[str]) -> dict[str, tuple[str | None, str | None, int | None]]:
+        """(title, journal, year) of the flagged works ``keys`` (``doi:ID``/``pmid:ID``), read
+        from the file: only the few a summary names are looked up."""
+        import duckdb
+
+        from rwgate.screen.doisql import lit
+
+        if not keys:
+            return {}
+        listed = "[" + ", ".join(lit(k) for k in keys) + "]"
+        con = duckdb.connect()
+        try:
+            rows = con.execute(
+                f"SELECT kind || ':' || id, title, journal, year FROM read_parquet("
+                f"{lit(str(self.file))}) WHERE list_contains({listed}, kind || ':' || id)"
+            ).fetchall()
+        finally:
+            con.close()
+        return {k: (t, j, y) for k, t, j, y in rows}
+
+
 def _identifiers(path: Path) -> tuple[list[str], list[str], int | None]:
     """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records), and
     the rows of the newest full export imported."""
+    from rwgate.sources.snapshot_rwcsv import EXPORT_KIND
+
     uri = f"{path.resolve().as_uri()}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
     try:
@@ -99,6 +136,8 @@ def _identifiers(path: Path) -> tuple[list[str], list[str], int | None]:
 
 
 def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
+    from rwgate.evidence import deciding_notice
+
     status = str(cited.status)
     if kind == "pmid" and status == "no_doi":  # check's word for "the PubMed id proved nothing"
         status = "unverified"
@@ -123,6 +162,12 @@ def build(snapshot: Path) -> VerdictTable:
     Raises :class:`~rwgate.sources.snapshot.SnapshotError` when there is no usable snapshot: a
     screen without its registry would call everything unverified, which is no screen at all.
     """
+    from rwgate.config import Settings
+    from rwgate.core import check
+    from rwgate.models import Reference
+    from rwgate.sources import open_sources
+    from rwgate.sources.snapshot import Snapshot, SnapshotError
+
     with Snapshot(snapshot) as snap:
         full = snap.is_registry
         as_of = snap.info().as_of
@@ -148,27 +193,41 @@ def build(snapshot: Path) -> VerdictTable:
         rows.append(row)
         if row["flag_rank"] is not None:
             works[ref.key] = (cited.title, cited.journal, cited.year)
-    return VerdictTable(rows, snapshot, day, full, export_rows, works)
+    return VerdictTable(snapshot, day, full, export_rows, rows, works)
 
 
-def _lines(table: VerdictTable) -> Iterator[str]:
+NAMES: tuple[tuple[str, str], ...] = (
+    ("title", "VARCHAR"),
+    ("journal", "VARCHAR"),
+    ("year", "INTEGER"),
+)
+"""The columns a cached table adds for the summary's names of flagged works (not the engine's)."""
+
+
+def _lines(table: VerdictTable, names: bool) -> Iterator[str]:
     for row in table.rows:
+        if names:
+            key = f"{row['kind']}:{row['id']}"
+            title, journal, year = table.works.get(key, (None, None, None))
+            row = {**row, "title": title, "journal": journal, "year": year}
         yield json.dumps(row, ensure_ascii=True) + "\n"
 
 
-def write_jsonl(table: VerdictTable, path: Path) -> None:
+def write_jsonl(table: VerdictTable, path: Path, names: bool = False) -> None:
     """The rows as JSON lines (the form an engine loads: no Arrow, no pandas needed)."""
     with path.open("w", encoding="ascii") as out:
-        out.writelines(_lines(table))
+        out.writelines(_lines(table, names))
 
 
-def duckdb_columns() -> str:
+def duckdb_columns(names: bool = False) -> str:
     """``read_json``'s ``columns`` argument for the JSON-lines form."""
-    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in COLUMNS) + "}"
+    cols = COLUMNS + NAMES if names else COLUMNS
+    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in cols) + "}"
 
 
-def write_parquet(table: VerdictTable, path: Path) -> None:
-    """The table as Parquet (through DuckDB), atomically: a temporary name renamed into place."""
+def write_parquet(table: VerdictTable, path: Path, names: bool = False) -> None:
+    """The table as Parquet (through DuckDB), atomically: a temporary name renamed into place.
+    ``names``: with the flagged works' titles, journals and years (:data:`NAMES`)."""
     import os
     import tempfile
 
@@ -179,12 +238,12 @@ def write_parquet(table: VerdictTable, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tempfile.TemporaryDirectory(prefix="rwgate-verdicts-") as folder:
         lines = Path(folder) / "verdicts.jsonl"
-        write_jsonl(table, lines)
+        write_jsonl(table, lines, names)
         con = duckdb.connect()
         try:
             con.execute(
                 f"COPY (SELECT * FROM read_json({lit(str(lines))}, format = 'newline_delimited',"
-                f" columns = {duckdb_columns()}) ORDER BY kind, id) TO {lit(str(tmp))}"
+                f" columns = {duckdb_columns(names)}) ORDER BY kind, id) TO {lit(str(tmp))}"
                 " (FORMAT parquet, COMPRESSION zstd)"
             )
         finally:
