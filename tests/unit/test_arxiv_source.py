@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes.arxiv import FakeArxiv
 
+from fakes.arxiv import FakeArxiv
 from rwgate.config import Settings
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.arxiv_pace import Pacer

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes.biorxiv import FakeBiorxiv
 
+from fakes.biorxiv import FakeBiorxiv
 from rwgate.config import Settings
 from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache

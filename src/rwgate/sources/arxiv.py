@@ -221,7 +221,7 @@ class ArxivSource(IntegritySource):
             "metadataPrefix": "arXivRaw",
         }
         try:
-            page = self.http.get(run, self.oai_url, params, _oai)
+            page = self.http.get(run, self.oai_url, params, oai_answer)
         except GaveUp as exc:
             return str(exc)
         if page.missing or not page.records:
@@ -267,11 +267,12 @@ def _atom(response: httpx.Response) -> AtomFeed:
         raise Failure(str(exc)) from None
 
 
-def _oai(response: httpx.Response) -> OAIPage:
+def oai_answer(response: httpx.Response) -> OAIPage:
+    """An OAI-PMH ``arXivRaw`` answer, validated (:class:`Failure` otherwise)."""
     try:
         return parse_oai(_xml_body(response))
     except XMLShapeError as exc:
         raise Failure(str(exc)) from None
 
 
-__all__ = ["BATCH", "NAME", "ArxivSource", "withdrawal_notice"]
+__all__ = ["BATCH", "NAME", "ArxivSource", "oai_answer", "withdrawal_notice"]

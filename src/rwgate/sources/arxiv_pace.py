@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from rwgate.sources.ratelimit import DeadlineExceeded, Limiter
@@ -36,9 +36,7 @@ class Pacer(Limiter):
         sleep: Callable[[float], None] | None = None,
         on_start: Callable[[float], None] | None = None,
     ) -> None:
-        super().__init__(
-            concurrency=1, limit=1, interval=interval, max_concurrency=1, clock=clock
-        )
+        super().__init__(concurrency=1, limit=1, interval=interval, max_concurrency=1, clock=clock)
         self.on_start = on_start
         self._sleep = sleep
         self._turn = threading.Lock()
@@ -46,7 +44,7 @@ class Pacer(Limiter):
         self.starts = 0
         """Requests started through this pacer (the benchmark counts them)."""
 
-    def update(self, headers: object) -> None:  # type: ignore[override]
+    def update(self, headers: Mapping[str, str]) -> None:
         """arXiv advertises no limits: nothing to learn."""
 
     def hold(self, seconds: float) -> None:

@@ -36,10 +36,42 @@ _IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _ARCHIVES = frozenset(
-    "acc-phys adap-org alg-geom ao-sci astro-ph atom-ph bayes-an chao-dyn chem-ph cmp-lg"
-    " comp-gas cond-mat cs dg-ga funct-an gr-qc hep-ex hep-lat hep-ph hep-th math math-ph"
-    " mtrl-th nlin nucl-ex nucl-th patt-sol physics plasm-ph q-alg q-bio quant-ph solv-int"
-    " supr-con".split()
+    [
+        "acc-phys",
+        "adap-org",
+        "alg-geom",
+        "ao-sci",
+        "astro-ph",
+        "atom-ph",
+        "bayes-an",
+        "chao-dyn",
+        "chem-ph",
+        "cmp-lg",
+        "comp-gas",
+        "cond-mat",
+        "cs",
+        "dg-ga",
+        "funct-an",
+        "gr-qc",
+        "hep-ex",
+        "hep-lat",
+        "hep-ph",
+        "hep-th",
+        "math",
+        "math-ph",
+        "mtrl-th",
+        "nlin",
+        "nucl-ex",
+        "nucl-th",
+        "patt-sol",
+        "physics",
+        "plasm-ph",
+        "q-alg",
+        "q-bio",
+        "quant-ph",
+        "solv-int",
+        "supr-con",
+    ]
 )
 _ARXIV_FIELDS = ("eprint", "arxiv", "arxivid", "arxiv_id")
 _TEXT_FIELDS = ("url", "doi", "note", "howpublished", "journal", "journaltitle", "volume", "pages")
