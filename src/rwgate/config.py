@@ -28,6 +28,9 @@ from rwgate.policy import AllowEntry, Policy, Preset
 DEFAULT_CROSSREF_URL = "https://api.crossref.org"
 DEFAULT_OPENALEX_URL = "https://api.openalex.org"
 DEFAULT_DOI_URL = "https://doi.org"
+DEFAULT_ARXIV_URL = "https://export.arxiv.org/api/query"
+DEFAULT_ARXIV_OAI_URL = "https://oaipmh.arxiv.org/oai"
+DEFAULT_BIORXIV_URL = "https://api.biorxiv.org"
 
 
 class Settings(BaseModel):
@@ -54,6 +57,9 @@ class Settings(BaseModel):
     crossref_url: str = DEFAULT_CROSSREF_URL
     openalex_url: str = DEFAULT_OPENALEX_URL
     doi_url: str = DEFAULT_DOI_URL
+    arxiv_url: str = DEFAULT_ARXIV_URL
+    arxiv_oai_url: str = DEFAULT_ARXIV_OAI_URL
+    biorxiv_url: str = DEFAULT_BIORXIV_URL
     mailto: str | None = None
     template: str | None = None
     inline: bool = False
@@ -143,6 +149,9 @@ _ENV: dict[str, str] = {
     "RWGATE_CROSSREF_URL": "crossref_url",
     "RWGATE_OPENALEX_URL": "openalex_url",
     "RWGATE_DOI_URL": "doi_url",
+    "RWGATE_ARXIV_URL": "arxiv_url",
+    "RWGATE_ARXIV_OAI_URL": "arxiv_oai_url",
+    "RWGATE_BIORXIV_URL": "biorxiv_url",
     "CROSSREF_MAILTO": "mailto",
     "RWGATE_TIMEOUT": "timeout",
     "RWGATE_MAX_SECONDS": "max_total_seconds",

@@ -141,7 +141,10 @@ def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
 
 
 def cmd_update(args: argparse.Namespace) -> int:
-    """Download the current CSV (conditionally, resumably) and import it."""
+    """Download the current CSV (conditionally, resumably) and import it; with ``--preprints``,
+    harvest the preprint withdrawals instead (:func:`cmd_update_preprints`)."""
+    if getattr(args, "preprints", False):
+        return cmd_update_preprints(args)
     from rwgate.sources.rwdownload import DownloadError, TerminalProgress, discard_part, download
     from rwgate.sources.snapshot import ImportSource, SnapshotError
 
@@ -183,6 +186,84 @@ def cmd_update(args: argparse.Namespace) -> int:
     return 2 if result.failed else 0
 
 
+def cmd_update_preprints(args: argparse.Namespace) -> int:
+    """Harvest withdrawn arXiv, bioRxiv and medRxiv preprints into the snapshot, each part from
+    its last harvest on; 2 when a part was cut short (what it found still lands, its date not)."""
+    import sqlite3
+
+    from rwgate.errors import RwgateError
+    from rwgate.sources import snapshot_preprints as tables
+    from rwgate.sources.arxiv import ArxivSource
+    from rwgate.sources.biorxiv import BiorxivSource
+    from rwgate.sources.preprint_harvest import harvest_arxiv, harvest_biorxiv
+    from rwgate.sources.snapshot_store import updating
+
+    path = snapshot_path(args)
+    settings = _settings()
+    now = dt.datetime.now(dt.UTC)
+    try:
+        since, known = _preprint_state(path)
+    except (RwgateError, sqlite3.Error) as exc:
+        _err(str(exc))
+        return 2
+    arxiv = ArxivSource(settings.arxiv_url, settings.arxiv_oai_url, timeout=settings.timeout)
+    biorxiv = BiorxivSource(settings.biorxiv_url, settings.timeout)
+    harvests = [harvest_arxiv(arxiv, since.get("arxiv"), now.date(), known["arxiv"])]
+    for server in ("biorxiv", "medrxiv"):
+        harvests.append(
+            harvest_biorxiv(biorxiv, server, since.get(server), now.date(), known[server])
+        )
+    try:
+        with updating(path, now) as conn:
+            for harvest in harvests:
+                tables.store(conn, harvest, now)
+    except (OSError, sqlite3.Error) as exc:
+        _err(f"cannot write the snapshot {path}: {getattr(exc, 'strerror', None) or exc}")
+        return 2
+    for harvest in harvests:
+        _print_harvest(harvest)
+    print(f"snapshot: {path}")
+    return 2 if any(h.error for h in harvests) else 0
+
+
+def _preprint_state(path: Path) -> tuple[dict[str, dt.date | None], dict[str, set[str]]]:
+    """Each part's last harvest date and the idents it lists as withdrawn."""
+    import sqlite3
+
+    from rwgate.sources import snapshot_preprints as tables
+    from rwgate.sources.snapshot_schema import check_schema
+
+    since: dict[str, dt.date | None] = {}
+    known: dict[str, set[str]] = {part: set() for part in tables.PARTS}
+    if not path.exists():
+        return since, known
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        check_schema(conn, path)
+        if tables.has_tables(conn):
+            for part in tables.PARTS:
+                since[part] = tables.through(conn, part)
+            for server, ident in conn.execute("SELECT server, ident FROM preprint_withdrawals"):
+                known.setdefault(server, set()).add(ident)
+    finally:
+        conn.close()
+    return since, known
+
+
+def _print_harvest(harvest: Any) -> None:
+    found = f"{len(harvest.withdrawn)} withdrawal(s) seen, {len(harvest.live)} lifted"
+    if harvest.error:
+        _err(
+            f"{harvest.part}: cut short after {harvest.requests} request(s): {harvest.error};"
+            f" {found} kept, the part's date unchanged (run it again)"
+        )
+        return
+    print(
+        f"{harvest.part}: {found}, harvested through {harvest.through}"
+        f" ({harvest.requests} request(s))"
+    )
+
+
 def _status_lines(status: SnapshotStatus) -> list[str]:
     lines = [
         f"snapshot: {status.path}",
@@ -199,6 +280,13 @@ def _status_lines(status: SnapshotStatus) -> list[str]:
         lines.append(f"data as of: {status.as_of} ({status.age_days} days old)")
     if status.updated is not None:
         lines.append(f"last import: {status.updated:%Y-%m-%d %H:%M} UTC")
+    for part in status.preprints:
+        lines.append(
+            f"preprints {part.part}: {part.withdrawals} withdrawal(s), harvested through"
+            f" {part.through or 'never (cut short)'}"
+            + (f" ({part.age_days} days old)" if part.age_days is not None else "")
+            + f", last run {part.harvested_at:%Y-%m-%d %H:%M} UTC"
+        )
     lines.append("sources:")
     for entry in status.provenance:
         lines.append(
@@ -315,7 +403,18 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
     _snapshot_option(imp)
     imp.set_defaults(func=cmd_import)
 
-    upd = commands.add_parser("update", help="download the current Retraction Watch CSV")
+    upd = commands.add_parser(
+        "update",
+        help="download the current Retraction Watch CSV (or, with --preprints, harvest"
+        " preprint withdrawals)",
+    )
+    upd.add_argument(
+        "--preprints",
+        action="store_true",
+        help="harvest withdrawn arXiv (OAI-PMH, at arXiv's pace of one request per 3 s),"
+        " bioRxiv and medRxiv preprints into the snapshot, each from its last harvest on"
+        " ($RWGATE_ARXIV_OAI_URL, $RWGATE_BIORXIV_URL choose the servers)",
+    )
     upd.add_argument(
         "--url",
         default=None,

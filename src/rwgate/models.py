@@ -106,6 +106,10 @@ class Lookup(BaseModel):
     )
     error: str | None = None
     as_of: dt.datetime | None = None
+    published_doi: str | None = Field(
+        default=None,
+        description="the journal version of a preprint, as the preprint server states it",
+    )
 
 
 class SourceInfo(BaseModel):

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 """Called with (done, total) as a source works through a batch."""
 
-IdKind = Literal["doi", "pmid"]
+IdKind = Literal["doi", "pmid", "arxiv"]
+"""``arxiv``: an arXiv id without version (:mod:`rwgate.sources.preprint_ids`)."""
 Absence = Literal["unknown", "clean", "nothing"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from rwgate.sources.snapshot_preprints import PreprintPart, parts
 from rwgate.sources.snapshot_rows import iso_date
 
 
@@ -47,6 +48,10 @@ class SnapshotStatus(BaseModel):
         description="a full Retraction Watch export was imported: unlisted works are clean offline",
     )
     provenance: list[ProvenanceEntry] = Field(default_factory=list)
+    preprints: list[PreprintPart] = Field(
+        default_factory=list,
+        description="harvested preprint withdrawals (arXiv, bioRxiv, medRxiv), each part dated",
+    )
 
 
 def read_provenance(conn: sqlite3.Connection) -> list[ProvenanceEntry]:
@@ -87,4 +92,5 @@ def read_status(
         updated=dt.datetime.fromisoformat(updated[0]) if updated else None,
         registry=registry,
         provenance=read_provenance(conn),
+        preprints=parts(conn, now),
     )

@@ -103,6 +103,33 @@ def import_files(
 
 
 @contextmanager
+def updating(db_path: Path, now: dt.datetime) -> Iterator[sqlite3.Connection]:
+    """A writable copy of the snapshot (made if there is none), swapped in whole when the block
+    ends without an exception, with a new import id (memos made on the old data are void); on
+    any exception the old file stays as it was. Serialised with the imports (one lock)."""
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(db_path):
+        tmp = _new_temp(db_path)
+        try:
+            if db_path.exists():
+                shutil.copyfile(db_path, tmp)
+                shutil.copymode(db_path, tmp)
+            conn = connect_rw(tmp)
+            try:
+                yield conn
+                write_meta(conn, now)
+            finally:
+                conn.close()
+            with tmp.open("rb+") as handle:
+                os.fsync(handle.fileno())
+            os.replace(tmp, db_path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
+@contextmanager
 def _exclusive(db_path: Path) -> Iterator[None]:
     """Serialise imports into one snapshot: two at once would each replace the other's work."""
     try:

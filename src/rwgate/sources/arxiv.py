@@ -1,0 +1,278 @@
+"""arXiv as an integrity source: withdrawals, with the author's reason, never called retractions.
+
+About 14,000 arXiv papers have been withdrawn, many for benign reasons (a duplicate submission, a
+paper merged into another, an error the authors found themselves), so a withdrawn version is a
+``withdrawal`` notice (status ``withdrawn``) whose label is arXiv's comment, the reason in the
+authors' words, with the withdrawing version and its date.
+
+How it is asked, within arXiv's pace (:mod:`rwgate.sources.arxiv_pace`: one request per 3 s, one
+connection, process-wide):
+
+1. the Atom API, ``id_list=`` with up to :data:`BATCH` ids a request: the latest version of each
+   paper, its comment, ``arxiv:doi`` and ``arxiv:journal_ref`` (the published version, reported
+   as :attr:`~rwgate.models.Lookup.published_doi` so the core can judge the journal article too);
+2. only where that comment hints at a withdrawal ("This paper has been withdrawn by the author"),
+   OAI-PMH ``GetRecord`` in ``arXivRaw``, whose per-version flags (size ``0kb``, source type
+   ``I``) say whether the latest version is the withdrawal. The flag decides, not the wording.
+
+A paper whose latest version is not withdrawn is found with no notices: the source vouches for it
+(clean as a preprint). An id arXiv does not know is ``not_found`` (like a DOI a registry does not
+know). Any answer that does not validate is an ``error`` look-up: unverified, never clean.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from rwgate.config import Settings
+from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.sources.arxiv_pace import Pacer, arxiv_pacer
+from rwgate.sources.arxiv_xml import (
+    AtomEntry,
+    AtomFeed,
+    OAIPage,
+    RawRecord,
+    XMLShapeError,
+    parse_atom,
+    parse_oai,
+)
+from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
+from rwgate.sources.http import Failure, GaveUp, Retrying, Run, open_client
+from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.preprint_ids import ArxivId, arxiv_of_doi, parse_arxiv
+
+if TYPE_CHECKING:
+    import httpx
+
+BATCH = 100
+"""Ids per Atom request (arXiv's manual: keep result sets small; 100 answers in one page)."""
+NAME = "arxiv"
+
+
+def withdrawal_notice(
+    ident: str, version: int | None, date: dt.date | None, reason: str | None
+) -> Notice:
+    """The ``withdrawal`` notice of a withdrawn arXiv version: the reason is its label."""
+    where = f"arXiv:{ident}v{version}" if version else f"arXiv:{ident}"
+    return Notice(
+        type="withdrawal",
+        date=date,
+        source=[NAME],
+        label=reason or "withdrawn (arXiv gives no reason)",
+        record_id=where,
+    )
+
+
+class ArxivSource(IntegritySource):
+    """arXiv's Atom API and OAI-PMH ``arXivRaw`` (see the module docstring)."""
+
+    name = NAME
+    title = "arXiv"
+    answers = frozenset({"arxiv"})
+    settings = frozenset({"arxiv_url", "arxiv_oai_url", "timeout", "max_total_seconds", "offline"})
+    absence = "unknown"
+    vouches = True  # the latest version's flags are the paper's whole withdrawal state
+
+    def __init__(
+        self,
+        api_url: str = "https://export.arxiv.org/api/query",
+        oai_url: str = "https://oaipmh.arxiv.org/oai",
+        timeout: float = 30.0,
+        max_total_seconds: float = 120.0,
+        max_attempts: int = 4,
+        pacer: Pacer | None = None,
+        batch_size: int = BATCH,
+    ) -> None:
+        if not 1 <= batch_size <= 2000:
+            raise ValueError(f"arxiv batch_size must be 1..2000, not {batch_size}")
+        self.api_url = api_url.rstrip("/")
+        self.oai_url = oai_url.rstrip("/")
+        self.batch_size = batch_size
+        self.pacer = pacer or arxiv_pacer()
+        self.http = Retrying(
+            NAME,
+            self.pacer,
+            timeout=timeout,
+            max_total_seconds=max_total_seconds,
+            max_attempts=max_attempts,
+            backoff_base=1.0,
+            backoff_cap=30.0,
+        )
+        self._answered = 0
+        self._failed: Counter[str] = Counter()
+        self._as_of: dt.datetime | None = None
+
+    @classmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
+        """Behind the look-up cache, like Crossref; offline, cache misses are errors."""
+        if settings.offline and settings.no_cache:
+            return None
+
+        def factory() -> IntegritySource:
+            return cls(
+                api_url=settings.arxiv_url,
+                oai_url=settings.arxiv_oai_url,
+                timeout=settings.timeout,
+                max_total_seconds=settings.max_total_seconds,
+            )
+
+        info = SourceInfo(name=cls.name, url=settings.arxiv_url)
+        return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+
+    @property
+    def requests_made(self) -> int:
+        return self.http.requests_made
+
+    def info(self) -> SourceInfo:
+        info = SourceInfo(name=self.name, url=self.api_url, as_of=self._as_of)
+        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
+
+    def query(self, ident: str, kind: IdKind = "arxiv") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
+    def query_all(
+        self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "arxiv"
+    ) -> dict[str, Lookup]:
+        """One Lookup per distinct identifier (arXiv ids in any spelling, or arXiv DataCite
+        DOIs with ``kind="doi"``); failures are ``error`` look-ups, never exceptions."""
+        wanted = list(dict.fromkeys(idents))
+        answers: dict[str, Lookup] = {}
+        parsed: dict[str, ArxivId] = {}
+        for ident in wanted:
+            found = arxiv_of_doi(ident) if kind == "doi" else parse_arxiv(ident)
+            if found is None:
+                answers[ident] = _lookup(ident, "error", f"arxiv: {ident[:60]!r} is no arXiv id")
+            else:
+                parsed[ident] = found
+        papers = list(dict.fromkeys(a.id for a in parsed.values()))
+        if papers:
+            by_paper = self._ask(papers, progress, len(wanted))
+            for ident, arxiv in parsed.items():
+                answers[ident] = by_paper[arxiv.id].model_copy(update={"doi": ident})
+        self._tally(answers.values())
+        return {ident: answers[ident] for ident in wanted}
+
+    def _ask(self, papers: list[str], progress: Progress | None, total: int) -> dict[str, Lookup]:
+        client = open_client(None, self.http.timeout, 1)  # one connection, as arXiv asks
+        run = self.http.run(client)
+        results: dict[str, Lookup] = {}
+        try:
+            for start in range(0, len(papers), self.batch_size):
+                batch = papers[start : start + self.batch_size]
+                results.update(self._batch(run, batch))
+                if progress is not None:
+                    progress(min(start + len(batch), total), total)
+        finally:
+            client.close()
+        return results
+
+    def _batch(self, run: Run, batch: list[str]) -> dict[str, Lookup]:
+        params = {"id_list": ",".join(batch), "max_results": str(len(batch)), "start": "0"}
+        try:
+            feed = self.http.get(run, self.api_url, params, _atom)
+        except GaveUp as exc:
+            return {p: _lookup(p, "error", str(exc)) for p in batch}
+        entries = {e.arxiv.id: e for e in feed.entries}
+        out: dict[str, Lookup] = {}
+        unknown_ok = len(feed.entries) + feed.empty >= len(batch)
+        for paper in batch:
+            entry = entries.get(paper)
+            if entry is not None:
+                out[paper] = self._judge(run, entry)
+            elif unknown_ok and feed.empty:
+                out[paper] = _lookup(paper, "not_found")
+            else:  # left out without an empty entry in its place: no proof of absence
+                out[paper] = _lookup(paper, "error", "arxiv: the answer left this id out")
+        return out
+
+    def _judge(self, run: Run, entry: AtomEntry) -> Lookup:
+        """Found; with a withdrawal notice when ``arXivRaw`` flags the latest version."""
+        found = Lookup(
+            doi=entry.arxiv.id,
+            outcome="found",
+            source=NAME,
+            title=entry.title,
+            journal=entry.journal_ref,
+            year=entry.published.year if entry.published else None,
+            published_doi=entry.doi,
+            as_of=_now(),
+        )
+        if not entry.hints_withdrawal:
+            return found
+        record = self.raw_record(run, entry.arxiv.id)
+        if isinstance(record, str):
+            return _lookup(entry.arxiv.id, "error", record)
+        withdrawal = record.withdrawal()
+        if withdrawal is None:
+            return found
+        notice = withdrawal_notice(
+            withdrawal.ident, withdrawal.version, withdrawal.date, withdrawal.reason
+        )
+        return found.model_copy(update={"notices": [notice]})
+
+    def raw_record(self, run: Run, paper: str) -> RawRecord | str:
+        """The paper's ``arXivRaw`` record, or the one-line reason there is none."""
+        params = {
+            "verb": "GetRecord",
+            "identifier": f"oai:arXiv.org:{paper}",
+            "metadataPrefix": "arXivRaw",
+        }
+        try:
+            page = self.http.get(run, self.oai_url, params, oai_answer)
+        except GaveUp as exc:
+            return str(exc)
+        if page.missing or not page.records:
+            return f"arxiv: OAI-PMH has no arXivRaw record of {paper}"
+        record = page.records[0]
+        if record.arxiv.id != paper:
+            return f"arxiv: OAI-PMH answered with the record of {record.arxiv.id}"
+        return record
+
+    def _tally(self, lookups: Iterable[Lookup]) -> None:
+        for lookup in lookups:
+            if lookup.outcome == "error":
+                self._failed[lookup.error or "error"] += 1
+            else:
+                self._answered += 1
+                self._as_of = self._as_of or lookup.as_of
+
+
+def _lookup(ident: str, outcome: str, error: str | None = None) -> Lookup:
+    return Lookup.model_validate(
+        {"doi": ident, "outcome": outcome, "source": NAME, "error": error, "as_of": _now()}
+    )
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _xml_body(response: httpx.Response) -> bytes:
+    """The body of a 200 answer that says it is XML; :class:`Failure` otherwise."""
+    if response.status_code != 200:
+        raise Failure(f"HTTP {response.status_code}", retry=False)
+    ctype = response.headers.get("content-type", "").lower()
+    if "xml" not in ctype:
+        raise Failure(f"answer is not XML (content type {ctype[:40] or 'missing'!r})")
+    return response.content
+
+
+def _atom(response: httpx.Response) -> AtomFeed:
+    try:
+        return parse_atom(_xml_body(response))
+    except XMLShapeError as exc:
+        raise Failure(str(exc)) from None
+
+
+def oai_answer(response: httpx.Response) -> OAIPage:
+    """An OAI-PMH ``arXivRaw`` answer, validated (:class:`Failure` otherwise)."""
+    try:
+        return parse_oai(_xml_body(response))
+    except XMLShapeError as exc:
+        raise Failure(str(exc)) from None
+
+
+__all__ = ["BATCH", "NAME", "ArxivSource", "oai_answer", "withdrawal_notice"]
