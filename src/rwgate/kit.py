@@ -83,59 +83,6 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 # --- judge -------------------------------------------------------------------------------------
 
 
-def _short_dois(references: Sequence[Reference], settings: Settings) -> list[Reference]:
-    """ShortDOIs (``10/f8vrcz``) replaced by the DOIs the resolver says they stand for; one that
-    cannot be resolved keeps its value and is judged ``unverified`` (never ``invalid_doi``)."""
-    from rwgate.doi import short_doi
-
-    refs = list(references)
-    wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
-    if not wanted:
-        return refs
-    from rwgate.sources.cache import Cache
-    from rwgate.sources.shortdoi import resolve_short_dois
-
-    cache = Cache(settings.lookup_cache)
-    try:
-        full = resolve_short_dois(list(wanted.values()), settings, cache)
-    finally:
-        cache.close()
-    for index, short in wanted.items():
-        doi = full.get(short)
-        if doi is not None:
-            refs[index] = refs[index].model_copy(update={"doi": doi, "doi_origin": "shortdoi"})
-    return refs
-
-
-def _recover(
-    references: Sequence[Reference], settings: Settings, warnings: list[str]
-) -> list[Reference]:
-    """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
-
-    Recovery is an extra: whatever goes wrong, the DOIs the user gave are still checked,
-    unmatched entries stay ``no_doi``, and a warning says why.
-    """
-    refs = list(references)
-    if not settings.recover_dois or not any(
-        r.doi is None and r.raw_doi is None and not r.missing for r in refs
-    ):
-        return refs
-    if settings.offline:
-        warnings.append("DOI recovery skipped: offline; entries without a DOI stay unchecked")
-        return refs
-    # Verification loads rapidfuzz and the OpenAlex client, which a check without recovery
-    # (every pandoc build) must not pay for.
-    from rwgate.verify.verify import recover_dois
-
-    try:
-        recovery = recover_dois(refs, settings)
-    except Exception as exc:  # any failure of the extra must leave the check itself intact
-        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay unchecked")
-        return refs
-    warnings.extend(recovery.warnings)
-    return recovery.references
-
-
 def judge(
     references: Sequence[Reference],
     settings: Settings,
@@ -143,12 +90,12 @@ def judge(
     progress: Progress | None = None,
     sources: OpenSources | None = None,
 ) -> CheckResult:
-    """The verdict on ``references``: DOI recovery when asked, then the core's one batched check."""
+    """The verdict on ``references``: the core's one batched check (which identifies each
+    entry's work first: :mod:`rwgate.identify`), compared with the lockfile when asked."""
     from rwgate.core import check
 
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
-    refs = _recover(_short_dois(references, settings), settings, warnings)
-    result = check(refs, settings, progress, problems, sources, warnings=warnings)
+    result = check(references, settings, progress, problems, sources, warnings=warnings)
     offline_hint(result, settings)
     return against_lock(result, settings)
 

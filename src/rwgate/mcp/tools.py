@@ -3,7 +3,7 @@
 Every verdict comes from :func:`rwgate.core.check` with the settings ``rwgate check`` would use for
 the same input: a document's own ``rwgate:`` metadata and the ``rwgate.toml``/``pyproject.toml``
 found upward from it, then the flags the server was started with. Searches and records come from
-:class:`~rwgate.sources.crossref_search.CrossrefQuery`. Nothing here fetches a URL a client chose:
+:class:`~rwgate.identify.crossref_search.CrossrefQuery`. Nothing here fetches a URL a client chose:
 the only hosts asked are the configured Crossref (and the snapshot file).
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
+from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.kit import judge
 from rwgate.mcp import offline, safety
 from rwgate.mcp.getrecord import get_record
@@ -49,7 +50,6 @@ from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.result import FLAGGED, CheckResult
 from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
-from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.interface import Progress
 from rwgate.sources.snapshot import Snapshot, SnapshotError
 from rwgate.sources.snapshot_queries import AuthoredWork
