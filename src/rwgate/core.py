@@ -233,13 +233,12 @@ def check(
         identify.close()
         if own:
             srcs.close()
-    ends = min(srcs.first_end, policy.allow_ends() or srcs.first_end)  # the policy notes its own
+    policy.allow_ends()  # noted in the run's record, with the look-ups' ends: the one expiry
     return CheckResult(
         citations=citations,
         policy=policy,
         sources=infos,
         warnings=list(dict.fromkeys(notes)),
         problems=list(problems),
-        expires=None if ends == float("inf") else ends,
         complete=complete,
     )

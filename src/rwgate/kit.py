@@ -163,9 +163,9 @@ def judge_documents(
     docs: Sequence[CitedDocument], settings: Settings
 ) -> list[tuple[CheckResult, dict[str, Reference]]]:
     """:func:`judge_document` for each of ``docs`` (a build's main document and its parts), the
-    sources opened once for all. Front ends never open sources: what a verdict's life depends
-    on (:attr:`CheckResult.expires`, :attr:`CheckResult.complete`) comes with it; each result
-    here says it of them all (one build is remembered as one)."""
+    sources opened once for all. Front ends never open sources: whether every source answered
+    (:attr:`CheckResult.complete`) comes with each verdict, said here of them all (one build is
+    remembered as one); how long they hold is the run's record's (:mod:`rwgate.recorded`)."""
     from rwgate.sources import open_sources
 
     sources = open_sources(settings)
@@ -173,10 +173,8 @@ def judge_documents(
         judged = [judge_document(doc, settings, sources) for doc in docs]
     finally:
         sources.close()
-    ends = [r.expires for r, _ in judged if r.expires is not None]
     for result, _ in judged:
         result.complete = not sources.failed
-        result.expires = min(ends, default=None)
     return judged
 
 
