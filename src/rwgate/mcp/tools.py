@@ -17,8 +17,18 @@ from typing import Any
 
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.doi import try_normalize
+from rwgate.door import (
+    TTL_FEED,
+    TTL_SEARCH,
+    TTL_WORK,
+    AuthoredWork,
+    CrossrefQuery,
+    Progress,
+    Snapshot,
+    SnapshotError,
+    SourceUnavailable,
+)
 from rwgate.errors import RwgateError
-from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.kit import judge
 from rwgate.mcp import offline, safety
 from rwgate.mcp.getrecord import get_record
@@ -49,10 +59,6 @@ from rwgate.references.gather import Gathered, doi_reference
 from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.result import FLAGGED, CheckResult
-from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
-from rwgate.sources.interface import Progress
-from rwgate.sources.snapshot import Snapshot, SnapshotError
-from rwgate.sources.snapshot_queries import AuthoredWork
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
 
@@ -347,7 +353,7 @@ class Toolbox:
     # --- status ------------------------------------------------------------------------------
 
     def data_status(self) -> DataStatus:
-        from rwgate.sources.snapshot import snapshot_status
+        from rwgate.door import snapshot_status
 
         s = self.settings
         snap = snapshot_status(s.snapshot)
