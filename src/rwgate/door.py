@@ -9,31 +9,19 @@ here, once, so the import contract can say that no front end imports ``rwgate.so
 
 from __future__ import annotations
 
-from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
-from rwgate.sources import snapshot_queries
-from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
-from rwgate.sources.http import CANCEL, remember_failures, share_connections
-from rwgate.sources.interface import Progress
-from rwgate.sources.snapshot import Snapshot, SnapshotError, snapshot_status
-from rwgate.sources.snapshot_crossref import author_names
-from rwgate.sources.snapshot_info import SnapshotStatus
-from rwgate.sources.snapshot_queries import AuthoredWork
-
-__all__ = [
-    "CANCEL",
-    "TTL_FEED",
-    "TTL_SEARCH",
-    "TTL_WORK",
-    "AuthoredWork",
-    "CrossrefQuery",
-    "Progress",
-    "Snapshot",
-    "SnapshotError",
-    "SnapshotStatus",
-    "SourceUnavailable",
-    "author_names",
-    "remember_failures",
-    "share_connections",
-    "snapshot_queries",
-    "snapshot_status",
-]
+from rwgate.identify.crossref_search import CrossrefQuery as CrossrefQuery
+from rwgate.identify.crossref_search import SourceUnavailable as SourceUnavailable
+from rwgate.sources import snapshot_queries as snapshot_queries
+from rwgate.sources.cache import TTL_FEED as TTL_FEED
+from rwgate.sources.cache import TTL_SEARCH as TTL_SEARCH
+from rwgate.sources.cache import TTL_WORK as TTL_WORK
+from rwgate.sources.http import CANCEL as CANCEL
+from rwgate.sources.http import remember_failures as remember_failures
+from rwgate.sources.http import share_connections as share_connections
+from rwgate.sources.interface import Progress as Progress
+from rwgate.sources.snapshot import Snapshot as Snapshot
+from rwgate.sources.snapshot import SnapshotError as SnapshotError
+from rwgate.sources.snapshot import snapshot_status as snapshot_status
+from rwgate.sources.snapshot_crossref import author_names as author_names
+from rwgate.sources.snapshot_info import SnapshotStatus as SnapshotStatus
+from rwgate.sources.snapshot_queries import AuthoredWork as AuthoredWork
