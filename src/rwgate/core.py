@@ -4,6 +4,11 @@
 (through :mod:`rwgate.kit`), so they cannot disagree. The flow is one way: references -> one
 batched look-up per source -> merged evidence -> status -> policy action -> :class:`Citation`.
 
+Which work each entry names is :mod:`rwgate.identify`'s answer, asked once per chunk: the
+identifiers each entry gives, shortDOIs resolved, DOIs recovered by title search when asked,
+the registry works a DOI-less title fits. The sources are then asked once per chunk for every
+identifier of it, and each entry is judged over its candidates (:func:`_decide`).
+
 The core never names a source. It asks every open source (:mod:`rwgate.sources`) for the
 identifiers that source answers, and merges what they said by what each declares about itself
 (``absence``: what "not listed" from it means). A new source changes nothing here.
@@ -14,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rwgate import recorded
-from rwgate.bytitle import match_titles
 from rwgate.config import Settings
-from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, evidence
+from rwgate.identify import Identified, Identifier
+from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, by_title, evidence
 from rwgate.models import Action, Citation, Problem, Reference, Status
 from rwgate.policy import Policy
 from rwgate.result import RECOVERED_FROM_TITLE, CheckResult
 from rwgate.sources import Answers, OpenSources, open_sources
 from rwgate.sources.http import NO_NETWORK
-from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.interface import Progress
 from rwgate.trusted import gc_paused, trusted
 
 _ACTION_RANK: dict[Action, int] = {"fail": 0, "annotate": 1, "warn": 2, "ignore": 3}
@@ -112,15 +117,6 @@ CHUNK = 10_000
 """References asked and judged at a time (one batched look-up per source per chunk)."""
 
 
-def _wanted(references: Sequence[Reference]) -> dict[IdKind, list[str]]:
-    """The distinct DOIs and PubMed ids the sources are asked for."""
-    live = [r for r in references if not r.missing]
-    return {
-        "doi": list(dict.fromkeys(r.doi for r in live if r.doi)),
-        "pmid": list(dict.fromkeys(r.pmid for r in live if r.pmid)),
-    }
-
-
 def _units(chunk: Sequence[Reference]) -> Sequence[Reference]:
     """Every reading to judge: each reference, followed by its other readings (DESIGN.md rule 1:
     another definition of the key, another tool's reading). Most chunks have none."""
@@ -129,31 +125,43 @@ def _units(chunk: Sequence[Reference]) -> Sequence[Reference]:
     return [unit for ref in chunk for unit in (ref, *ref.readings)]
 
 
+def _judged(found: Identified, answers: Answers, offline: bool) -> list[list[Evidence]]:
+    """Each entry's verdicts: its own identifiers' one; or, when they leave it ``no_doi``, one
+    per registry work its title fits (:func:`rwgate.judge.by_title`)."""
+    out = []
+    for i, ref in enumerate(found.refs):
+        ev = evidence(ref, answers, offline)
+        works = found.by_title.get(i) if ev.status == "no_doi" else None
+        out.append(by_title(works, answers, offline) if works else [ev])
+    return out
+
+
 def _decide(
     chunk: Sequence[Reference],
     units: Sequence[Reference],
-    judged: Sequence[Evidence],
+    judged: Sequence[Sequence[Evidence]],
     verdict: Callable[[Reference, Evidence], Citation],
 ) -> list[Citation]:
-    """One citation per reference of ``chunk``: where a reference has several readings, every
-    reading is judged and the worst decides, by the policy's action, then by :data:`SEVERITY`
-    (a tie: the reading the toolchain prints, listed first). An entry the tools read apart
+    """One citation per reference of ``chunk``, the one place where several verdicts of one
+    cited key fold: the registry works a title fits, and a reference's several readings. Every
+    one is judged and the worst decides, by the policy's action, then by :data:`SEVERITY` (a
+    tie: the reading the toolchain prints, listed first). An entry the tools read apart
     (``conflict``) whose worst reading is not flagged is ``unverified``: which work prints is
     not known, and neither reading may vouch for the other."""
-    if units is chunk:
-        return [verdict(ref, ev) for ref, ev in zip(chunk, judged, strict=True)]
     out: list[Citation] = []
     at = 0
     for ref in chunk:
         n = 1 + len(ref.readings)
         options = [
-            verdict(u, ev) for u, ev in zip(units[at : at + n], judged[at : at + n], strict=True)
+            verdict(u, ev)
+            for u, evs in zip(units[at : at + n], judged[at : at + n], strict=True)
+            for ev in evs
         ]
         at += n
+        worst = options[0] if len(options) == 1 else min(options, key=_rank)
         if n == 1:
-            out.append(options[0])
+            out.append(worst)
             continue
-        worst = min(options, key=lambda c: (_ACTION_RANK[c.action], SEVERITY[c.status]))
         where = ", ".join(dict.fromkeys(str(u.location or u.key) for u in (ref, *ref.readings)))
         why = ref.conflict or f"{n} readings of key {ref.key!r} ({where})"
         if ref.conflict and worst.status not in FLAG_RANK:
@@ -165,6 +173,10 @@ def _decide(
             reason = f"{said}; {reason}" if reason else said
         out.append(worst.model_copy(update={"key": ref.key, "reason": reason}))
     return out
+
+
+def _rank(citation: Citation) -> tuple[int, int]:
+    return _ACTION_RANK[citation.action], SEVERITY[citation.status]
 
 
 def _offset(progress: Progress | None, start: int, total: int) -> Progress | None:
@@ -192,6 +204,7 @@ def check(
     own = sources is None
     srcs = sources or open_sources(settings)
     notes = [*srcs.warnings, *warnings]
+    identify = Identifier(settings, srcs, notes)
     actions = policy.actions()
     citations: list[Citation] = []
     errors: dict[str, set[str]] = {}  # one line per source that could not answer, all chunks
@@ -201,16 +214,15 @@ def check(
         with gc_paused():
             for start in range(0, total, CHUNK):
                 chunk = references[start : start + CHUNK]
-                units = _units(chunk)
-                answers = srcs.ask(_wanted(units), _offset(progress, start, total))
+                found = identify.chunk(_units(chunk))
+                answers = srcs.ask(found.wanted(), _offset(progress, start, total))
                 if srcs.first_end != float("inf"):  # the run's record: no replay past a TTL
                     recorded.note_expiry(srcs.first_end)
                 _source_errors(answers, settings.offline, errors)
-                judged = [evidence(ref, answers, settings.offline) for ref in units]
+                judged = _judged(found, answers, settings.offline)
                 del answers
-                match_titles(units, judged, srcs, settings.offline)  # the no_doi ones, offline
                 citations += _decide(
-                    chunk, units, judged, lambda r, e: _citation(r, e, policy, said, actions)
+                    chunk, found.refs, judged, lambda r, e: _citation(r, e, policy, said, actions)
                 )
             infos, complete = srcs.infos(), not srcs.failed
             if srcs.cache.warning:  # the cache may also give out mid-check (a failed write)
@@ -218,15 +230,15 @@ def check(
             notes += [_error_line(head, why, srcs) for head, why in errors.items()]
             notes += said
     finally:
+        identify.close()
         if own:
             srcs.close()
-    ends = min(srcs.first_end, policy.allow_ends() or srcs.first_end)  # the policy notes its own
+    policy.allow_ends()  # noted in the run's record, with the look-ups' ends: the one expiry
     return CheckResult(
         citations=citations,
         policy=policy,
         sources=infos,
         warnings=list(dict.fromkeys(notes)),
         problems=list(problems),
-        expires=None if ends == float("inf") else ends,
         complete=complete,
     )

@@ -1,22 +1,27 @@
 """The evidence rules of DESIGN.md for one cited work, given what every source said about it.
 
 Kept apart from :mod:`rwgate.core` (which asks the sources and applies the policy) so that the
-rules read as one piece: a DOI's verdict (:func:`judge`), a PubMed id's (:func:`by_pmid`), the
-more severe of two verdicts (:func:`more_severe`, :data:`SEVERITY`), and whether the identifier
-names the cited work at all (:func:`rwgate.identity.mismatch`). Several readings of one cited key
-are judged one by one and folded in :mod:`rwgate.core`, where the policy's action is known.
+rules read as one piece: a DOI's verdict (:func:`judge`), a PubMed id's (:func:`by_pmid`), a
+title match's (:func:`by_title`), the more severe of two verdicts (:func:`more_severe`,
+:data:`SEVERITY`), and whether the identifier names the cited work at all
+(:func:`rwgate.identify.same.mismatch`). Several readings of one cited key, and the several
+registry works one title fits, are judged one by one and folded in :mod:`rwgate.core`, where the
+policy's action is known.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rwgate.doi import short_doi
 from rwgate.evidence import merge_notices, status_from_notices
-from rwgate.identity import mismatch
+from rwgate.identify.bytitle import TitleWork
+from rwgate.identify.same import mismatch
 from rwgate.models import Lookup, Notice, Reference, Status
 from rwgate.sources import Answers
 from rwgate.sources.interface import IntegritySource
+from rwgate.titles import TitleRow
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES
 
 FLAG_RANK = {status: i for i, status in enumerate(FLAGGED_STATUSES)}  # most severe first
@@ -169,9 +174,48 @@ def evidence(ref: Reference, answers: Answers, offline: bool) -> Evidence:
     )
 
 
+BASIS_TITLE = "title"
+"""What ``basis`` names last for a verdict reached through a title match."""
+
+
+def by_title(works: Sequence[TitleWork], answers: Answers, offline: bool) -> list[Evidence]:
+    """One verdict per registry work a DOI-less entry's title fits
+    (:mod:`rwgate.identify.bytitle`), by its DOI or PubMed id as every source knows it (Crossref
+    too, when online); each reason names the record matched and the identifier to add."""
+    out = []
+    for work in works:
+        if work.doi:
+            ev = judge(answers.get(("doi", work.doi), []), offline)
+            ev.doi = work.doi
+        elif work.pmid:
+            ev = by_pmid(work.pmid, answers.get(("pmid", work.pmid), []), offline)
+        elif (lookup := work.source.title_lookup(work.rows)) is not None:
+            ev = judge([(work.source, lookup)], offline)
+        else:
+            ev = Evidence("unverified", reason=f"{work.source.title} cannot say more of this work")
+        note = title_match_note(work.rows, ev.doi or work.doi)
+        ev.reason = f"{note}; {ev.reason}" if ev.reason else note
+        ev.basis = [*ev.basis, BASIS_TITLE]
+        out.append(ev)
+    return out
+
+
+def title_match_note(rows: Sequence[TitleRow], doi: str | None) -> str:
+    """What the report says of an entry judged by its title: the registry record it matched,
+    and the identifier to add."""
+    ids = sorted({r.record_id for r in rows if r.record_id}, key=lambda x: (len(x), x))
+    named = ", ".join(f"RW#{i}" for i in ids) or "a registry record"
+    if doi:
+        return f"matched by title to {named}, add its DOI ({doi})"
+    pmids = sorted({r.pmid for r in rows if r.pmid})
+    if pmids:
+        return f"matched by title to {named}, add its PMID ({pmids[0]})"
+    return f"matched by title to {named} (the registry gives it no DOI)"
+
+
 def with_identity(ref: Reference, ev: Evidence, kind: str, ident: str) -> Evidence:
     """``ev`` with the identity check applied: when the identifier names another work
-    (:func:`rwgate.identity.mismatch`), a notice that weakens that work (retracted ... unknown
+    (:func:`rwgate.identify.same.mismatch`), a notice that weakens that work (retracted ... unknown
     notice) keeps its status, anything else becomes ``doi_mismatch``; either way the reason
     says so first, the notices stay, and the policy's action is the more severe of the two
     statuses' (:attr:`Evidence.mismatch`)."""

@@ -83,59 +83,6 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 # --- judge -------------------------------------------------------------------------------------
 
 
-def _short_dois(references: Sequence[Reference], settings: Settings) -> list[Reference]:
-    """ShortDOIs (``10/f8vrcz``) replaced by the DOIs the resolver says they stand for; one that
-    cannot be resolved keeps its value and is judged ``unverified`` (never ``invalid_doi``)."""
-    from rwgate.doi import short_doi
-
-    refs = list(references)
-    wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
-    if not wanted:
-        return refs
-    from rwgate.sources.cache import Cache
-    from rwgate.sources.shortdoi import resolve_short_dois
-
-    cache = Cache(settings.lookup_cache)
-    try:
-        full = resolve_short_dois(list(wanted.values()), settings, cache)
-    finally:
-        cache.close()
-    for index, short in wanted.items():
-        doi = full.get(short)
-        if doi is not None:
-            refs[index] = refs[index].model_copy(update={"doi": doi, "doi_origin": "shortdoi"})
-    return refs
-
-
-def _recover(
-    references: Sequence[Reference], settings: Settings, warnings: list[str]
-) -> list[Reference]:
-    """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
-
-    Recovery is an extra: whatever goes wrong, the DOIs the user gave are still checked,
-    unmatched entries stay ``no_doi``, and a warning says why.
-    """
-    refs = list(references)
-    if not settings.recover_dois or not any(
-        r.doi is None and r.raw_doi is None and not r.missing for r in refs
-    ):
-        return refs
-    if settings.offline:
-        warnings.append("DOI recovery skipped: offline; entries without a DOI stay unchecked")
-        return refs
-    # Verification loads rapidfuzz and the OpenAlex client, which a check without recovery
-    # (every pandoc build) must not pay for.
-    from rwgate.verify.verify import recover_dois
-
-    try:
-        recovery = recover_dois(refs, settings)
-    except Exception as exc:  # any failure of the extra must leave the check itself intact
-        warnings.append(f"DOI recovery failed ({exc}); entries without a DOI stay unchecked")
-        return refs
-    warnings.extend(recovery.warnings)
-    return recovery.references
-
-
 def judge(
     references: Sequence[Reference],
     settings: Settings,
@@ -143,12 +90,12 @@ def judge(
     progress: Progress | None = None,
     sources: OpenSources | None = None,
 ) -> CheckResult:
-    """The verdict on ``references``: DOI recovery when asked, then the core's one batched check."""
+    """The verdict on ``references``: the core's one batched check (which identifies each
+    entry's work first: :mod:`rwgate.identify`), compared with the lockfile when asked."""
     from rwgate.core import check
 
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
-    refs = _recover(_short_dois(references, settings), settings, warnings)
-    result = check(refs, settings, progress, problems, sources, warnings=warnings)
+    result = check(references, settings, progress, problems, sources, warnings=warnings)
     offline_hint(result, settings)
     return against_lock(result, settings)
 
@@ -216,9 +163,9 @@ def judge_documents(
     docs: Sequence[CitedDocument], settings: Settings
 ) -> list[tuple[CheckResult, dict[str, Reference]]]:
     """:func:`judge_document` for each of ``docs`` (a build's main document and its parts), the
-    sources opened once for all. Front ends never open sources: what a verdict's life depends
-    on (:attr:`CheckResult.expires`, :attr:`CheckResult.complete`) comes with it; each result
-    here says it of them all (one build is remembered as one)."""
+    sources opened once for all. Front ends never open sources: whether every source answered
+    (:attr:`CheckResult.complete`) comes with each verdict, said here of them all (one build is
+    remembered as one); how long they hold is the run's record's (:mod:`rwgate.recorded`)."""
     from rwgate.sources import open_sources
 
     sources = open_sources(settings)
@@ -226,10 +173,8 @@ def judge_documents(
         judged = [judge_document(doc, settings, sources) for doc in docs]
     finally:
         sources.close()
-    ends = [r.expires for r, _ in judged if r.expires is not None]
     for result, _ in judged:
         result.complete = not sources.failed
-        result.expires = min(ends, default=None)
     return judged
 
 

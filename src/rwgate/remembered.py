@@ -2,8 +2,9 @@
 
 A front end that remembers its verdict (rw-filter and the Lua filter, rw-latexmk) asks this
 module, so that front ends cannot disagree. :func:`refusal` is the rule: the first reason of
-:data:`REASONS` that holds, read from the settings and the verdict (which says how long it holds
-and whether every source answered: no front end looks into the sources). A :class:`Door` is one
+:data:`REASONS` that holds, read from the settings and the verdict (which says whether every
+source answered: no front end looks into the sources; how long it holds is the run's record's,
+:mod:`rwgate.recorded`, the one expiry). A :class:`Door` is one
 request's memo in the invoking user's cache folder: it finds, re-checks every input its record
 names (:mod:`rwgate.recorded`), replays, or keeps; :func:`through` is the whole operation.
 

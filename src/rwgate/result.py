@@ -1,8 +1,10 @@
 """The verdict of one check, with what a report says about it and how long it holds.
 
 Kept apart from :mod:`rwgate.core` (which reaches it) so that renderers and front ends read a
-result without importing the core, and so that a verdict carries its own life (:attr:`expires`,
-:attr:`complete`): a front end that remembers it needs no look into the sources.
+result without importing the core, and so that a verdict says whether every source answered
+(:attr:`complete`): a front end that remembers it needs no look into the sources. How long it
+holds is the run's record's (:mod:`rwgate.recorded`), the one expiry every memo uses: the core
+notes each look-up's end, the policy an allow-list entry's, the snapshot the day it grows stale.
 """
 
 from __future__ import annotations
@@ -36,10 +38,6 @@ class CheckResult:
     project_metadata: list[str] = field(default_factory=list)
     """Project files whose metadata (bibliography, nocite, ``rwgate:``) was merged into the
     manuscript's (:attr:`rwgate.references.gather.Gathered.project_metadata`)."""
-    expires: float | None = None
-    """When the verdict stops holding (Unix seconds): the first look-up behind it reaching its
-    source's TTL, or an allow-list entry running out; None: no known end. A memo of any front
-    end replays it no later (the core and the policy also note it in the run's record)."""
     complete: bool = True
     """Whether every source could answer and the cache could be used: a verdict with a failed
     look-up is retried, never remembered."""

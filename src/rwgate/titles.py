@@ -2,7 +2,7 @@
 
 Pure functions at the bottom of the layers, so the integrity core (does this DOI name the cited
 work? which registry row is this DOI-less entry?), the snapshot's title index and citation
-verification (:mod:`rwgate.verify.match`) fold a title the same way and can never disagree about
+verification (:mod:`rwgate.identify.same`) fold a title the same way and can never disagree about
 whether two titles are "the same words".
 
 ``rapidfuzz`` is imported on the first fuzzy comparison only: a check whose titles all agree

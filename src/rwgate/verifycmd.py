@@ -24,7 +24,6 @@ from rwgate.kit import EXIT_GATE, EXIT_OK, EXIT_USAGE, add_check_options, print_
 def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
     from rwgate.models import Problem
     from rwgate.references import load_bibliography
-    from rwgate.verify.bibfields import entry_links
 
     cited: list[Any] = []
     problems: list[Problem] = []
@@ -37,14 +36,7 @@ def _load(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
             unreadable = True
             continue
         problems += bib.problems
-        links = entry_links(path)
-        for ref in bib.references:
-            more = links.get(ref.key)
-            update = {
-                "arxiv_id": more.arxiv_id if more else None,
-                "url": more.url if more and not ref.doi else None,
-            }
-            cited.append(ref.model_copy(update=update))
+        cited += bib.references  # read as the check reads them: one reading of each entry
     return cited, problems, unreadable
 
 

@@ -117,7 +117,8 @@ def test_keys_that_carry_their_identifier_are_entries_without_a_bibliography(
 ) -> None:
     """A Manubot manuscript: `[@doi:…]` keys, no bibliography file (manubot's own filter resolves
     them). On 30fc316 this was "0 cited … cannot judge from the sources", exit 2; 2c1189c judged
-    every DOI key. A key rwgate cannot look up (an arXiv id) is an entry with no DOI."""
+    every DOI key. An arXiv key is looked up as its DataCite DOI, as `rwgate verify` reads it
+    (rwgate.identify.ids): no complete Retraction Watch snapshot here, so it is unverified."""
     (tmp_path / "manu.md").write_text(
         "---\ntitle: A Manubot manuscript\n---\n\n"
         "As shown [@doi:10.1126/science.1256151; @arxiv:1706.03762] and"
@@ -138,6 +139,6 @@ def test_keys_that_carry_their_identifier_are_entries_without_a_bibliography(
     status = {c["key"]: c["status"] for c in json.loads(proc.stdout)["citations"]}
     assert status == {
         "doi:10.1126/science.1256151": "retracted",
-        "arxiv:1706.03762": "no_doi",
+        "arxiv:1706.03762": "unverified",
         "url:https://doi.org/10.1038/171737a0": "clean",
     }, status

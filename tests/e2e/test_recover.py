@@ -186,8 +186,8 @@ def test_setting_from_toml_environment_and_metadata(tmp_path: Path) -> None:
 PROBE = """
 import sys
 {call}
-heavy = ("rapidfuzz", "rwgate.verify.verify", "rwgate.verify.lookup", "rwgate.verify.match",
-         "rwgate.sources.openalex")
+heavy = ("rapidfuzz", "rwgate.identify.recover", "rwgate.identify.lookup",
+         "rwgate.identify.openalex", "rwgate.identify.crossref_search")
 loaded = sorted(m for m in sys.modules if m.startswith(heavy) or m.startswith("rwgate.verify"))
 print("LOADED " + " ".join(loaded))
 """
@@ -221,4 +221,4 @@ def test_check_without_recovery_never_loads_verification(env, bib) -> None:
     assert plain <= REGISTRATION, plain
     assert loaded_by(CORE, [str(bib)], environment) == set()
     recovering = loaded_by(CLI, ["check", "--recover-dois", str(bib)], environment)
-    assert {"rapidfuzz", "rwgate.verify.verify", "rwgate.sources.openalex"} <= recovering
+    assert {"rapidfuzz", "rwgate.identify.recover", "rwgate.identify.openalex"} <= recovering

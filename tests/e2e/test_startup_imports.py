@@ -27,7 +27,8 @@ def test_importing_the_source_does_not_import_httpx(fake_crossref: FakeCrossref)
 
 def test_importing_the_sources_does_not_import_httpx() -> None:
     probe = (
-        "import sys, rwgate.sources.http, rwgate.sources.openalex, rwgate.sources.crossref_search\n"
+        "import sys, rwgate.sources.http, rwgate.identify.openalex\n"
+        "import rwgate.identify.crossref_search\n"
         "print('httpx' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rwgate.doi import try_normalize
 from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.bibtex import EntryLinks, parse_bib, parse_bib_links
+from rwgate.references.bibtex import parse_bib
 from rwgate.references.readers import by_name
 
 read_bib = by_name("bibtex").read
@@ -144,15 +144,17 @@ def test_authors_fall_back_to_editors_and_follow_macros() -> None:
     assert refs["c"].authors == ["World Health Organization"]
 
 
-def test_links_give_arxiv_id_and_url_as_the_reader_sees_the_entry() -> None:
+def test_a_doi_less_entry_gives_its_arxiv_id_and_url_as_the_reader_sees_the_entry() -> None:
     text = r"""@string{base = "https://arxiv.org/abs/"}
 @misc{v, eprint = {1706.03762}, archivePrefix = {arXiv}, url = base # "1706.03762v5"}
 @misc{w, eprint = {10.1000/x}, eprinttype = {doi}, url = {\url{https://ex.org/a\_b}}}
+@misc{u, url = {\url{https://ex.org/a\_b}}}
 @misc{v, eprint = {9999.99999}, archiveprefix = {arXiv}}"""
-    links = parse_bib_links(text)
-    assert links["v"] == EntryLinks(arxiv_id="1706.03762", url="https://arxiv.org/abs/1706.03762v5")
-    assert links["w"] == EntryLinks(arxiv_id=None, url="https://ex.org/a_b")
-    assert parse_bib_links("@misc{broken, title = {x}") == {"broken": EntryLinks()}
+    refs = {r.key: r for r in parse_bib(text, "t.bib").references}
+    v = refs["v"]
+    assert (v.arxiv_id, v.url) == ("1706.03762", "https://arxiv.org/abs/1706.03762v5")
+    assert (refs["w"].doi, refs["w"].arxiv_id, refs["w"].url) == ("10.1000/x", None, None)
+    assert (refs["u"].arxiv_id, refs["u"].url) == (None, "https://ex.org/a_b")
 
 
 def test_booktitle_is_the_journal_of_proceedings() -> None:

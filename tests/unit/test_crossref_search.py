@@ -9,8 +9,8 @@ import pytest
 
 from fakes.crossref import FakeCrossref
 from rwgate.config import Settings
+from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.sources.cache import Cache
-from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 SURGISPHERE = "10.1016/s0140-6736(20)31180-6"

@@ -12,8 +12,8 @@ from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.hostile import WAKEFIELD, HostileCrossref
 from fakes.openalex import FakeOpenAlex
 from rwgate.config import Settings
+from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.sources.http import Failure, GaveUp, Retrying, open_client, transport_reason
-from rwgate.sources.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.sources.ratelimit import Limiter
 
 NATURE = "10.1038/nature12373"

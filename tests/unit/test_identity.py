@@ -17,7 +17,7 @@ import pytest
 from rwgate.config import Settings
 from rwgate.core import check
 from rwgate.evidence import lookup_from_crossref
-from rwgate.identity import mismatch, title_agrees
+from rwgate.identify.same import mismatch, title_agrees
 from rwgate.models import Citation, Lookup, Reference
 from rwgate.references import load_bibliography
 from rwgate.sources.snapshot_store import import_files

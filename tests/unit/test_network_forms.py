@@ -22,9 +22,9 @@ from fakes.crossref import FakeCrossref
 from fakes.nonetwork import FORMS, NoNetwork
 from rwgate.cli import main
 from rwgate.config import Settings
+from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.netblock import blocked_transport
-from rwgate.sources.openalex import OpenAlexSource, OpenAlexUnavailable
 
 SAID = {
     "proxy_403": "refused by a proxy (HTTP 403, via: 1.1 proxy.corp.example (squid/5.7))",

@@ -23,9 +23,9 @@ import pytest
 from fakes.crossref import FakeCrossref, closed_port_url
 from rwgate.cli import main
 from rwgate.config import Settings
+from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.http import NO_NETWORK, unreachable_reason
-from rwgate.sources.openalex import OpenAlexSource, OpenAlexUnavailable
 
 NOWHERE = "api.crossref.invalid"  # RFC 6761: never resolves
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

@@ -20,7 +20,7 @@ import pytest
 
 from rwgate.config import Settings
 from rwgate.core import check
-from rwgate.identity import mismatch
+from rwgate.identify.same import mismatch
 from rwgate.models import Lookup, Reference
 from rwgate.references.bibtex import parse_bib
 from rwgate.sources.snapshot_store import import_files

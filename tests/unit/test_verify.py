@@ -10,10 +10,12 @@ import pytest
 from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
 from rwgate.config import Settings, load_settings
+from rwgate.identify.lookup import open_registries
+from rwgate.identify.recover import recover_dois
 from rwgate.models import Reference
 from rwgate.verify.export import get_bibtex
 from rwgate.verify.search import search_references
-from rwgate.verify.verify import recover_dois, verify_citation
+from rwgate.verify.verify import verify_citation
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 LACOUR = "10.1126/science.1256151"
@@ -234,7 +236,11 @@ def test_recover_dois_fills_verified_matches_only(settings: Settings) -> None:
         Reference(key="bare", title=WATSON_TITLE),
         Reference(key="has", doi=WATSON, title=WATSON_TITLE, year=1953),
     ]
-    recovery = recover_dois(refs, settings)
+    regs = open_registries(settings)
+    try:
+        recovery = recover_dois(refs, regs)
+    finally:
+        regs.close()
     out = recovery.references
     assert out[0].doi == LACOUR and out[0].doi_origin == "title"
     assert out[1].doi is None and out[2].doi is None

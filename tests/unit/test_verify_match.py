@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rwgate.models import Reference
-from rwgate.verify import bibtex_export as bx
-from rwgate.verify.match import (
+from rwgate.identify.ids import arxiv_id, identifiers_in_url
+from rwgate.identify.lookup import score_work as verify_score
+from rwgate.identify.same import (
     PARTIAL,
     WEIGHTS,
     author_overlap,
@@ -18,9 +18,10 @@ from rwgate.verify.match import (
     venue_similarity,
     verdict_for,
 )
+from rwgate.identify.works import family_of
+from rwgate.models import Reference
+from rwgate.verify import bibtex_export as bx
 from rwgate.verify.models import Author, Work
-from rwgate.verify.records import arxiv_id, family_of, identifiers_in_url
-from rwgate.verify.verify import _score as verify_score
 
 # --- normalisation and components -------------------------------------------------------------
 

@@ -11,8 +11,8 @@ import pytest
 from fakes.crossref import closed_port_url
 from fakes.openalex import FakeOpenAlex
 from rwgate.config import Settings
+from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.sources.cache import Cache
-from rwgate.sources.openalex import OpenAlexSource, OpenAlexUnavailable
 
 LACOUR = "10.1126/science.1256151"
 NATURE = "10.1038/nature12373"

@@ -103,7 +103,7 @@ async def _in_thread(work: Callable[[], BaseModel]) -> BaseModel:
     """``work()`` in a worker thread that stops asking upstream when the call is cancelled: the
     event reaches every source through :data:`rwgate.sources.http.CANCEL` (a cancelled call went
     on sending 6 of its 10 requests)."""
-    from rwgate.sources.http import CANCEL
+    from rwgate.door import CANCEL
 
     cancel = threading.Event()
 

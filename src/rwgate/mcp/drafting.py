@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from rwgate.config import Settings
 from rwgate.errors import RwgateError
+from rwgate.identify.lookup import SOURCES
 from rwgate.mcp import safety
 from rwgate.mcp.safety import BadArgument, one_line
 from rwgate.verify import export, search, verify
-from rwgate.verify.lookup import SOURCES
 from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
 from rwgate.verify.search import MAX_RESULTS
 

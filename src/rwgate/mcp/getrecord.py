@@ -14,15 +14,13 @@ from typing import Any
 
 from rwgate.config import Settings
 from rwgate.doi import try_normalize
+from rwgate.door import TTL_WORK, CrossrefQuery, Snapshot, SnapshotError, SourceUnavailable
 from rwgate.evidence import crossref_date, first_text
 from rwgate.mcp import offline, safety
 from rwgate.mcp.models import Record
 from rwgate.mcp.records import author_names, update_entry
 from rwgate.mcp.safety import BadArgument, one_line
 from rwgate.models import SourceInfo
-from rwgate.sources.cache import TTL_WORK
-from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
-from rwgate.sources.snapshot import Snapshot, SnapshotError
 
 
 def get_record(

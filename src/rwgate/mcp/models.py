@@ -11,8 +11,8 @@ import datetime as dt
 
 from pydantic import BaseModel, Field
 
+from rwgate.door import SnapshotStatus
 from rwgate.models import Citation, SourceInfo, Summary
-from rwgate.sources.snapshot_info import SnapshotStatus
 
 AUTHOR_CAVEAT = (
     "A name match is not an identity match: these works were found by author name in Crossref "

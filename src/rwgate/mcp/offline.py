@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from rwgate.config import Settings
+from rwgate.door import Snapshot, SnapshotError
+from rwgate.door import snapshot_queries as queries
 from rwgate.mcp.models import NoticeRecord, Record, Update
 from rwgate.mcp.records import name_matches
 from rwgate.mcp.safety import BadArgument
 from rwgate.models import Notice, SourceInfo
 from rwgate.paths import default_snapshot_path
-from rwgate.sources import snapshot_queries as queries
-from rwgate.sources.snapshot import Snapshot, SnapshotError
 
 T = TypeVar("T")
 _NO_SNAPSHOT = (

@@ -9,9 +9,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from rwgate.door import author_names
 from rwgate.evidence import crossref_notice, first_text
 from rwgate.mcp.models import NoticeRecord, Update
-from rwgate.sources.snapshot_crossref import author_names
 
 __all__ = ["author_matches", "author_names", "name_matches", "notice_record", "update_entry"]
 

@@ -329,8 +329,8 @@ def serve(
     allowed_hosts: Sequence[str] = (),
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    from rwgate.door import remember_failures, share_connections
     from rwgate.mcp.http import security_settings, serve_http
-    from rwgate.sources.http import remember_failures, share_connections
 
     if transport != "stdio":
         security_settings(host, token, allowed_hosts)  # refuse an unsafe bind before anything

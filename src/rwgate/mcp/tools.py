@@ -3,7 +3,7 @@
 Every verdict comes from :func:`rwgate.core.check` with the settings ``rwgate check`` would use for
 the same input: a document's own ``rwgate:`` metadata and the ``rwgate.toml``/``pyproject.toml``
 found upward from it, then the flags the server was started with. Searches and records come from
-:class:`~rwgate.sources.crossref_search.CrossrefQuery`. Nothing here fetches a URL a client chose:
+:class:`~rwgate.identify.crossref_search.CrossrefQuery`. Nothing here fetches a URL a client chose:
 the only hosts asked are the configured Crossref (and the snapshot file).
 """
 
@@ -17,6 +17,17 @@ from typing import Any
 
 from rwgate.config import USER_KEYS, ConfigError, Settings, load_settings
 from rwgate.doi import try_normalize
+from rwgate.door import (
+    TTL_FEED,
+    TTL_SEARCH,
+    TTL_WORK,
+    AuthoredWork,
+    CrossrefQuery,
+    Progress,
+    Snapshot,
+    SnapshotError,
+    SourceUnavailable,
+)
 from rwgate.errors import RwgateError
 from rwgate.kit import judge
 from rwgate.mcp import offline, safety
@@ -48,11 +59,6 @@ from rwgate.references.gather import Gathered, doi_reference
 from rwgate.references.locate import OUTSIDE
 from rwgate.references.readers import is_manuscript, suffixes
 from rwgate.result import FLAGGED, CheckResult
-from rwgate.sources.cache import TTL_FEED, TTL_SEARCH, TTL_WORK
-from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
-from rwgate.sources.interface import Progress
-from rwgate.sources.snapshot import Snapshot, SnapshotError
-from rwgate.sources.snapshot_queries import AuthoredWork
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
 
@@ -347,7 +353,7 @@ class Toolbox:
     # --- status ------------------------------------------------------------------------------
 
     def data_status(self) -> DataStatus:
-        from rwgate.sources.snapshot import snapshot_status
+        from rwgate.door import snapshot_status
 
         s = self.settings
         snap = snapshot_status(s.snapshot)

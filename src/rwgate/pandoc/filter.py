@@ -106,6 +106,27 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
             say("WARNING", describe(citation))
 
 
+@dataclass(frozen=True)
+class Caller:
+    """Who runs the filter, chosen once from its arguments (:meth:`of`): pandoc itself, or the
+    Lua filter (``_extensions/rwgate/rwgate.lua``), which may ask for the ``verdicts`` to place
+    the notices itself and name a ``memo`` of its own (:func:`rwgate.pandoc.lua.store_for_lua`)."""
+
+    verdicts: bool = False
+    memo: Path | None = None
+
+    @classmethod
+    def of(cls, options: Sequence[str]) -> Caller:
+        """From the arguments after the format (pandoc itself passes none)."""
+        rest = [a for a in options if a != "--verdicts"]
+        memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
+        return cls("--verdicts" in options, memo)
+
+    def untouched(self, source: bytes) -> bytes:
+        """The answer that leaves the document as it came."""
+        return lua_answer({}, {}) if self.verdicts else source
+
+
 @dataclass
 class Run:
     """One full run as it goes through the three phases (:func:`check_document`)."""
@@ -114,6 +135,7 @@ class Run:
     cited: CitedDocument
     env: Mapping[str, str]
     bookmark: int
+    caller: Caller = field(default_factory=Caller)
     result: CheckResult | None = None
     refs: dict[str, Reference] = field(default_factory=dict)
     verdict: Verdict | None = None
@@ -159,12 +181,10 @@ def judge(run: Run) -> CheckResult:
     return result
 
 
-def finalize(
-    run: Run, ast: dict[str, Any], source: bytes, fmt: str, verdicts: bool
-) -> bytes | None:
+def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str) -> bytes | None:
     """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and asked:
-    ``verdicts``); the output, or None when a flagged work would be shown without its notice
-    (the build stops, exit 1)."""
+    :attr:`Caller.verdicts`); the output, or None when a flagged work would be shown without its
+    notice (the build stops, exit 1)."""
     from rwgate.kit import annotations_for
     from rwgate.pandoc.notices import announce
 
@@ -172,8 +192,8 @@ def finalize(
     settings = run.settings
     annotations = annotations_for(run.result.citations, settings.template)
     if not annotations:
-        return lua_answer({}, {}) if verdicts else source
-    entries = lua_entries(ast, fmt, annotations, settings.inline) if verdicts else None
+        return run.caller.untouched(source)
+    entries = lua_entries(ast, fmt, annotations, settings.inline) if run.caller.verdicts else None
     if entries is not None:
         announce(run.result, {key: "in its bibliography entry" for key in annotations}, fmt, "")
         _placed(run, annotations, "entries", None, False)
@@ -217,28 +237,29 @@ def check_document(
     source: bytes,
     fmt: str,
     env: Mapping[str, str],
-    verdicts: bool = False,
+    caller: Caller = Caller(),
     keys: list[str] | None = None,
     printed: list[Entry] | None = None,
 ) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
     """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
     ((exit status, output AST or None), the payload to remember or None).
 
-    ``verdicts`` (the Lua filter's ``--verdicts``): where the Lua filter can place the notices
-    itself (:func:`rwgate.pandoc.lua.lua_entries`), the output is its answer instead.
+    ``caller``: with the Lua filter's ``--verdicts``, where it can place the notices itself
+    (:func:`rwgate.pandoc.lua.lua_entries`), the output is its answer instead.
     ``printed``: the entries citeproc rendered (:func:`rwgate.pandoc.printed.printed_entries`
     of ``ast``), each verified against what was judged (DESIGN.md rule 2, :func:`verify_printed`).
     """
     run = prepare(ast, env, keys, mark())
+    run.caller = caller
     if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
         run.verdict = _verdict(run, 0, None)  # nothing to judge: the document as it came
-        return (0, lua_answer({}, {}) if verdicts else source), _payload(run)
+        return (0, caller.untouched(source)), _payload(run)
     result = judge(run)
     if not verify_printed(run, printed if printed is not None else printed_entries(ast)):
         return (result.exit_code or 1, None), None
     if result.exit_code != 0:
         return (result.exit_code, None), _payload(run)
-    output = finalize(run, ast, source, fmt, verdicts)
+    output = finalize(run, ast, source, fmt)
     if output is None:
         return (1, None), None
     return (0, output), _payload(run)
@@ -324,15 +345,13 @@ def process(
     source: bytes,
     fmt: str,
     env: Mapping[str, str],
-    lua_memo: Path | None = None,
-    verdicts: bool = False,
+    caller: Caller = Caller(),
 ) -> tuple[int, bytes | None]:
     """Filter one document: (exit status, output AST or None when the gate stops the build),
     through the door of :mod:`rwgate.remembered` (find, re-check, replay; or run and keep).
 
-    ``lua_memo``: where the Lua filter (``_extensions/rwgate/rwgate.lua``) wants a verdict it can
-    replay on its own next time (:func:`rwgate.pandoc.lua.store_for_lua`); ``verdicts``: answer
-    it with the verdicts where it can place them itself (see :func:`check_document`).
+    ``caller``: pandoc, or the Lua filter (:class:`Caller`: the verdicts it places itself, the
+    memo it replays on its own next time).
     Every read of ``env`` is recorded (:mod:`rwgate.recorded`), as the configuration's are."""
     from rwgate.references.pandoc_ast import cited_keys
     from rwgate.remembered import door, memo_base, through
@@ -346,14 +365,14 @@ def process(
 
     def for_lua(run: recorded.Recorder, payload: Any) -> None:
         verdict = verdict_of(payload)
-        if lua_memo is not None and verdict is not None:
-            store_for_lua(lua_memo, run, verdict)
+        if caller.memo is not None and verdict is not None:
+            store_for_lua(caller.memo, run, verdict)
 
     return through(
         entry,
         lambda data: replay(data, source, fmt),
-        lambda: check_document(ast, source, fmt, env, verdicts, keys, printed),
-        for_lua if lua_memo is not None else None,
+        lambda: check_document(ast, source, fmt, env, caller, keys, printed),
+        for_lua if caller.memo is not None else None,
     )
 
 
@@ -361,13 +380,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rw-filter`` console script (and of ``filters/rw-filter.py``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     fmt = args[0] if args else "html"
-    # The Lua filter's own options (pandoc itself passes the format alone).
-    verdicts = "--verdicts" in args[1:]
-    rest = [a for a in args[1:] if a != "--verdicts"]
-    lua_memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
+    caller = Caller.of(args[1:])  # the Lua filter's own options, chosen once
     try:
         check_filter_env(os.environ)  # a pandoc below the floor: one line, before any reading
-        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, lua_memo, verdicts)
+        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, caller)
     except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))
         return 2

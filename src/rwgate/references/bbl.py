@@ -7,7 +7,7 @@ may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the
 biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
 entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``), every one it prints; an entry without
 one carries its printed title, year and journal, matched by title as a ``.bib`` entry is
-(:mod:`rwgate.bytitle`), else it is ``no_doi``.
+(:mod:`rwgate.identify.bytitle`), else it is ``no_doi``.
 
 A ``.tex`` with its own ``thebibliography`` environment is read the same way
 (:func:`parse_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.

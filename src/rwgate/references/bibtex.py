@@ -11,7 +11,6 @@ entry (or the rest of it) with a problem naming its line, never the file. LaTeX 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from rwgate import doi as doimod
@@ -31,15 +30,6 @@ _NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _NAME_COMMA = re.compile(r",")
 _NAME_SPACE = re.compile(r"[\s~]+")
 _NOT_PEOPLE = frozenset({"others", "et al.", "et al"})
-
-
-@dataclass(frozen=True)
-class EntryLinks:
-    """What verification reads beyond :class:`~rwgate.models.Reference`: where else to look a
-    work up (an arXiv id, a URL as written). The integrity check needs neither."""
-
-    arxiv_id: str | None = None
-    url: str | None = None
 
 
 def read_bib_stream(path: Path, macros: dict[str, str]) -> tuple[BibResult, dict[str, str]]:
@@ -80,19 +70,6 @@ def _result(scanned: BibScan, file: str) -> BibResult:
     return result
 
 
-def parse_bib_links(text: str) -> dict[str, EntryLinks]:
-    """The arXiv id and URL of each entry by key, read exactly as :func:`parse_bib` reads the
-    entry (same macros, same first-of-duplicates); problems are :func:`parse_bib`'s to report."""
-    links: dict[str, EntryLinks] = {}
-    for entry in scan(text).entries:
-        fields = entry.fields
-        kind = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
-        arxiv = _identifier(fields.get("eprint", "")) if kind == "arxiv" else ""
-        url = _identifier(fields.get("url", ""))
-        links[entry.key] = EntryLinks(arxiv_id=arxiv or None, url=url or None)
-    return links
-
-
 def _problem(file: str, line: int, message: str, severity: str) -> Problem:
     return Problem(
         message=message,
@@ -124,6 +101,7 @@ def _reference(entry: BibEntry, file: str) -> Reference:
                 location=Location(file=file, line=entry.line),
             )
         )
+    arxiv, url = _links(fields, doi)
     return Reference(
         key=entry.key,
         doi=doi,
@@ -139,7 +117,19 @@ def _reference(entry: BibEntry, file: str) -> Reference:
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
         conflict=entry.conflict,
         readings=readings,
+        arxiv_id=arxiv,
+        url=url,
     )
+
+
+def _links(fields: dict[str, str], doi: str | None) -> tuple[str | None, str | None]:
+    """Where else a DOI-less entry names its work (:func:`rwgate.identify.ids.read_ids` reads
+    them, for check and verify alike): an arXiv ``eprint``, and the URL as written."""
+    if doi is not None:
+        return None, None
+    kind = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip().lower()
+    arxiv = _identifier(fields.get("eprint", "")) if kind == "arxiv" else ""
+    return arxiv or None, _identifier(fields.get("url", "")) or None
 
 
 def family_names(names: str) -> list[str]:

@@ -166,6 +166,7 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
         year=_year(fields.get("issued")),
         location=location,
         authors=_family_names(fields.get("author")),
+        url=None if doi else _scalar(fields.get("url")),  # an arXiv page: rwgate.identify.ids
     )
 
 

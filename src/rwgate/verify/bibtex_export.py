@@ -22,12 +22,12 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from rwgate.identify.same import fold, normalize_title
 from rwgate.models import Citation
 from rwgate.render.annotate import annotate
 from rwgate.render.latex import escape_text as escape  # the one LaTeX escaper (module doc)
 from rwgate.render.safe import one_line
 from rwgate.verify.integrity import SERIOUS
-from rwgate.verify.match import fold, normalize_title
 from rwgate.verify.models import Work
 
 NoticeField = Literal["note", "addendum"]

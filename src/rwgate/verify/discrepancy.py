@@ -7,8 +7,7 @@ same (one year apart, a typo'd title, another author order, a venue spelled diff
 
 from __future__ import annotations
 
-from rwgate.models import Reference
-from rwgate.verify.match import (
+from rwgate.identify.same import (
     NAME_TYPO,
     VERIFIED,
     author_overlap,
@@ -17,6 +16,7 @@ from rwgate.verify.match import (
     title_similarity,
     venue_similarity,
 )
+from rwgate.models import Reference
 from rwgate.verify.models import Discrepancy, Severity, Work
 
 _VENUE_OK = 0.8

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 from rwgate import doi as doimod
 from rwgate.config import Settings
+from rwgate.identify.crossref_search import SourceUnavailable
+from rwgate.identify.ids import arxiv_doi, arxiv_id
+from rwgate.identify.lookup import Registries, ask, doi_tasks, open_registries
 from rwgate.models import Reference
-from rwgate.sources.crossref_search import SourceUnavailable
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.bibtex_export import NoticeField
-from rwgate.verify.lookup import Registries, ask, doi_tasks, open_registries
 from rwgate.verify.models import BibtexEntry, BibtexResult, Work
-from rwgate.verify.records import arxiv_doi, arxiv_id
 from rwgate.verify.verify import match_one
 
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from rwgate.config import Settings
 from rwgate.core import check
+from rwgate.identify.ids import ARXIV_PREFIX
 from rwgate.models import Citation, Location, Reference
 from rwgate.render.annotate import annotate
 from rwgate.result import FLAGGED
-from rwgate.verify.records import ARXIV_PREFIX
 from rwgate.vocab import RETRACTED_LIKE, SERIOUS_STATUSES, status_label
 
 SERIOUS = frozenset(SERIOUS_STATUSES)

@@ -11,40 +11,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from rwgate.identify.works import Author, ScoreParts, Verdict, Work
 from rwgate.models import Citation, Location
 
-Verdict = Literal["verified", "partial_match", "not_found", "unverified"]
+__all__ = ["Author", "ScoreParts", "Verdict", "Work"]
+
 VERDICTS: tuple[Verdict, ...] = ("verified", "partial_match", "not_found", "unverified")
 Severity = Literal["error", "warning"]
-
-
-class Author(BaseModel):
-    """One author as a registry gives it; ``family`` is what matching compares."""
-
-    family: str
-    given: str | None = None
-
-    def bibtex(self) -> str:
-        return f"{self.family}, {self.given}" if self.given else self.family
-
-
-class Work(BaseModel):
-    """A real work as Crossref and/or OpenAlex describe it (never filled in by guessing)."""
-
-    doi: str | None = None
-    title: str | None = None
-    authors: list[Author] = Field(default_factory=list)
-    year: int | None = None
-    venue: str | None = None
-    type: str | None = Field(default=None, description="Crossref work type, e.g. journal-article")
-    volume: str | None = None
-    issue: str | None = None
-    pages: str | None = None
-    publisher: str | None = None
-    arxiv_id: str | None = None
-    openalex_id: str | None = None
-    is_retracted: bool | None = Field(default=None, description="OpenAlex's flag, when asked")
-    sources: list[str] = Field(default_factory=list)
 
 
 class Discrepancy(BaseModel):
@@ -55,16 +28,6 @@ class Discrepancy(BaseModel):
     found: str | None = None
     severity: Severity
     message: str
-
-
-class ScoreParts(BaseModel):
-    """Each component in [0, 1] (None when one side lacks the field) and the weighted total."""
-
-    title: float | None = None
-    authors: float | None = None
-    year: float | None = None
-    venue: float | None = None
-    total: float = 0.0
 
 
 class VerifyResult(BaseModel):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rwgate.config import Settings
+from rwgate.identify.lookup import ask, open_registries, search_tasks, sources_note
+from rwgate.identify.same import normalize_title
+from rwgate.identify.works import merge
 from rwgate.verify import integrity
-from rwgate.verify.lookup import ask, open_registries, search_tasks, sources_note
-from rwgate.verify.match import normalize_title
 from rwgate.verify.models import SearchHit, SearchResult, Work
-from rwgate.verify.records import merge
 
 MAX_RESULTS = 30
 

@@ -2,7 +2,7 @@
 
 For each citation: identifiers are read (DOI, arXiv id via its DataCite DOI, a URL's text, never
 fetched), every registry is asked at once (the DOI's record and a title search), each candidate is
-scored (:mod:`rwgate.verify.match`) and the best one decides the verdict. Only candidates a
+scored (:mod:`rwgate.identify.same`) and the best one decides the verdict. Only candidates a
 registry returned are ever reported; below the partial-match threshold nothing is "matched" (the
 closest candidate is shown apart, for a human to judge). The matched DOIs then go to the integrity
 core in one batch, so each result carries the status and notices ``rwgate check`` would give.
@@ -13,73 +13,31 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 from rwgate.config import Settings, load_settings
+from rwgate.identify.ids import arxiv_id, read_ids
+from rwgate.identify.lookup import Answers, Registries, look_up, open_registries, sources_note
+from rwgate.identify.lookup import best as best_match
+from rwgate.identify.same import PARTIAL, VERIFIED, verdict_for
 from rwgate.models import Reference
 from rwgate.verify import bibtex_export, integrity
 from rwgate.verify.discrepancy import compare, missing_fields
-from rwgate.verify.lookup import (
-    Answers,
-    Registries,
-    ask,
-    doi_tasks,
-    open_registries,
-    search_tasks,
-    sources_note,
-)
-from rwgate.verify.match import PARTIAL, VERIFIED, normalize_title, score, verdict_for
-from rwgate.verify.models import ScoreParts, VerifyResult, Work
-from rwgate.verify.records import arxiv_doi, arxiv_id, identifiers_in_url
+from rwgate.verify.models import ScoreParts, VerifyResult
 
-CANDIDATES = 5
 _ENTRY_THREADS = 3
 
 
 def _identifiers(cited: Reference, result: VerifyResult) -> str | None:
-    """The DOI to look up, from the DOI, arXiv id or URL fields (in that order of trust)."""
-    doi = cited.doi
+    """The DOI to look up: the entry's identifiers as the check reads them
+    (:func:`rwgate.identify.ids.read_ids`), with what a report says of them."""
     if cited.raw_doi:
         result.errors.append(f"doi: {cited.raw_doi!r} is not a DOI")
-    arxiv = arxiv_id(cited.arxiv_id)
-    if cited.arxiv_id and arxiv is None:
+    if cited.arxiv_id and arxiv_id(cited.arxiv_id) is None:
         result.errors.append(f"arxiv_id: {cited.arxiv_id!r} is not an arXiv identifier")
-    url_doi, url_arxiv = identifiers_in_url(cited.url)
-    if doi is None and url_doi:
-        doi = url_doi
-        result.info.append(f"DOI {url_doi} read from the URL (not fetched)")
-    arxiv = arxiv or url_arxiv
-    if doi is None and arxiv:
-        doi = arxiv_doi(arxiv)
-        result.info.append(f"arXiv {arxiv} looked up as its DataCite DOI {doi}")
-    return doi
-
-
-def _score(cited: Reference, work: Work) -> ScoreParts:
-    """The scorer's parts; a candidate without a title (Crossref holds untitled components and
-    reviews) cannot confirm a cited title, so authors, year and venue alone never make it
-    ``verified`` (nor lend the citation a recovered DOI)."""
-    parts = score(
-        cited.title,
-        work.title,
-        cited.authors,
-        [a.family for a in work.authors],
-        cited.year,
-        work.year,
-        cited.journal,
-        work.venue,
-    )
-    if normalize_title(cited.title) and not normalize_title(work.title):
-        parts.total = min(parts.total, PARTIAL)
-    return parts
-
-
-def _best(cited: Reference, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
-    """The highest-scoring candidate; on a tie, the one the cited DOI names."""
-    scored = [(w, _score(cited, w)) for w in answers.works]
-    if not scored:
-        return None
-    return max(scored, key=lambda ws: (ws[1].total, ws[0].doi == doi and doi is not None))
+    read, said = read_ids(cited)
+    if said:
+        result.info.append(said)
+    return read.doi
 
 
 def _nothing_comparable(parts: ScoreParts) -> bool:
@@ -87,7 +45,7 @@ def _nothing_comparable(parts: ScoreParts) -> bool:
 
 
 def _decide(cited: Reference, doi: str | None, answers: Answers, result: VerifyResult) -> None:
-    best = _best(cited, doi, answers)
+    best = best_match(cited, doi, answers)
     if best is None:
         result.verdict, result.confidence = "not_found", 0.0
         return
@@ -125,12 +83,7 @@ def match_one(regs: Registries, cited: Reference) -> VerifyResult:
     if not cited.title and doi is None:
         result.errors.append("nothing to look up: give a title, a DOI, an arXiv id or a URL")
         return result
-    tasks = doi_tasks(regs, doi) if doi else []
-    n_doi = len(tasks)
-    if cited.title:
-        extra = " ".join([*cited.authors[:3], str(cited.year or "")]).strip()
-        tasks += search_tasks(regs, cited.title, CANDIDATES, crossref_extra=extra)
-    answers = ask(tasks, n_doi)
+    answers = look_up(regs, cited, doi)
     result.sources_answered, result.sources_failed = answers.answered, answers.failed
     if not answers.answered:
         result.verdict = "unverified"
@@ -228,70 +181,3 @@ def verify_citation(
         journal=venue or None,
     )
     return verify_many([cited], settings or load_settings())[0]
-
-
-@dataclass
-class Recovery:
-    """What DOI recovery found: the references (recovered ones with ``doi_origin="title"``), the
-    match confidence of each recovery by position, and why some could not be tried."""
-
-    references: list[Reference]
-    confidence: dict[int, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-
-def _recoverable(ref: Reference) -> bool:
-    """Only entries with a title and at least a year or a journal are tried: a title alone
-    ("Editorial retraction") names too many works to stake a retraction verdict on."""
-    return (
-        ref.doi is None
-        and ref.raw_doi is None
-        and not ref.missing
-        and bool(ref.title)
-        and bool(ref.year or ref.journal)
-    )
-
-
-def recover_dois(references: Sequence[Reference], settings: Settings) -> Recovery:
-    """References without a DOI get the DOI of a ``verified`` match; the input is not modified.
-
-    A source that cannot be asked costs only the entries it leaves unmatched: they keep no DOI
-    (``no_doi`` in the check) and a warning names the sources and why.
-    """
-    out = Recovery(list(references))
-    wanted = [i for i, r in enumerate(references) if _recoverable(r)]
-    if not wanted:
-        return out
-    cited = [references[i].model_copy(update={"doi": None, "raw_doi": None}) for i in wanted]
-    regs = open_registries(settings)
-    try:
-        with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
-            results = list(pool.map(lambda c: match_one(regs, c), cited))
-    finally:
-        regs.close()
-    failed: dict[str, str] = {}
-    for i, result in zip(wanted, results, strict=True):
-        failed.update(result.sources_failed)
-        if result.verdict == "verified" and result.matched and result.matched.doi:
-            update = {
-                "doi": result.matched.doi,
-                "doi_origin": "title",
-                "doi_confidence": result.confidence,
-            }
-            out.references[i] = out.references[i].model_copy(update=update)
-            out.confidence[i] = result.confidence
-    out.warnings += _recovery_warnings(results, failed)
-    return out
-
-
-def _recovery_warnings(results: Sequence[VerifyResult], failed: dict[str, str]) -> list[str]:
-    if not failed:
-        return []
-    why = "; ".join(f"{name}: {reason}" for name, reason in sorted(failed.items()))
-    lost = sum(r.verdict == "unverified" for r in results)
-    if lost:
-        entries = f"{lost} entr{'y' if lost == 1 else 'ies'}"
-        return [
-            f"DOI recovery: no source could be asked for {entries} ({why}); they stay unchecked"
-        ]
-    return [f"DOI recovery: some sources could not be asked ({why}); the others answered"]

@@ -1,29 +1,22 @@
-"""Registry records and user-written identifiers -> the shapes verification compares.
+"""Registry records -> the one shape identification compares (:class:`Work`, :class:`ScoreParts`).
 
 Crossref and OpenAlex describe the same work differently (``author[].family`` vs
 ``authorships[].author.display_name``, ``container-title`` vs ``primary_location.source``); both are
-read into one :class:`~rwgate.verify.models.Work` here, taking only what the record says. URLs are
-read for a DOI or an arXiv id and never fetched: verification must not visit what a possibly
-invented reference points at.
+read into one :class:`Work` here, taking only what the record says.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from rwgate import doi as doimod
 from rwgate.evidence import crossref_year
-from rwgate.verify.models import Author, Work
+from rwgate.identify.ids import ARXIV_PREFIX
 
-ARXIV_PREFIX = "10.48550/arxiv."
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z.\-]*/\d{7}"
-_ARXIV_ID = re.compile(rf"^(?:arxiv\s*:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
-_ARXIV_URL = re.compile(
-    rf"arxiv\.org/(?:abs|pdf|html|format)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE
-)
 _TAG = re.compile(r"<[^<>]{1,80}>")
 _PARTICLES = frozenset(
     [
@@ -51,29 +44,46 @@ _PARTICLES = frozenset(
     ]
 )
 _INITIALS = re.compile(r"^[A-Z]{1,3}$")
+Verdict = Literal["verified", "partial_match", "not_found", "unverified"]
 
 
-def arxiv_id(raw: str | None) -> str | None:
-    """The bare arXiv identifier (no version) in ``arXiv:1706.03762v5`` and the like."""
-    if not raw:
-        return None
-    match = _ARXIV_ID.match(raw.strip())
-    return match.group(1).lower() if match else None
+class Author(BaseModel):
+    """One author as a registry gives it; ``family`` is what matching compares."""
+
+    family: str
+    given: str | None = None
+
+    def bibtex(self) -> str:
+        return f"{self.family}, {self.given}" if self.given else self.family
 
 
-def arxiv_doi(identifier: str) -> str:
-    """arXiv registers every paper with DataCite as ``10.48550/arXiv.<id>`` (canonical: lower)."""
-    return ARXIV_PREFIX + identifier.lower()
+class Work(BaseModel):
+    """A real work as Crossref and/or OpenAlex describe it (never filled in by guessing)."""
+
+    doi: str | None = None
+    title: str | None = None
+    authors: list[Author] = Field(default_factory=list)
+    year: int | None = None
+    venue: str | None = None
+    type: str | None = Field(default=None, description="Crossref work type, e.g. journal-article")
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    is_retracted: bool | None = Field(default=None, description="OpenAlex's flag, when asked")
+    sources: list[str] = Field(default_factory=list)
 
 
-def identifiers_in_url(url: str | None) -> tuple[str | None, str | None]:
-    """(DOI, arXiv id) written in ``url``; read from the text only, never fetched."""
-    if not url:
-        return None, None
-    match = _ARXIV_URL.search(url)
-    if match:
-        return None, match.group(1).lower()
-    return doimod.find_in_text(url), None
+class ScoreParts(BaseModel):
+    """Each component in [0, 1] (None when one side lacks the field) and the weighted total."""
+
+    title: float | None = None
+    authors: float | None = None
+    year: float | None = None
+    venue: float | None = None
+    total: float = 0.0
 
 
 def plain(text: object) -> str | None:

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from rwgate.config import Settings
 from rwgate.doi import doi_path
+from rwgate.identify.crossref_search import SourceUnavailable
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
-from rwgate.sources.crossref_search import SourceUnavailable
 from rwgate.sources.http import Failure, GaveUp, Retrying, json_body, open_client
 from rwgate.sources.ratelimit import Limiter, shared_limiter
 

@@ -1,5 +1,8 @@
 """Asking Crossref and OpenAlex at once, and keeping going when one of them cannot answer.
 
+These search services answer "which works could this entry be?" (verification, ``get_bibtex``,
+``search_references``, DOI recovery); they are not integrity sources.
+
 Every question (a DOI's record, a title search) goes to both registries in parallel. Each source is
 optional: its failure is recorded by name and reported ("sources answered: crossref"), the other
 source's answer still counts, and only when no source answered at all does verification say
@@ -14,17 +17,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from rwgate.config import Settings
+from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
+from rwgate.identify.openalex import OpenAlexSource
+from rwgate.identify.same import PARTIAL, score
+from rwgate.identify.works import ScoreParts, Work, merge, work_from_crossref, work_from_openalex
+from rwgate.models import Reference
 from rwgate.sources.cache import Cache
-from rwgate.sources.crossref_search import CrossrefQuery, SourceUnavailable
-from rwgate.sources.openalex import OpenAlexSource
-from rwgate.verify.models import Work
-from rwgate.verify.records import merge, work_from_crossref, work_from_openalex
+from rwgate.titles import normalize_title
 
 SOURCES = ("crossref", "openalex")
 CROSSREF_SELECT = (
     "DOI,title,author,container-title,issued,published,type,volume,issue,page,publisher"
 )
 _MAX_THREADS = 6
+CANDIDATES = 5
 
 
 @dataclass
@@ -36,13 +42,16 @@ class Registries:
     cache: Cache = field(default_factory=lambda: Cache(None))
     crossref: CrossrefQuery | None = None
     openalex: OpenAlexSource | None = None
+    own_cache: bool = True
+    """False: the cache is the caller's (a check's one cache), closed by it."""
 
     def close(self) -> None:
         if self.crossref is not None:
             self.crossref.close()
         if self.openalex is not None:
             self.openalex.close()
-        self.cache.close()
+        if self.own_cache:
+            self.cache.close()
 
 
 def sources_note(answered: Sequence[str], failed: dict[str, str]) -> str:
@@ -50,15 +59,19 @@ def sources_note(answered: Sequence[str], failed: dict[str, str]) -> str:
     return f"sources answered: {', '.join(answered) or 'none'} ({'; '.join(failed.values())})"
 
 
-def open_registries(settings: Settings, names: Sequence[str] | None = None) -> Registries:
-    """Clients for the named sources (default: both); unknown names raise ``ValueError``."""
+def open_registries(
+    settings: Settings, names: Sequence[str] | None = None, cache: Cache | None = None
+) -> Registries:
+    """Clients for the named sources (default: both); unknown names raise ``ValueError``.
+    ``cache``: the caller's look-up cache (a check shares its one); None: one of its own."""
 
     chosen = tuple(dict.fromkeys(n.strip().lower() for n in (names or SOURCES)))
     unknown = [n for n in chosen if n not in SOURCES]
     if unknown or not chosen:
         raise ValueError(f"unknown source {unknown[0] if unknown else ''!r}; choose from {SOURCES}")
-    cache = Cache(settings.lookup_cache)
-    regs = Registries(settings, chosen, cache)
+    own = cache is None
+    cache = Cache(settings.lookup_cache) if cache is None else cache
+    regs = Registries(settings, chosen, cache, own_cache=own)
     if "crossref" in chosen:
         regs.crossref = CrossrefQuery(settings, cache)
     if "openalex" in chosen:
@@ -168,3 +181,41 @@ def _interleave(
     registry of record for Crossref DOIs); OpenAlex fills gaps."""
     ranked = sorted(results, key=lambda r: (SOURCES.index(r[0]), r[2]))
     return [(n, w, i) for n, w, i in ranked if w is not None]
+
+
+def look_up(regs: Registries, cited: Reference, doi: str | None) -> Answers:
+    """Every registry asked at once about one entry: ``doi``'s record, and a search for its
+    title (with up to three authors and the year, for Crossref)."""
+    tasks = doi_tasks(regs, doi) if doi else []
+    n_doi = len(tasks)
+    if cited.title:
+        extra = " ".join([*cited.authors[:3], str(cited.year or "")]).strip()
+        tasks += search_tasks(regs, cited.title, CANDIDATES, crossref_extra=extra)
+    return ask(tasks, n_doi)
+
+
+def score_work(cited: Reference, work: Work) -> ScoreParts:
+    """The one rule's score (:func:`rwgate.identify.same.score`); a candidate without a title
+    (Crossref holds untitled components and reviews) cannot confirm a cited title, so authors,
+    year and venue alone never make it ``verified`` (nor lend the citation a recovered DOI)."""
+    parts = score(
+        cited.title,
+        work.title,
+        cited.authors,
+        [a.family for a in work.authors],
+        cited.year,
+        work.year,
+        cited.journal,
+        work.venue,
+    )
+    if normalize_title(cited.title) and not normalize_title(work.title):
+        parts.total = min(parts.total, PARTIAL)
+    return parts
+
+
+def best(cited: Reference, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
+    """The highest-scoring candidate; on a tie, the one the cited DOI names."""
+    scored = [(w, score_work(cited, w)) for w in answers.works]
+    if not scored:
+        return None
+    return max(scored, key=lambda ws: (ws[1].total, ws[0].doi == doi and doi is not None))

@@ -1,0 +1,131 @@
+"""Which work does each entry name? One stage between the references and the sources.
+
+The core calls it once per chunk (:meth:`Identifier.chunk`), for ``rwgate check``, the builds,
+the MCP server and ``rwgate verify``'s integrity alike:
+
+1. the identifiers each entry gives are read once (:func:`rwgate.identify.ids.read_ids`: the
+   DOI, else an arXiv id as its DataCite DOI; the PubMed id is the reader's);
+2. shortDOIs (``10/f8vrcz``) are resolved (:mod:`rwgate.identify.shortdoi`);
+3. with ``recover_dois`` and online, an entry without a DOI gets the DOI of a ``verified`` match
+   from the Crossref and OpenAlex searches (:mod:`rwgate.identify.recover`);
+4. an entry still without a DOI is matched offline against the snapshot's title index
+   (:mod:`rwgate.identify.bytitle`).
+
+The answer (:class:`Identified`) is every entry as the sources are asked about it, each with its
+origin (``doi_origin``) and confidence (``doi_confidence``), plus the title candidates; the core
+asks the sources once for all their identifiers (:meth:`Identified.wanted`), and
+:mod:`rwgate.judge` judges each entry over them. Every service here shares the check's one
+look-up cache. Search services are not integrity sources: they live here, not in
+:mod:`rwgate.sources`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rwgate.identify.bytitle import TitleWork, title_works
+from rwgate.identify.ids import read_ids
+from rwgate.models import Reference
+
+if TYPE_CHECKING:
+    from rwgate.config import Settings
+    from rwgate.identify.lookup import Registries
+    from rwgate.sources import OpenSources
+    from rwgate.sources.interface import IdKind
+
+
+_STAY = "entries without a DOI stay unchecked"
+
+
+@dataclass
+class Identified:
+    """One chunk's entries as the sources are asked about them (position for position), and,
+    by position, the registry works the title of a DOI-less entry fits."""
+
+    refs: list[Reference]
+    by_title: dict[int, list[TitleWork]] = field(default_factory=dict)
+
+    def wanted(self) -> dict[IdKind, list[str]]:
+        """The distinct DOIs and PubMed ids of the chunk, its title candidates' included: the
+        sources are asked once per chunk."""
+        live = [r for r in self.refs if not r.missing]
+        works = [w for ws in self.by_title.values() for w in ws]
+        return {
+            "doi": list(
+                dict.fromkeys([*(r.doi for r in live if r.doi), *(w.doi for w in works if w.doi)])
+            ),
+            "pmid": list(
+                dict.fromkeys(
+                    [*(r.pmid for r in live if r.pmid), *(w.pmid for w in works if w.pmid)]
+                )
+            ),
+        }
+
+
+class Identifier:
+    """The stage for one check: the settings, the open sources (their cache is the only one
+    any service here opens) and the warnings the check reports."""
+
+    def __init__(self, settings: Settings, srcs: OpenSources, warnings: list[str]) -> None:
+        self.settings = settings
+        self.srcs = srcs
+        self.warnings = warnings
+        self._registries: Registries | None = None
+
+    def chunk(self, refs: Sequence[Reference]) -> Identified:
+        """Every entry of ``refs`` identified (module docstring)."""
+        read = [read_ids(ref)[0] for ref in refs]
+        read = self._short_dois(read)
+        read = self._recover(read)
+        return Identified(read, title_works(read, self.srcs))
+
+    def _short_dois(self, refs: list[Reference]) -> list[Reference]:
+        """ShortDOIs replaced by the DOIs the resolver says they stand for; one that cannot be
+        resolved keeps its value and is judged ``unverified`` (never ``invalid_doi``)."""
+        from rwgate.doi import short_doi
+
+        wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
+        if not wanted:
+            return refs
+        from rwgate.identify.shortdoi import resolve_short_dois
+
+        full = resolve_short_dois(list(wanted.values()), self.settings, self.srcs.cache)
+        for index, short in wanted.items():
+            if (doi := full.get(short)) is not None:
+                refs[index] = refs[index].model_copy(update={"doi": doi, "doi_origin": "shortdoi"})
+        return refs
+
+    def _recover(self, refs: list[Reference]) -> list[Reference]:
+        """With ``recover_dois``, entries without a DOI get the DOI of a verified title match.
+
+        Recovery is an extra: whatever goes wrong, the DOIs the user gave are still checked,
+        unmatched entries stay ``no_doi``, and a warning says why.
+        """
+        if not self.settings.recover_dois or not any(
+            r.doi is None and r.raw_doi is None and not r.missing for r in refs
+        ):
+            return refs
+        if self.settings.offline:
+            self.warnings.append(f"DOI recovery skipped: offline; {_STAY}")
+            return refs
+        # The search clients and rapidfuzz load only here: a check without recovery (every
+        # pandoc build) does not pay for them.
+        from rwgate.identify.recover import recover_dois
+
+        try:
+            if self._registries is None:
+                from rwgate.identify.lookup import open_registries
+
+                self._registries = open_registries(self.settings, cache=self.srcs.cache)
+            recovery = recover_dois(refs, self._registries)
+        except Exception as exc:  # any failure of the extra must leave the check itself intact
+            self.warnings.append(f"DOI recovery failed ({exc}); {_STAY}")
+            return refs
+        self.warnings.extend(recovery.warnings)
+        return recovery.references
+
+    def close(self) -> None:
+        if self._registries is not None:
+            self._registries.close()
