@@ -120,7 +120,7 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
     @tool(title="Check a work")
     async def rw_check_doi(doi: Doi) -> DoiCheck:
         """Use before citing ONE work: retracted, withdrawn, under concern, corrected? The
-        build's verdict: status (evidence), action (the policy's), notices. unverified (no source
+        build's verdict: status, action (the policy's), notices. unverified (no source
         answered) is NOT clean."""
         return await run_tool(toolbox.check_doi, doi)
 
@@ -236,7 +236,7 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         detail: Detail = False,
     ) -> DocumentCheck:
         """Use before handing over a .md/.qmd/.tex manuscript: each cited work's verdict and
-        the gate (pass/fail), exactly as its build (rwgate check, rw-filter, rw-latexmk) gives."""
+        the gate (pass/fail), as its build gives them."""
         return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 
@@ -259,7 +259,7 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
     ) -> VerifyResult:
         """Use on each reference not taken from a registry: does it EXIST and match? verdict
         verified, partial_match (read errors), not_found (do NOT cite), unverified (no source
-        answered); integrity: its retraction status."""
+        answered); integrity: retraction status."""
         return await run_tool(
             drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
         )
@@ -310,8 +310,8 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
             Field(description="a title (exported if it verifies)", max_length=drafting.MAX_TITLE),
         ] = None,
     ) -> BibtexResult:
-        """Use instead of writing BibTeX: entries from registry records for a doi, dois or a
-        title, each with its integrity (a retracted work's notice is in note)."""
+        """Use instead of writing BibTeX: registry entries for a doi, dois or a title, each
+        with its integrity (a retracted work's notice is in note)."""
         return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
 
 
