@@ -119,8 +119,9 @@ def test_manubot_rootstock_keys_in_a_defaults_file_pipeline(
 ) -> None:
     """Real Manubot content (rootstock) through a defaults file shaped like rootstock's
     (citeproc inside ``filters:``, rw-filter after it): ``@doi:`` keys are judged by their DOI,
-    ``@fig:``/``@tbl:``/``@eq:`` are cross-references, other unresolved keys are missing entries
-    (a warning by default; strict fails)."""
+    ``@fig:``/``@tbl:``/``@eq:`` are cross-references, and a key that carries another identifier
+    (``@isbn:``, ``@pmc:``, ``@wikidata:``) is an entry rwgate cannot look up: no DOI (a warning by
+    default; strict fails)."""
     import shutil
 
     from pandoc_build import pandoc, rw_filter
@@ -150,7 +151,7 @@ def test_manubot_rootstock_keys_in_a_defaults_file_pipeline(
     assert html.count("rw-marker rw-retracted") == 1  # after the @doi: citation of Wakefield
     ours = "\n".join(line for line in out.stderr.splitlines() if line.startswith("rw-filter"))
     assert "fig:square-image" not in ours and "eq:long-equation" not in ours
-    assert "isbn:9780262517638: missing entry" in ours
+    assert "have no DOI and could not be checked" in ours and "isbn:9780262517638" in ours
     assert "doi:10.7554/eLife.32822" not in ours  # judged by its DOI: clean, nothing to say
     (tmp_path / "out.html").unlink()
     strict = render("strict")

@@ -22,8 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from rwgate.models import Citation, Reference
+from rwgate.references import decode_bytes
 from rwgate.references.bbl import Entry, entries
 from rwgate.references.bblentry import read_entry, without_notes
+from rwgate.references.bibtex import EMPTY_KEY
 from rwgate.references.texvalue import text
 from rwgate.render.safe import term_safe
 from rwgate.titles import normalize_title, title_similarity
@@ -116,8 +118,8 @@ def unjudged(
     ``strict`` (a policy that fails what it cannot judge): a title the style prints otherwise
     than rwgate folds it must not stop a default build. Keys are matched as the tool matches
     them (BibTeX: in any case); ``notes``: the notes rwgate wrote into ``bbl``, by key."""
-    try:
-        data = bbl.read_bytes().decode("utf-8", errors="replace")
+    try:  # bytes as BibTeX wrote them: a Latin-1 key is the key rwgate read from the .bib
+        data = decode_bytes(bbl.read_bytes())[0]
     except OSError:
         return [], []
     fold = str.casefold if bibtex_keys else str
@@ -126,9 +128,16 @@ def unjudged(
     noted = {fold(k): v for k, v in (notes or {}).items()}
     stops: list[str] = []
     warnings: list[str] = []
+    keyless = [k for k in by_key if k.startswith(fold(EMPTY_KEY))]
     for entry in entries(data):
         key = fold(entry.key)
-        found = _mismatch(entry, by_key.get(key), cited.get(key), noted.get(key))
+        if not key.strip() and keyless:  # BibTeX prints an entry with no key: judged as such
+            found = min(
+                (_mismatch(entry, by_key[k], cited.get(k), noted.get(k)) for k in keyless),
+                key=lambda said: said is not None,
+            )
+        else:
+            found = _mismatch(entry, by_key.get(key), cited.get(key), noted.get(key))
         if found is None:
             continue
         why, by_title = found
