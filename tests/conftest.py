@@ -95,6 +95,10 @@ def _isolated_environment(
     # The DOI resolver's /ra/ endpoint answers no (see resolver_off); tests of the endpoint point
     # it at a fake.
     monkeypatch.setenv("RWGATE_DOI_URL", resolver_off)
+    # So do arXiv and bioRxiv (a preprint is then unverified, never a network request); tests of
+    # them point these at tests/fakes/arxiv.py and biorxiv.py.
+    for name in ("RWGATE_ARXIV_URL", "RWGATE_ARXIV_OAI_URL", "RWGATE_BIORXIV_URL"):
+        monkeypatch.setenv(name, resolver_off)
     # The pandoc every test drives is the wheel's (3.x, the newest rwgate is tested with), first on
     # PATH, whatever pandoc the machine has (Debian's 2.17 comes with R Markdown); a test about
     # another version names its binary (tests/e2e/test_pandoc_versions.py, pandoc_matrix.py).

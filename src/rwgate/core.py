@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from rwgate import recorded
 from rwgate.config import Settings
 from rwgate.identify import Identified, Identifier
-from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, by_title, evidence
+from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, by_title, evidence, published_wanted
 from rwgate.models import Action, Citation, Problem, Reference, Status
 from rwgate.policy import Policy
 from rwgate.result import RECOVERED_FROM_TITLE, CheckResult
@@ -216,6 +216,8 @@ def check(
                 chunk = references[start : start + CHUNK]
                 found = identify.chunk(_units(chunk))
                 answers = srcs.ask(found.wanted(), _offset(progress, start, total))
+                if journals := published_wanted(answers):  # the preprints' journal versions
+                    answers.update(srcs.ask({"doi": journals}))
                 if srcs.first_end != float("inf"):  # the run's record: no replay past a TTL
                     recorded.note_expiry(srcs.first_end)
                 _source_errors(answers, settings.offline, errors)

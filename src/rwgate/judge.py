@@ -21,6 +21,7 @@ from rwgate.identify.same import mismatch
 from rwgate.models import Lookup, Notice, Reference, Status
 from rwgate.sources import Answers
 from rwgate.sources.interface import IntegritySource
+from rwgate.sources.preprint_ids import preprint_server
 from rwgate.titles import TitleRow
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES
 
@@ -166,12 +167,73 @@ def evidence(ref: Reference, answers: Answers, offline: bool) -> Evidence:
         pmid_ev = with_identity(ref, pmid_ev, "PMID ", ref.pmid)
     if ref.doi:
         ev = with_identity(ref, judge(answers.get(("doi", ref.doi), []), offline), "doi:", ref.doi)
+        ev = as_preprint(ref.doi, ev, answers, offline)
         return ev if pmid_ev is None else more_severe(ev, pmid_ev)
     if pmid_ev is not None and pmid_ev.status != "unverified":
         return pmid_ev
     return Evidence(
         "no_doi", reason="entry has no DOI" + (f"; {pmid_ev.reason}" if pmid_ev else "")
     )
+
+
+def as_preprint(doi: str, ev: Evidence, answers: Answers, offline: bool) -> Evidence:
+    """``ev`` for a preprint's DOI: ``clean`` only when a source that states the server's
+    withdrawals (:attr:`IntegritySource.servers`) found it (a registry's absence, or Crossref's
+    record of posted content, says nothing of a withdrawal); a server that publishes no
+    withdrawals (SSRN, Research Square, ...) leaves it ``unverified`` with that reason. The journal
+    version the server names is judged too (:func:`_published`)."""
+    server = preprint_server(doi)
+    if server is None:
+        return ev
+    said = answers.get(("doi", doi), [])
+    stating = [(s, lk) for s, lk in said if server.name in s.servers]
+    vouched = [lk for s, lk in stating if lk.outcome == "found" and s.vouches]
+    if ev.status == "clean" and not vouched:
+        errors = "; ".join(dict.fromkeys(lk.error for _, lk in stating if lk.error))
+        why = server.reason or f"{server.name} withdrawals could not be checked" + (
+            f" ({errors})" if errors else " (no source states them here)"
+        )
+        ev = Evidence("unverified", reason=f"{why}; {ev.reason}" if ev.reason else why)
+    elif ev.status == "clean" and ev.reason is None:
+        ev.reason = f"not withdrawn on {server.name} (judged as a preprint)"
+    published = next(
+        (lk.published_doi for _, lk in stating if lk.outcome == "found" and lk.published_doi), None
+    )
+    if published and published != doi:
+        return _published(ev, published, answers, offline)
+    return ev
+
+
+def _published(ev: Evidence, doi: str, answers: Answers, offline: bool) -> Evidence:
+    """The preprint's verdict and its journal version's, the worse deciding: a flagged journal
+    version over a less severe preprint verdict; a journal version that could not be judged
+    leaves a clean preprint ``unverified``. The reason says which version it is."""
+    journal = judge(answers.get(("doi", doi), []), offline)
+    note = f"published as doi:{doi}"
+    rank = FLAG_RANK
+    if journal.status in rank and (ev.status not in rank or rank[journal.status] < rank[ev.status]):
+        journal.reason = f"{note}: {journal.reason}" if journal.reason else note
+        return journal
+    if journal.status == "clean" or ev.status in rank:
+        ev.reason = f"{note} ({journal.status}); {ev.reason}" if ev.reason else note
+        return ev
+    why = f"{note}, which could not be judged ({journal.reason or journal.status})"
+    if ev.status == "clean":
+        return Evidence("unverified", reason=why)
+    ev.reason = f"{why}; {ev.reason}" if ev.reason else why
+    return ev
+
+
+def published_wanted(answers: Answers) -> list[str]:
+    """Journal versions the preprint servers name that were not asked yet (asked next)."""
+    out = [
+        lk.published_doi
+        for (kind, _), said in answers.items()
+        if kind == "doi"
+        for source, lk in said
+        if source.servers and lk.outcome == "found" and lk.published_doi
+    ]
+    return [d for d in dict.fromkeys(out) if ("doi", d) not in answers]
 
 
 BASIS_TITLE = "title"

@@ -50,15 +50,17 @@ def test_left_out_dois_are_asked_of_the_resolver_together(settings, fake_crossre
     assert "registered with DataCite, not Crossref" in (arxiv.reason or "")
 
 
-def test_a_datacite_doi_is_judged_by_a_complete_snapshot(  # type: ignore[no-untyped-def]
+def test_a_datacite_arxiv_doi_is_not_cleared_by_a_complete_snapshot(  # type: ignore[no-untyped-def]
     settings, tmp_path: Path
 ) -> None:
+    """Issue 49: a preprint is clean only on its server's word; not being in Retraction Watch
+    says nothing of an arXiv withdrawal (arXiv cannot be reached here)."""
     snapshot = tmp_path / "s.sqlite3"
     import_files(snapshot, [RW / "rw-extract-2025.csv"], allow_shrink=True)
     with_snapshot = settings.model_copy(update={"snapshot": snapshot})
     (citation,) = check(_refs([ARXIV]), with_snapshot).citations
-    assert citation.status == "clean" and citation.basis == ["snapshot"]
-    assert "registered with DataCite" in (citation.reason or "")
+    assert citation.status == "unverified"
+    assert "arXiv not consulted" in (citation.reason or "")
     assert "not listed in the Retraction Watch snapshot" in (citation.reason or "")
 
 

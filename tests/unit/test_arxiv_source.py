@@ -192,7 +192,7 @@ def test_open_reads_the_users_urls_behind_the_cache(fake: FakeArxiv, tmp_path: P
     settings = Settings(arxiv_url=fake.api_url, arxiv_oai_url=fake.oai_url)
     cache = Cache(tmp_path / "cache", quiet=True)
     opened = ArxivSource.open(settings, cache)
-    assert opened is not None and opened.answers == frozenset({"arxiv"})
+    assert opened is not None and opened.answers == frozenset({"arxiv", "doi"})
     offline = ArxivSource.open(Settings(offline=True, no_cache=True), cache)
     assert offline is None
     cache.close()

@@ -17,14 +17,24 @@ from rwgate.config import Settings
 from rwgate.errors import RwgateError
 from rwgate.models import Lookup, SourceInfo
 from rwgate.paths import default_cache_dir, default_snapshot_path
+from rwgate.sources.arxiv import ArxivSource
+from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
 from rwgate.sources.snapshot import Snapshot
+from rwgate.sources.snapshot_withdrawals import HarvestedWithdrawals
 from rwgate.titles import TitleRow
 
-SOURCES: tuple[type[IntegritySource], ...] = (CrossrefSource, Snapshot)
-"""Every integrity source, in the order reports name them."""
+SOURCES: tuple[type[IntegritySource], ...] = (
+    CrossrefSource,
+    Snapshot,
+    ArxivSource,
+    BiorxivSource,
+    HarvestedWithdrawals,
+)
+"""Every integrity source, in the order reports name them. The preprint sources are asked only
+the identifiers of their servers (:meth:`IntegritySource.takes`) and named only when asked."""
 
 Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
 """(kind, identifier) -> what each source that answers that kind said, in :data:`SOURCES` order."""
@@ -51,11 +61,15 @@ class OpenSources:
     def ask(
         self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
     ) -> Answers:
-        """One batched ``query_all`` per source and identifier kind it answers."""
+        """One batched ``query_all`` per source and identifier kind it answers, with the
+        identifiers it takes (:meth:`IntegritySource.takes`)."""
         answers: Answers = {}
         for source in self.sources:
-            for kind, idents in wanted.items():
-                if not idents or kind not in source.answers:
+            for kind, asked in wanted.items():
+                if kind not in source.answers:
+                    continue
+                idents = [i for i in asked if source.takes(kind, i)]
+                if not idents:
                     continue
                 found = source.query_all(idents, progress, kind=kind)
                 ttl = source.ttl
@@ -89,9 +103,12 @@ class OpenSources:
 
     def infos(self) -> list[SourceInfo]:
         """Each source as reports name it, saying what happened to it this run: a source that
-        does not say so itself (a local snapshot) is described by what its look-ups brought."""
+        does not say so itself (a local snapshot) is described by what its look-ups brought.
+        A source for some preprint servers' identifiers only is named only when it was asked."""
         infos = []
         for source in self.sources:
+            if source.servers and source.name not in self.tally:
+                continue  # a preprint source asked nothing this run: reports stay as they were
             info = source.info()
             if info.state is None:
                 answered, failed = self.tally.get(source.name, (0, Counter()))

@@ -71,10 +71,11 @@ class ArxivSource(IntegritySource):
 
     name = NAME
     title = "arXiv"
-    answers = frozenset({"arxiv"})
+    answers = frozenset({"arxiv", "doi"})
     settings = frozenset({"arxiv_url", "arxiv_oai_url", "timeout", "max_total_seconds", "offline"})
     absence = "unknown"
     vouches = True  # the latest version's flags are the paper's whole withdrawal state
+    servers = frozenset({"arXiv"})
 
     def __init__(
         self,
@@ -121,6 +122,10 @@ class ArxivSource(IntegritySource):
 
         info = SourceInfo(name=cls.name, url=settings.arxiv_url)
         return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+
+    def takes(self, kind: IdKind, ident: str) -> bool:
+        """arXiv ids, and of DOIs only arXiv's DataCite ones (every other DOI is not arXiv's)."""
+        return kind == "arxiv" or (kind == "doi" and arxiv_of_doi(ident) is not None)
 
     @property
     def requests_made(self) -> int:

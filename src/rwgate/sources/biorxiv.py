@@ -119,6 +119,7 @@ class BiorxivSource(IntegritySource):
     settings = frozenset({"biorxiv_url", "timeout", "max_total_seconds", "offline"})
     absence = "nothing"  # neither server holding a 10.1101 DOI proves nothing: Crossref's to say
     vouches = True  # every version is listed with its type
+    servers = frozenset({"bioRxiv/medRxiv"})
 
     def __init__(
         self,
@@ -154,6 +155,10 @@ class BiorxivSource(IntegritySource):
 
         info = SourceInfo(name=cls.name, url=settings.biorxiv_url)
         return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+
+    def takes(self, kind: IdKind, ident: str) -> bool:
+        """Only bioRxiv/medRxiv preprint DOIs (not the Cold Spring Harbor journals')."""
+        return kind == "doi" and biorxiv_doi(ident) is not None
 
     @property
     def requests_made(self) -> int:

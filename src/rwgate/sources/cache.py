@@ -168,7 +168,7 @@ class CachedSource(IntegritySource):
         self.kind = kind
         self.name, self.title = kind.name, kind.title
         self.answers, self.settings, self.absence = kind.answers, kind.settings, kind.absence
-        self.vouches = kind.vouches
+        self.vouches, self.servers = kind.vouches, kind.servers
         self.cache = cache
         self.factory = factory
         self.ttl = self._ttl = ttl
@@ -185,6 +185,9 @@ class CachedSource(IntegritySource):
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
         """Never opened from the family: a source wraps itself (see ``CrossrefSource.open``)."""
         raise TypeError("CachedSource wraps a source; open that source instead")
+
+    def takes(self, kind: IdKind, ident: str) -> bool:
+        return self.kind.takes(self, kind, ident)
 
     def _key(self, ident: str, kind: IdKind) -> str:
         return f"{self.name}:work:{ident}" if kind == "doi" else f"{self.name}:{kind}:{ident}"

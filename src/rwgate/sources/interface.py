@@ -63,6 +63,10 @@ class IntegritySource(ABC):
     default: a source added by the recipe never clears a work it merely knows (fail closed)."""
     ttl: float | None = None
     """How long its answers stay true (seconds); None: until its data changes."""
+    servers: frozenset[str] = frozenset()
+    """Preprint servers (:class:`~rwgate.sources.preprint_ids.PreprintServer` names) whose
+    withdrawals this source states: only its vouching ``found`` clears a preprint of them (a
+    registry's absence or Crossref's record of posted content says nothing of a withdrawal)."""
 
     @classmethod
     @abstractmethod
@@ -85,6 +89,11 @@ class IntegritySource(ABC):
             if progress is not None:
                 progress(done, len(wanted))
         return out
+
+    def takes(self, kind: IdKind, ident: str) -> bool:
+        """Whether to ask this source about ``ident`` at all: a source for one server's DOIs
+        (arXiv's DataCite DOIs) is asked only those, and is not in a report that asked it none."""
+        return kind in self.answers
 
     def title_rows(self, keys: Sequence[str]) -> dict[str, list[TitleRow]]:
         """Records of works whose normalised title (:func:`rwgate.titles.title_key`) is each of
