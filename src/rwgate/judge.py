@@ -196,6 +196,9 @@ def as_preprint(doi: str, ev: Evidence, answers: Answers, offline: bool) -> Evid
         ev = Evidence("unverified", reason=f"{why}; {ev.reason}" if ev.reason else why)
     elif ev.status == "clean" and ev.reason is None:
         ev.reason = f"not withdrawn on {server.name} (judged as a preprint)"
+    elif ev.status == "withdrawn" and ev.reason is None:  # the authors' reason, in every report
+        labels = [n.label for n in ev.notices if n.type == "withdrawal" and n.label]
+        ev.reason = f"withdrawn on {server.name}" + (f": {labels[0]}" if labels else "")
     published = next(
         (lk.published_doi for _, lk in stating if lk.outcome == "found" and lk.published_doi), None
     )

@@ -104,6 +104,8 @@ def test_a_withdrawn_arxiv_paper_fails_strict_with_its_reason(
     assert cited["gone"]["status"] == "withdrawn", cited["gone"]
     [notice] = cited["gone"]["notices"]
     assert "error in the pr" in notice["label"]
+    assert cited["gone"]["reason"].startswith("withdrawn on arXiv: ")
+    assert "error in the pr" in cited["gone"]["reason"]
     assert code != 0
 
 
@@ -125,6 +127,16 @@ def test_a_published_and_retracted_preprint_shows_the_journal_retraction(
     assert f"published as doi:{WAKEFIELD_DOI}" in cited["pub"]["reason"]
     assert cited["pub"]["doi"] == f"10.48550/arxiv.{PUBLISHED}"
     assert code != 0
+
+
+def test_a_biorxiv_preprint_published_as_a_retracted_paper_is_retracted(
+    env: tuple[FakeArxiv, FakeBiorxiv], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bioRxiv's ``published`` names the LaCour paper (retracted in the fake Crossref)."""
+    refs = _bib(tmp_path / "refs.bib", bio="10.1101/2019.12.20.884999")
+    _, cited, _ = _check(capsys, str(refs))
+    assert cited["bio"]["status"] == "retracted", cited["bio"]
+    assert "published as doi:10.1126/science.1256151" in cited["bio"]["reason"]
 
 
 def test_a_preprint_server_without_withdrawals_is_unverified(
