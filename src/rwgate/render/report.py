@@ -45,6 +45,11 @@ _SEVERITY_COLOURS = {
 _TAGS = {"fail": "FAIL", "annotate": "FLAG", "warn": "WARN", "ignore": "ok"}
 
 
+def record_label(record_id: str) -> str:
+    """A notice's record as a reader finds it: ``RW#4036`` for a Retraction Watch record (digits),
+    a preprint server's own id (``arXiv:2104.01234v2``) as it is."""
+    return f"RW#{record_id}" if record_id.isdigit() else record_id
+
 def paint(text: str, code: str, colour: bool) -> str:
     """``text`` in an ANSI colour when the output is a terminal (``colour``)."""
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
@@ -161,7 +166,7 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
         lines.append("        " + " | ".join(bits))
     for n in c.notices:
         when = n.date.isoformat() if n.date else "undated"
-        rid = f" RW#{term_safe(n.record_id)}" if n.record_id else ""
+        rid = f" {term_safe(record_label(n.record_id))}" if n.record_id else ""
         ndoi = f" doi:{term_safe(n.doi)}" if n.doi else ""
         sources = term_safe(", ".join(n.source))
         lines.append(f"        {when} {term_safe(notice_label(n.type))}{ndoi}{rid} [{sources}]")
