@@ -248,3 +248,78 @@ def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
     print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
     return code
+
+
+# --- sources kept open (a front end that lives: the language server) ---------------------------
+
+
+class KeptSources:
+    """The sources opened once and kept open across checks, for a front end that judges again
+    on every keystroke (``rwgate lsp``): opening and closing the snapshot and the look-up cache
+    was half of a pass. They are opened again when the settings that chose them change or the
+    snapshot on disk is another file (``rwgate data update`` replaced it, or changed it), so a
+    new snapshot is seen at the next pass; :meth:`close` at the end of the front end's life.
+    Not shared between threads: each worker keeps its own."""
+
+    def __init__(self) -> None:
+        self._sources: OpenSources | None = None
+        self._identity: tuple[object, ...] | None = None
+
+    def judge_document(
+        self, doc: CitedDocument, settings: Settings
+    ) -> tuple[CheckResult, dict[str, Reference]]:
+        """:func:`judge_document` with the kept sources (whether they all answered included)."""
+        sources = self._open(settings)
+        try:
+            judged = judge_document(doc, settings, sources)
+        except BaseException:
+            self.close()  # a source in an unknown state is not kept
+            raise
+        return self._after(judged[0], sources), judged[1]
+
+    def judge(
+        self, references: Sequence[Reference], settings: Settings, problems: Sequence[Problem] = ()
+    ) -> CheckResult:
+        """:func:`judge` with the kept sources."""
+        sources = self._open(settings)
+        try:
+            result = judge(references, settings, problems, sources=sources)
+        except BaseException:
+            self.close()
+            raise
+        return self._after(result, sources)
+
+    def close(self) -> None:
+        if self._sources is not None:
+            self._sources.close()
+        self._sources, self._identity = None, None
+
+    def _open(self, settings: Settings) -> OpenSources:
+        identity = (settings.model_dump_json(), _file_identity(settings.snapshot))
+        if self._sources is None or identity != self._identity:
+            from rwgate.sources import open_sources
+
+            self.close()
+            self._sources, self._identity = open_sources(settings), identity
+        sources = self._sources
+        # What one check says of its look-ups (failures, expiries) is said of that check alone.
+        sources.any_error, sources.first_end = False, float("inf")
+        sources.tally, sources.titles_asked = {}, False
+        return sources
+
+    def _after(self, result: CheckResult, sources: OpenSources) -> CheckResult:
+        result.complete = not sources.failed
+        if sources.cache.warning is not None:  # a cache that gave out is opened afresh next time
+            self.close()
+        return result
+
+
+def _file_identity(snapshot: Path | None) -> tuple[object, ...] | None:
+    """Which file the snapshot is (device, inode, size, modification): another when replaced."""
+    from rwgate.paths import default_snapshot_path
+
+    try:
+        found = Path(snapshot or default_snapshot_path()).stat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
