@@ -65,3 +65,37 @@ def test_each_pass_says_only_its_own_failures(
         assert kept.judge([], settings).complete  # nothing asked, nothing failed
     finally:
         kept.close()
+
+
+def test_an_unchanged_document_gets_its_last_verdict_until_something_it_is_judged_from_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most keystrokes cite no other key: the verdict is not judged again; a saved .bib, other
+    keys, or forget() (a network pass filled the cache) are judged afresh."""
+    from rwgate.models import CitedDocument
+
+    snapshot = tmp_path / "s.sqlite3"
+    _snapshot(snapshot, "rw-extract-2025.csv")
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
+    settings = load_settings(tmp_path, overrides={"offline": True, "snapshot": snapshot})
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{wake, doi={10.5555/not-wakefield}}\n")
+    doc = CitedDocument(path=str(tmp_path / "paper.md"), keys=["wake"], bibliographies=[str(bib)])
+    kept = KeptSources()
+    try:
+        first = kept.judge_document(doc, settings)
+        assert kept.judge_document(doc.model_copy(), settings) is first
+        assert first[0].citations[0].status != "retracted"
+        bib.write_text("@article{wake,\n  doi={10.1016/S0140-6736(97)11096-0}}\n")  # saved
+        saved = kept.judge_document(doc, settings)
+        assert saved is not first and saved[0].citations[0].status == "retracted"
+        assert kept.judge_document(doc, settings) is saved
+        kept.forget()
+        assert kept.judge_document(doc, settings) is not saved
+        other = doc.model_copy(update={"keys": ["wake", "ghost"]})
+        assert [c.key for c in kept.judge_document(other, settings)[0].citations] == [
+            "wake",
+            "ghost",
+        ]
+    finally:
+        kept.close()

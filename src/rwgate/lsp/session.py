@@ -71,6 +71,7 @@ class Session:
         """Read the saved manuscript again at the next pass (opened, saved, or its config)."""
         with self.lock:
             self.manuscripts.pop(path, None)
+        self.kept.forget()
 
     def _manuscript(self, path: Path) -> Manuscript:
         key = str(path)
@@ -127,6 +128,9 @@ class Session:
             return judge_bibliography(path, text, settings, lines, kept)
         except (RwgateError, OSError, ValueError) as exc:
             return unreadable(path, exc)
+        finally:
+            if not offline:  # its answers are in the cache now: the next offline pass sees them
+                self.kept.forget()
 
     def close_sources(self) -> None:
         """Close the kept sources (at shutdown, on the offline passes' worker)."""
