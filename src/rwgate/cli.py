@@ -72,6 +72,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     outputs = _outputs(args)
     result = judge(gathered.references, settings, gathered.problems, _progress_printer())
     result.project_metadata = gathered.project_metadata
+    result.cited_at = gathered.cited_at
     if args.history:
         from rwgate.history import add_history
 

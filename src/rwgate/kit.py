@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -248,3 +249,118 @@ def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
     print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
     return code
+
+
+# --- sources kept open (a front end that lives: the language server) ---------------------------
+
+
+SAME_VERDICT_SECONDS = 30.0
+"""How long :class:`KeptSources` gives an unchanged document its last verdict again."""
+Judged = tuple["CheckResult", dict[str, "Reference"]]
+
+
+class KeptSources:
+    """The sources opened once and kept open across checks, for a front end that judges again
+    on every keystroke (``rwgate lsp``): opening and closing the snapshot and the look-up cache
+    was half of a pass. They are opened again when the settings that chose them change or the
+    snapshot on disk is another file (``rwgate data update`` replaced it, or changed it), so a
+    new snapshot is seen at the next pass; :meth:`close` at the end of the front end's life.
+    Not shared between threads: each worker keeps its own."""
+
+    def __init__(self) -> None:
+        self._sources: OpenSources | None = None
+        self._identity: tuple[object, ...] | None = None
+        self._last: tuple[tuple[object, ...], float, Judged] | None = None
+
+    def judge_document(self, doc: CitedDocument, settings: Settings) -> Judged:
+        """:func:`judge_document` with the kept sources (whether they all answered included).
+
+        Most keystrokes cite no other key: the same document (keys, files, metadata) under the
+        same settings, snapshot and bibliography files gets the last verdict again, for at most
+        :data:`SAME_VERDICT_SECONDS` (a verdict may expire; the cache may learn from another
+        run) and until :meth:`forget`. Callers must not modify what they are given."""
+        identity = _document_identity(doc, settings)
+        last = self._last
+        fresh = last is not None and time.monotonic() - last[1] < SAME_VERDICT_SECONDS
+        if last is not None and fresh and last[0] == identity:
+            return last[2]
+        self._last = None
+        sources = self._open(settings)
+        try:
+            result, refs = judge_document(doc, settings, sources)
+        except BaseException:
+            self.close()  # a source in an unknown state is not kept
+            raise
+        judged = (self._after(result, sources), refs)
+        self._last = (identity, time.monotonic(), judged)
+        return judged
+
+    def forget(self) -> None:
+        """Judge afresh next time: the cache learnt answers (a network pass), or a file was
+        saved. Safe from another thread (one assignment)."""
+        self._last = None
+
+    def judge(
+        self, references: Sequence[Reference], settings: Settings, problems: Sequence[Problem] = ()
+    ) -> CheckResult:
+        """:func:`judge` with the kept sources."""
+        sources = self._open(settings)
+        try:
+            result = judge(references, settings, problems, sources=sources)
+        except BaseException:
+            self.close()
+            raise
+        return self._after(result, sources)
+
+    def close(self) -> None:
+        self._last = None
+        if self._sources is not None:
+            self._sources.close()
+        self._sources, self._identity = None, None
+
+    def _open(self, settings: Settings) -> OpenSources:
+        identity = (settings.model_dump_json(), _file_identity(settings.snapshot))
+        if self._sources is None or identity != self._identity:
+            from rwgate.sources import open_sources
+
+            self.close()
+            self._sources, self._identity = open_sources(settings), identity
+        sources = self._sources
+        # What one check says of its look-ups (failures, expiries) is said of that check alone.
+        sources.any_error, sources.first_end = False, float("inf")
+        sources.tally, sources.titles_asked = {}, False
+        return sources
+
+    def _after(self, result: CheckResult, sources: OpenSources) -> CheckResult:
+        result.complete = not sources.failed
+        if sources.cache.warning is not None:  # a cache that gave out is opened afresh next time
+            self.close()
+        return result
+
+
+def _file_identity(snapshot: Path | None) -> tuple[object, ...] | None:
+    """Which file the snapshot is (device, inode, size, modification): another when replaced."""
+    from rwgate.paths import default_snapshot_path
+
+    return _stat(Path(snapshot or default_snapshot_path()))
+
+
+def _stat(path: Path) -> tuple[object, ...] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def _document_identity(doc: CitedDocument, settings: Settings) -> tuple[object, ...]:
+    """Everything a document's verdict is judged from but the cache and the clock."""
+    files: list[str] = []
+    stack = [doc]
+    while stack:
+        part = stack.pop()
+        files += part.bibliographies
+        stack += part.parts
+    stats = tuple((f, _stat(Path(f))) for f in files)
+    snapshot = _file_identity(settings.snapshot)
+    return (doc.model_dump_json(), settings.model_dump_json(), snapshot, stats)

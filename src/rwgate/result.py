@@ -14,7 +14,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rwgate import __version__
-from rwgate.models import Citation, Problem, Report, SourceInfo, Status, Summary, ToolInfo
+from rwgate.models import (
+    Citation,
+    Location,
+    Problem,
+    Report,
+    SourceInfo,
+    Status,
+    Summary,
+    ToolInfo,
+)
 from rwgate.policy import Policy
 from rwgate.vocab import FLAGGED_STATUSES
 
@@ -38,6 +47,9 @@ class CheckResult:
     project_metadata: list[str] = field(default_factory=list)
     """Project files whose metadata (bibliography, nocite, ``rwgate:``) was merged into the
     manuscript's (:attr:`rwgate.references.gather.Gathered.project_metadata`)."""
+    cited_at: dict[str, list[Location]] = field(default_factory=dict)
+    """Key -> the manuscript lines citing it, when the check read manuscripts: SARIF puts each
+    result there (the entry is its related location), so code scanning shows it in the diff."""
     complete: bool = True
     """Whether every source could answer and the cache could be used: a verdict with a failed
     look-up is retried, never remembered."""

@@ -134,8 +134,11 @@ def test_strict_fails_the_job_with_a_summary_and_sarif(tmp_path: Path, workspace
         "wakefield1998",
         "lacour2014",
     }
+    # Each result is on a manuscript line citing the work, its entry related (issue 50).
     uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert uri == "paper/refs.bib"
+    assert uri == "paper/paper.md"
+    related = results[0]["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert related == "paper/refs.bib"
     assert json.loads(Path(outputs["report"]).read_text())["schema"] == "rwgate.report/1"
 
 

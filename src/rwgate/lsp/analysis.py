@@ -22,6 +22,7 @@ from rwgate.lsp.scan import Span, citation_spans, key_on_line
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
+    from rwgate.kit import KeptSources
     from rwgate.models import Citation, CitedDocument, Problem, Reference, SourceInfo
     from rwgate.result import CheckResult
 
@@ -149,15 +150,23 @@ def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str
 
 
 def judge_manuscript(
-    manuscript: Manuscript, text: str, settings: Settings, lines: Lines
+    manuscript: Manuscript,
+    text: str,
+    settings: Settings,
+    lines: Lines,
+    kept: KeptSources | None = None,
 ) -> Verdicts:
-    """The verdicts on what the buffer cites, placed in it and in its bibliography files."""
+    """The verdicts on what the buffer cites, placed in it and in its bibliography files
+    (judged with ``kept`` sources, open across passes, when given)."""
     from rwgate.kit import judge_document
     from rwgate.references.keys import resolve_key
 
     spans = citation_spans(text, manuscript.latex)
     doc = manuscript.doc.model_copy(update={"keys": cited_keys(manuscript, text, spans)})
-    result, refs = judge_document(doc, settings)
+    if kept is not None:
+        result, refs = kept.judge_document(doc, settings)
+    else:
+        result, refs = judge_document(doc, settings)
     known = {c.key for c in result.citations}
     resolved = {s.key: resolve_key(s.key, known) or s.key for s in spans}
     out = _start(manuscript.path, result, spans, resolved)
@@ -181,14 +190,19 @@ def judge_manuscript(
     return out
 
 
-def judge_bibliography(path: Path, text: str, settings: Settings, lines: Lines) -> Verdicts:
+def judge_bibliography(
+    path: Path, text: str, settings: Settings, lines: Lines, kept: KeptSources | None = None
+) -> Verdicts:
     """Every entry of a bibliography buffer (``.bib``, ``.bbl``, CSL JSON/YAML, RIS), judged
     as ``rwgate check`` judges a bibliography given alone; parsed from the unsaved text."""
     from rwgate.kit import judge
     from rwgate.references.readers import reader_for
 
     bib = reader_for(path, ["bibliography"]).read_text(text, str(path))
-    result = judge(bib.references, settings, bib.problems)
+    if kept is not None:
+        result = kept.judge(bib.references, settings, bib.problems)
+    else:
+        result = judge(bib.references, settings, bib.problems)
     own = text.splitlines()
     here = str(path)
     spans = [_entry_span(own, ref) for ref in bib.references]

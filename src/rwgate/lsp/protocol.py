@@ -7,6 +7,7 @@ of the file it is in.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +33,9 @@ SEVERITY = {
 Lines = Callable[[str], list[str]]
 
 
+@functools.lru_cache(maxsize=256)
 def uri_of(path: str) -> str:
+    """A file's URI (remembered: a pass names the same few files in hundreds of diagnostics)."""
     return from_fs_path(path) or Path(path).as_uri()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from pygls.uris import to_fs_path
 from rwgate import __version__
 from rwgate.errors import RwgateError
 from rwgate.lsp import protocol
-from rwgate.lsp.analysis import message_of
+from rwgate.lsp.analysis import Note, Place, message_of
 from rwgate.lsp.present import hover_text
 from rwgate.lsp.session import Session
 
@@ -52,6 +53,9 @@ class RwgateServer(LanguageServer):
         self.generation: dict[str, int] = {}
         self.told_offline = False
         self.published: dict[str, list[Any]] = {}
+        self.made: dict[str, dict[tuple[object, ...], Any]] = {}
+        """Per file, the diagnostics last sent, by what they were made from: a change makes
+        only the diagnostics it changes (a long manuscript's hundreds stay as they were)."""
 
     def buffer_text(self, path: str) -> str | None:
         for uri, document in list(self.workspace.text_documents.items()):
@@ -92,7 +96,7 @@ class RwgateServer(LanguageServer):
         verdicts = await self._pass(path, generation, offline=True)
         if verdicts is None:
             return
-        self.publish(self.session.record(verdicts))
+        self.publish(_first(path, self.session.record(verdicts)))
         loop = asyncio.get_running_loop()
         online = await loop.run_in_executor(
             self.offline_worker, self.session.wants_network, Path(path)
@@ -111,7 +115,7 @@ class RwgateServer(LanguageServer):
                     lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=NO_NETWORK)
                 )
             return
-        self.publish(self.session.record(verdicts))
+        self.publish(_first(path, self.session.record(verdicts)))
         self.log(f"network pass over {path}: {len(verdicts.citations)} works judged")
 
     def log(self, message: str) -> None:
@@ -126,10 +130,23 @@ class RwgateServer(LanguageServer):
             if self.published.get(path) == notes:
                 continue  # nothing new to say about this file: no message, no client work
             self.published[path] = notes
-            diagnostics = [protocol.diagnostic(codec, lines, n) for n in notes]
+            made = self.made.get(path, {})
+            fresh: dict[tuple[object, ...], Any] = {}
+            for note in notes:
+                key = _identity(note, lines)
+                fresh[key] = made.get(key) or protocol.diagnostic(codec, lines, note)
+            self.made[path] = fresh
+            diagnostics = list(fresh.values())
             self.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=protocol.uri_of(path), diagnostics=diagnostics)
             )
+
+    def close_sources(self) -> None:
+        """The offline passes' sources, kept open for the server's life, closed at shutdown on
+        their worker (after any pass under way); no pass starts after the client's shutdown."""
+        for path in list(self.generation):
+            self.generation[path] += 1
+        self.offline_worker.submit(self.session.close_sources).result()
 
     def again_everywhere(self) -> None:
         """Every open document judged again (the user's configuration changed)."""
@@ -159,8 +176,6 @@ class RwgateServer(LanguageServer):
         )
         place = verdicts.entries.get(citation.key)
         if span is not None and str(verdicts.path) == path:
-            from rwgate.lsp.analysis import Place
-
             place = Place(path, span)
         template = self._template(verdicts.path)
         text = hover_text(citation, message_of(citation, template), verdicts.sources)
@@ -217,6 +232,29 @@ class RwgateServer(LanguageServer):
         self.again_everywhere()
 
 
+def _identity(note: Note, lines: Callable[[str], list[str]]) -> tuple[object, ...]:
+    """Everything a note's diagnostic is made from, with the text of the lines its places are
+    on (a range counts the client's code units of the line before it)."""
+    places = [note.place, *(t for t, _ in note.related if isinstance(t, Place))]
+    texts = tuple(_line(lines, p) for p in places)
+    said = (note.message, note.severity, note.code, note.key, note.struck, note.url)
+    return (note.place, said, tuple(note.related), texts)
+
+
+def _line(lines: Callable[[str], list[str]], place: Place) -> str | None:
+    try:
+        found = lines(place.path)
+    except OSError:
+        return None
+    return found[place.span.line] if place.span.line < len(found) else None
+
+
+def _first(path: str, paths: list[str]) -> list[str]:
+    """``paths`` with the edited document's first: its diagnostics reach the editor before
+    those of the bibliographies it cites from (each file's are sent whole)."""
+    return sorted(paths, key=lambda p: p != path)
+
+
 def build_server(overrides: dict[str, Any]) -> RwgateServer:
     """The server with its handlers (a function, so tests can build one in process)."""
     server = RwgateServer(overrides)
@@ -239,6 +277,10 @@ def build_server(overrides: dict[str, Any]) -> RwgateServer:
         if path is not None:
             ls.generation[path] = ls.generation.get(path, 0) + 1
             ls.publish(ls.session.close(path))
+
+    @server.feature(lsp.SHUTDOWN)
+    def on_shutdown(ls: RwgateServer, params: Any) -> None:
+        ls.close_sources()
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: RwgateServer, params: lsp.HoverParams) -> lsp.Hover | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import RwgateError
+from rwgate.kit import KeptSources
 from rwgate.lsp.analysis import (
     Manuscript,
     Note,
@@ -42,6 +43,8 @@ class Session:
         self.verdicts: dict[str, Verdicts] = {}
         self.shown: dict[str, dict[str, list[Note]]] = {}  # file -> origin document -> notes
         self.lock = threading.RLock()
+        self.kept = KeptSources()
+        """The offline passes' sources, open for the server's life (:meth:`close_sources`)."""
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -68,6 +71,7 @@ class Session:
         """Read the saved manuscript again at the next pass (opened, saved, or its config)."""
         with self.lock:
             self.manuscripts.pop(path, None)
+        self.kept.forget()
 
     def _manuscript(self, path: Path) -> Manuscript:
         key = str(path)
@@ -112,15 +116,25 @@ class Session:
         from rwgate.references.readers import is_manuscript
 
         lines = self.lines_cache()
+        # Offline passes (one worker) keep their sources open; a network pass, a second apart,
+        # opens its own, so what its sources say of their look-ups is said of that pass alone.
+        kept = self.kept if offline else None
         try:
             if is_manuscript(path):
                 manuscript = self._manuscript(path)
                 settings = self.settings(path, manuscript.doc.metadata, offline)
-                return judge_manuscript(manuscript, text, settings, lines)
+                return judge_manuscript(manuscript, text, settings, lines, kept)
             settings = self.settings(path, None, offline)
-            return judge_bibliography(path, text, settings, lines)
+            return judge_bibliography(path, text, settings, lines, kept)
         except (RwgateError, OSError, ValueError) as exc:
             return unreadable(path, exc)
+        finally:
+            if not offline:  # its answers are in the cache now: the next offline pass sees them
+                self.kept.forget()
+
+    def close_sources(self) -> None:
+        """Close the kept sources (at shutdown, on the offline passes' worker)."""
+        self.kept.close()
 
     def record(self, verdicts: Verdicts) -> list[str]:
         """Keep ``verdicts`` as its document's latest; the files whose diagnostics changed."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from rwgate.doi import try_normalize
 from rwgate.errors import RwgateError
-from rwgate.models import Location, Problem, Reference
+from rwgate.models import CitedDocument, Location, Problem, Reference
 from rwgate.references import load_bibliography
 from rwgate.references.readers import STDIN, is_manuscript, reader_for
 
@@ -28,6 +28,8 @@ class Gathered:
     project_metadata: list[str] = field(default_factory=list)
     """Project files (``_quarto.yml``, bookdown's ``index.Rmd``...) a manuscript's metadata came
     from besides its own: the report names them."""
+    cited_at: dict[str, list[Location]] = field(default_factory=dict)
+    """Key -> the manuscript lines citing it (SARIF annotates those, not only the entry)."""
 
 
 def doi_reference(raw: str, where: str = "--doi") -> Reference:
@@ -52,6 +54,18 @@ def _read_manuscript(path: Path, out: Gathered) -> None:
     result = cited_references(doc)
     out.references.extend(result.references)
     out.problems.extend(result.problems)
+    _add_places(path, doc, out)
+
+
+def _add_places(path: Path, doc: CitedDocument, out: Gathered) -> None:
+    """Where the manuscript cites each key (its own text; standard input has no lines to show)."""
+    from rwgate.references.citescan import cited_places
+
+    if str(path) == STDIN:
+        return
+    text = path.read_bytes().decode("utf-8", "replace")
+    for key, places in cited_places(doc, text).items():
+        out.cited_at.setdefault(key, []).extend(places)
 
 
 def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:

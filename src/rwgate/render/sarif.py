@@ -1,7 +1,10 @@
 """SARIF 2.1.0 rendering of a check, for code-scanning services.
 
-GitHub code scanning (and other SARIF readers) turns each result into an annotation on the line of
-the ``.bib`` entry, so a retracted citation shows up in review where it was written. The log is
+GitHub code scanning (and other SARIF readers) turns each result into an annotation on its line.
+A flagged work cited in a manuscript is one result per line citing it (code scanning annotates
+only a result's first location), with the ``.bib`` entry as its related location: the retracted
+citation shows up in review, in the diff, where it was written. A work no manuscript line cites
+(a bibliography checked alone, a ``nocite``) keeps its result on its ``.bib`` line. The log is
 built as plain data and serialised with :func:`json.dumps`: titles, keys and DOIs from outside
 only ever become JSON string values, never JSON text.
 """
@@ -91,7 +94,10 @@ def _location(loc: Location, root: Path) -> dict[str, Any]:
     return {"physicalLocation": physical}
 
 
-def _result(c: Citation, rule_index: int, template: str | None, root: Path) -> dict[str, Any]:
+def _result(
+    c: Citation, rule_index: int, template: str | None, root: Path, place: Location | None
+) -> dict[str, Any]:
+    """The result for ``c`` at ``place`` (a line citing it), else at its entry."""
     out: dict[str, Any] = {
         "ruleId": f"rwgate/{c.status}",
         "ruleIndex": rule_index,
@@ -108,13 +114,33 @@ def _result(c: Citation, rule_index: int, template: str | None, root: Path) -> d
         },
     }
     # Only a real file can be annotated: ``--doi`` and MCP tool names are locations too.
-    if c.location and Path(c.location.file).is_file():
-        out["locations"] = [_location(c.location, root)]
+    entry = c.location if c.location and Path(c.location.file).is_file() else None
+    if place is not None:
+        out["locations"] = [_location(place, root)]
+        if entry is not None:
+            related = _location(entry, root)
+            related["id"] = 1
+            related["message"] = {"text": one_line(f"the entry of {c.key}")}
+            out["relatedLocations"] = [related]
+    elif entry is not None:
+        out["locations"] = [_location(entry, root)]
     return out
 
 
+def _places(c: Citation, cited_at: dict[str, list[Location]]) -> list[Location | None]:
+    """The manuscript lines citing ``c`` (a real file each), else one result at its entry. Keys
+    BibTeX matches case-insensitively may be written in another case than the entry's."""
+    found = cited_at.get(c.key)
+    if found is None:
+        folded = c.key.casefold()
+        found = next((v for k, v in cited_at.items() if k.casefold() == folded), [])
+    real = [p for p in found if p.line and Path(p.file).is_file()]
+    return list(real) or [None]
+
+
 def render_sarif(result: CheckResult, template: str | None = None, root: Path | None = None) -> str:
-    """The SARIF log: one run, one rule per status that appears, one result per flagged citation.
+    """The SARIF log: one run, one rule per status that appears, one result per line citing a
+    flagged work (one at its entry when no line is known).
     ``root`` (default: the working directory) is what file URIs are made relative to."""
     base = (root or Path.cwd()).resolve()
     cited = reported(result)
@@ -140,7 +166,11 @@ def render_sarif(result: CheckResult, template: str | None = None, root: Path | 
                         "rules": rules,
                     }
                 },
-                "results": [_result(c, statuses.index(c.status), template, base) for c in cited],
+                "results": [
+                    _result(c, statuses.index(c.status), template, base, place)
+                    for c in cited
+                    for place in _places(c, result.cited_at)
+                ],
             }
         ],
     }
@@ -148,7 +178,8 @@ def render_sarif(result: CheckResult, template: str | None = None, root: Path | 
 
 
 class SarifFormat(ReportFormat):
-    """SARIF 2.1.0 for code scanning: one result per flagged citation, on its .bib line."""
+    """SARIF 2.1.0 for code scanning: one result per line citing a flagged work (its .bib entry
+    related), or on its .bib line when it is checked alone."""
 
     name = "sarif"
 
