@@ -50,6 +50,7 @@ def record_label(record_id: str) -> str:
     a preprint server's own id (``arXiv:2104.01234v2``) as it is."""
     return f"RW#{record_id}" if record_id.isdigit() else record_id
 
+
 def paint(text: str, code: str, colour: bool) -> str:
     """``text`` in an ANSI colour when the output is a terminal (``colour``)."""
     return f"\x1b[{code}m{text}\x1b[0m" if colour else text
