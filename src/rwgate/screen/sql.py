@@ -22,6 +22,7 @@ from rwgate.screen import doisql
 from rwgate.screen.columns import Columns
 from rwgate.screen.inputs import InputGroup
 from rwgate.screen.verdicts import COLUMNS
+from rwgate.sources.preprint_ids import BIORXIV_DOI, PREPRINT_PREFIXES
 from rwgate.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 
 lit = doisql.lit
@@ -247,6 +248,8 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
         if default != "unverified":
             plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
+    if default == "clean":  # an unlisted preprint is not clean (_unlisted): a rare row
+        plain = f"({plain}) AND NOT coalesce({_preprint('r.key')}, false)"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
@@ -308,6 +311,23 @@ def _looked_up(source: str, pmid: bool, date: bool) -> str:
     )
 
 
+def _preprint(doi: str) -> str:
+    """Whether the canonical DOI ``doi`` is a preprint's (:mod:`rwgate.sources.preprint_ids`):
+    one set look-up of its registrant prefix on every row, the prefix tests on the few it keeps."""
+    registrants = ", ".join(lit(p.split("/")[0]) for p in dict.fromkeys(PREPRINT_PREFIXES))
+    tests = " OR ".join(f"starts_with({doi}, {lit(prefix)})" for prefix in PREPRINT_PREFIXES)
+    biorxiv = f"regexp_matches({doi}, {lit(BIORXIV_DOI)})"
+    return f"(split_part({doi}, '/', 1) IN ({registrants}, '10.1101') AND ({tests} OR {biorxiv}))"
+
+
+def _unlisted(default: str) -> str:
+    """An unlisted DOI's status: ``default``, except a preprint's, which no registry of notices
+    vouches for (``rwgate check`` asks the preprint server; the screen cannot): ``unverified``."""
+    if default != "clean":
+        return lit(default)
+    return f"CASE WHEN {_preprint('doi')} THEN 'unverified' ELSE {lit(default)} END"
+
+
 def screened(default: str, pmid: bool = True, date: bool = True, source: str = "refs_raw") -> str:
     """Every reference of ``source`` with its verdict, ``default`` being an unlisted work's
     status; ``pmid`` and ``date``: whether any input has a PubMed id or a citing-date column."""
@@ -323,7 +343,7 @@ def screened(default: str, pmid: bool = True, date: bool = True, source: str = "
         + f" FROM ({_looked_up(source, pmid, date)}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
         + (" LEFT JOIN vpmid AS p ON p.id = b.pmid" if pmid else "")
     )
-    d_status = f"coalesce(d_status, {lit(default)})"
+    d_status = f"coalesce(d_status, {_unlisted(default)})"
     p_status = f"coalesce(p_status, {lit(default)})"
     use_p = (
         "(doi IS NOT NULL AND p_flag_rank IS NOT NULL"

@@ -223,6 +223,13 @@ posted content either): SSRN, Research Square, Authorea, Preprints.org, the OSF-
 (OSF Preprints 10.31219, PsyArXiv 10.31234, SocArXiv 10.31235, LawArXiv 10.31228, ...)."""
 
 
+PREPRINT_PREFIXES: tuple[str, ...] = (_ARXIV_PREFIX, *(prefix for prefix, _ in _SILENT))
+"""Every preprint DOI prefix but bioRxiv's (``10.1101/`` is shared with CSHL journals: see
+:data:`BIORXIV_DOI`), for the screen's SQL."""
+BIORXIV_DOI = r"^10\.1101/(?:\d{6,}|\d{4}\.\d{2}\.\d{2}\.\d{6,})(?:v\d{1,3})?$"
+"""A bioRxiv/medRxiv preprint's DOI, as :func:`biorxiv_doi` reads it (RE2 and Python alike)."""
+
+
 def preprint_server(doi: str | None) -> PreprintServer | None:
     """The preprint server of ``doi``, or None when it is no known preprint server's DOI."""
     canonical = try_normalize(doi) if doi else None
