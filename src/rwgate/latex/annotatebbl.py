@@ -19,11 +19,11 @@ from rwgate.render.annotate import TemplateProblem
 from rwgate.render.report import render_text
 from rwgate.render.safe import term_safe
 
-from .asprinted import unjudged
-from .bbl import annotate_bbl
-from .env import ENV_GATE, HookError
-from .reuse import note_source, read_state
-from .verdict import latex_notes, write_report, write_state
+from rwgate.latex.asprinted import unjudged
+from rwgate.latex.bbl import annotate_bbl
+from rwgate.latex.env import ENV_GATE, HookError
+from rwgate.latex.reuse import note_source, read_state
+from rwgate.latex.verdict import latex_notes, write_report, write_state
 
 
 def search_dirs(tex: Path | None, source: Path) -> list[Path]:

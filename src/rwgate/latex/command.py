@@ -45,14 +45,14 @@ def _run(name: str, args: argparse.Namespace) -> int:
         print(f"rwgate {name} (rwgate {__version__})")
         return 0
     if name == "latexmk":
-        from .latexmk import main
+        from rwgate.latex.latexmk import main
 
         return main(argv)
     if name == "latex-notes":
-        from .notescmd import run_notes
+        from rwgate.latex.notescmd import run_notes
 
         return run_notes(argv)
-    from .hooks import run_hook
+    from rwgate.latex.hooks import run_hook
 
     return run_hook(name, argv)
 

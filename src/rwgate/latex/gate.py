@@ -20,8 +20,8 @@ from rwgate.references.latexaux import parse_aux
 from rwgate.references.latexdoc import aux_document, bcf_document, read_latex
 from rwgate.result import CheckResult
 
-from .reuse import state_path
-from .verdict import fingerprint, latex_notes, read_fingerprint
+from rwgate.latex.reuse import state_path
+from rwgate.latex.verdict import fingerprint, latex_notes, read_fingerprint
 
 OUTPUT_SUFFIXES = (".pdf", ".ps", ".dvi", ".xdv")
 REJECTED = ".rejected"
@@ -178,7 +178,7 @@ def _unjudged(
     """Rule 2 (:mod:`.asprinted`): each entry the tool printed in each ``.bbl`` of the build
     that rwgate did not judge for its key, one line each; the warnings go to ``shown``, the
     verdict the build reports."""
-    from .asprinted import unjudged
+    from rwgate.latex.asprinted import unjudged
 
     lines: list[str] = []
     for bbl, doc, (result, refs) in written:

@@ -236,7 +236,7 @@ def run_hook(tool: str, argv: list[str]) -> int:
         )
     from rwgate.remembered import through
 
-    from .reuse import pass_door
+    from rwgate.latex.reuse import pass_door
 
     entry = pass_door(tool, source, bbl)
     return through(
@@ -251,7 +251,7 @@ def _replay(tool: str, bbl: Path, payload: Any, code: int) -> int | None:
     notes = payload.get("notes") if isinstance(payload, dict) else None
     if not isinstance(notes, dict) or not bbl.is_file():
         return None
-    from .bbl import annotate_bbl
+    from rwgate.latex.bbl import annotate_bbl
 
     try:
         annotate_bbl(bbl, {str(k): str(v) for k, v in notes.items()})
@@ -267,7 +267,7 @@ def _judge(
     """Judge and annotate: the exit code, and what a later pass replays (None: nothing)."""
     from rwgate.config import ConfigError
 
-    from .annotatebbl import annotate_build
+    from rwgate.latex.annotatebbl import annotate_build
 
     try:
         settings, tex = hook_settings(opts)

@@ -21,11 +21,11 @@ from rwgate import recorded
 from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.kit import flag_overrides
 
-from . import memo
-from .env import EXIT_GATE, EXIT_USAGE, HookError
-from .hooks import documented_options, own_options, split_hook_args
-from .latexmk_args import PROG, Invocation, no_bibtex, split_args, tex_path, usage
-from .latexmk_run import (
+from rwgate.latex import memo
+from rwgate.latex.env import EXIT_GATE, EXIT_USAGE, HookError
+from rwgate.latex.hooks import documented_options, own_options, split_hook_args
+from rwgate.latex.latexmk_args import PROG, Invocation, no_bibtex, split_args, tex_path, usage
+from rwgate.latex.latexmk_run import (
     ENV_PRETEX,
     default_files,
     latexmk_cmd,
@@ -33,14 +33,14 @@ from .latexmk_run import (
     release_success,
     run_latexmk,
 )
-from .notedcopy import previous_pretex
+from rwgate.latex.notedcopy import previous_pretex
 
 if TYPE_CHECKING:
     from rwgate.config import Settings
     from rwgate.remembered import Door
     from rwgate.result import CheckResult
 
-    from .gate import Build, Verdict
+    from rwgate.latex.gate import Build, Verdict
 
 # The integrity core (Pydantic, the readers, the cache) is imported only when the gate runs: a
 # rebuild the memo answers (rwgate.latex.memo) never loads it.
@@ -114,7 +114,7 @@ def _gate(
     from rwgate.kit import record_lock
     from rwgate.render.report import render_text
 
-    from .gate import build_from_latexmk, clear_rejected, invalidate, verdict
+    from rwgate.latex.gate import build_from_latexmk, clear_rejected, invalidate, verdict
 
     cmd, env, code = run
     cwd = Path.cwd()
@@ -139,7 +139,7 @@ def _gate(
     result = current.result
     sys.stderr.write(render_text(result, _colour(), False, settings.template))
     if settings.report is not None:
-        from .verdict import write_report
+        from rwgate.latex.verdict import write_report
 
         write_report(result, Path(settings.report))
     if current.unjudged:  # rule 2: what the tool printed is not what was judged
@@ -171,9 +171,9 @@ def _noted_copies(
     cannot reach the PDF (None when every copy was read). latexmk runs again (``-g``: it does
     not see a change of the code put before the document) when the copies or the code changed
     since its first run, which used the code the last build left (``used``)."""
-    from .gate import users_files
-    from .notedcopy import Copies, NoCopy, make_copies, read_by_latex, remember_pretex
-    from .verdict import latex_notes
+    from rwgate.latex.gate import users_files
+    from rwgate.latex.notedcopy import Copies, NoCopy, make_copies, read_by_latex, remember_pretex
+    from rwgate.latex.verdict import latex_notes
 
     cmd, env, code = run
     used = env.get(ENV_PRETEX, "")
@@ -202,7 +202,7 @@ def _noted_copies(
 def _cannot_note(tex: Path, build: Build, why: str) -> int:
     """The notes of a bibliography rwgate may not rewrite cannot reach the PDF: the build fails,
     under every policy, in one line (the outputs renamed as for any failed gate)."""
-    from .notedcopy import cannot_note
+    from rwgate.latex.notedcopy import cannot_note
 
     print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
     _set_aside(build)
@@ -225,7 +225,7 @@ def _not_judged(tex: Path, build: Build, lines: list[str]) -> int:
 def _set_aside(build: Build) -> None:
     """Rename the outputs of a failed gate, naming where each went or why it could not move
     (a failed gate never leaves a PDF under its own name unsaid)."""
-    from .gate import reject_outputs
+    from rwgate.latex.gate import reject_outputs
 
     for original, kept in reject_outputs(build):
         if isinstance(kept, Path):
@@ -250,7 +250,7 @@ def _remember(
     from rwgate.remembered import refusal
     from rwgate.render.report import render_text
 
-    from .gate import REJECTED
+    from rwgate.latex.gate import REJECTED
 
     result, doc = current.result, current.doc
     effects = ["build_failed"] if code != 0 else []

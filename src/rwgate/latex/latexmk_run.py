@@ -15,9 +15,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from .env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
-from .latexmk_args import PROG
-from .reuse import ENV_BUILD
+from rwgate.latex.env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
+from rwgate.latex.latexmk_args import PROG
+from rwgate.latex.reuse import ENV_BUILD
 
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line

@@ -30,7 +30,7 @@ from typing import Any
 from rwgate import recorded
 from rwgate.remembered import Door, door, memo_base
 
-from .reuse import CHECKS, note_source
+from rwgate.latex.reuse import CHECKS, note_source
 
 REQUEST_LAYOUT = 2
 MEMO_DIR = "latex-memo"

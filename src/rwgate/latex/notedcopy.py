@@ -24,7 +24,7 @@ from pathlib import Path
 from rwgate.errors import OutputError
 from rwgate.fsutil import write_atomic
 
-from .bbl import annotate_biblatex, annotate_bibtex, is_biblatex
+from rwgate.latex.bbl import annotate_biblatex, annotate_bibtex, is_biblatex
 
 FOLDER = "rwgate-notes"
 PRETEX = ".pretex"

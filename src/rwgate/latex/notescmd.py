@@ -16,8 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-from .env import EXIT_GATE, EXIT_USAGE, HookError
-from .hooks import hook_settings, split_hook_args
+from rwgate.latex.env import EXIT_GATE, EXIT_USAGE, HookError
+from rwgate.latex.hooks import hook_settings, split_hook_args
 
 PROG = "rwgate latex-notes"
 
@@ -75,9 +75,9 @@ def _tool_writes_it(tex: Path, aux_dir: Path, job: str) -> bool:
 def _notes(tex: Path, aux_dir: Path, job: str, settings: object) -> int:
     from rwgate.render.report import render_text
 
-    from .gate import Build, cited_document, regenerable, users_bibliography, users_files, verdict
-    from .notedcopy import NoCopy, cannot_note, make_copies
-    from .verdict import latex_notes
+    from rwgate.latex.gate import Build, cited_document, regenerable, users_bibliography, users_files, verdict
+    from rwgate.latex.notedcopy import NoCopy, cannot_note, make_copies
+    from rwgate.latex.verdict import latex_notes
 
     build = Build(tex=tex, out_dir=aux_dir, aux_dir=aux_dir, job=job)
     cwd = Path.cwd()

@@ -26,7 +26,7 @@ from typing import Any
 from rwgate import recorded
 from rwgate.remembered import Door, door, memo_base
 
-from .env import ENV_GATE, ENV_OVERRIDES
+from rwgate.latex.env import ENV_GATE, ENV_OVERRIDES
 
 ENV_BUILD = "RWGATE_LATEX_BUILD"  # set by rw-latexmk: one id per build
 STATE_SUFFIX = ".rwgate.json"

@@ -20,8 +20,8 @@ from rwgate.kit import annotations_for
 from rwgate.render.latex import annotation_latex
 from rwgate.result import CheckResult
 
-from .env import HookError
-from .reuse import read_state, state_path
+from rwgate.latex.env import HookError
+from rwgate.latex.reuse import read_state, state_path
 
 STATE_SCHEMA = "rwgate.latex/1"
 
