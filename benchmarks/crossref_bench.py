@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fakes.crossref import FakeCrossref, synthetic_record
-from rwgate.config import load_settings
 from rwgate.core import check
-from rwgate.references.gather import doi_reference
+from rwgate.readers.gather import doi_reference
+from rwgate.settings.config import load_settings
 
 N = 300
 LATENCY = 0.1

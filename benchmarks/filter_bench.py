@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fakes.crossref import FakeCrossref  # noqa: E402
-from rwgate.pandoc_exe import pandoc_path  # noqa: E402
+from rwgate.readers.pandoc_exe import pandoc_path  # noqa: E402
 
 N_CITES = 200
 N_RETRACTED = 10

@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from snapshot_bench import generate
 
 import rwgate.core as core
-import rwgate.judge as judge
+import rwgate.verdicts.judge as judge
 from fakes.crossref import FakeCrossref, synthetic_record
-from rwgate.config import Settings, load_settings
-from rwgate.models import Reference
+from rwgate.contract.models import Reference
+from rwgate.settings.config import Settings, load_settings
 from rwgate.sources.snapshot_store import import_files
 
 

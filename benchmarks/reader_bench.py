@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.csl import parse_csl_json
-from rwgate.references.doilist import parse_doi_list
-from rwgate.references.latexaux import parse_aux
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.csl import parse_csl_json
+from rwgate.readers.bibliographies.doilist import parse_doi_list
+from rwgate.readers.builds.latexaux import parse_aux
 
 
 def median_seconds(run: Callable[[], object], times: int = 5) -> float:

@@ -84,7 +84,7 @@ GROUP BY 1"""
 
 def verdicts(folder: Path, snap: Path) -> Path:
     """The verdict table of the snapshot as Parquet, for the floor (the screen builds its own)."""
-    from rwgate.screen.verdicts import build, write_parquet
+    from rwgate.frontends.screen.verdicts import build, write_parquet
 
     path = folder / "verdicts.parquet"
     if not path.exists():
@@ -99,7 +99,7 @@ def child(
     ``threads`` '0': DuckDB's default (all cores)."""
     start = time.perf_counter()
     if what == "warm":  # the snapshot's verdict table kept in the cache, as a user's first screen
-        from rwgate.screen.verdict_cache import verdicts as kept
+        from rwgate.frontends.screen.verdict_cache import verdicts as kept
 
         with tempfile.TemporaryDirectory() as scratch:
             kept(Path(snap), Path(cache), Path(scratch))
@@ -119,7 +119,7 @@ def child(
             "version": duckdb.__version__,
         }
     else:
-        from rwgate.screen.run import ScreenOptions, screen
+        from rwgate.frontends.screen.run import ScreenOptions, screen
 
         timings: dict[str, float] = {}
         opts = ScreenOptions([refs], Path(out), Path(snap), memory_limit=memory, engine=engine,
@@ -151,7 +151,8 @@ PARTS = {
     "write citing.parquet": "outputs",
     "summary": "outputs",
 }
-"""The screen's statements (``rwgate.screen.sql.plan``) by what they are for: *dates* reads the
+"""The screen's statements (``rwgate.frontends.screen.sql.plan``) by what they are for: *dates*
+reads the
 distinct citing dates; the *main pass* reads every row once, tests and looks up its DOI, counts
 per citing work and keeps the rare rows (all but a plain unlisted DOI); *rare rows*: the full DOI,
 PubMed id and date rules, verdicts and counts per verdict on those alone; the *fold* makes one row

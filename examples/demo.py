@@ -31,7 +31,7 @@ def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> int:
 
 def render_html(env: dict[str, str]) -> int:
     """The annotated bibliography, as a reader of the manuscript would see it."""
-    from rwgate.pandoc_exe import PandocNotFound, pandoc_path
+    from rwgate.readers.pandoc_exe import PandocNotFound, pandoc_path
 
     try:
         pandoc = pandoc_path()

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 try:
-    from rwgate.launch import rw_filter as main
+    from rwgate.runtime.launch import rw_filter as main
 except ImportError:  # running from a source checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from rwgate.launch import rw_filter as main
+    from rwgate.runtime.launch import rw_filter as main
 
 if __name__ == "__main__":
     sys.exit(main())

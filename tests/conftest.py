@@ -32,7 +32,7 @@ settings.load_profile("rwgate")
 
 @pytest.fixture(scope="session")
 def resident_folder() -> Iterator[str]:
-    """The runtime folder of this test session's resident workers (``rwgate.resident``).
+    """The runtime folder of this test session's resident workers (``rwgate.runtime.resident``).
 
     Short (a Unix socket path holds at most 107 bytes) and removed at the end of the session,
     which makes every worker started in it exit within seconds: a test run leaves none behind.
@@ -121,7 +121,7 @@ def wheel_pandoc() -> str | None:
     """The pandoc the pypandoc-binary wheel in this venv ships (None without the wheel), or the
     one ``RWGATE_TEST_PANDOC`` names: the suite driven by a user's own pandoc, e.g.
     ``RWGATE_TEST_PANDOC=.tools/pandoc-2.17/pandoc`` (version-sensitive golden tests differ)."""
-    from rwgate.pandoc_exe import bundled_pandoc
+    from rwgate.readers.pandoc_exe import bundled_pandoc
 
     chosen = os.environ.get("RWGATE_TEST_PANDOC")
     return str(Path(chosen).resolve()) if chosen else bundled_pandoc()

@@ -18,7 +18,7 @@ rw-filter points the bibliography at an annotated copy and puts the notice after
 (a .bst may never print the copy's `note`), and documents without a bibliography. With
 `suppress-bibliography` the rendered document has no entries: rw-filter puts the notice after each
 citation. A flagged work whose notice the output cannot show (cited only through `nocite` with no
-entry) stops the build, as in rw-filter (see rwgate.pandoc.filter: one rule for every pipeline).
+entry) stops the build, as in rw-filter (see rwgate.frontends.pandoc.filter: one rule for every pipeline).
 
 Contract:
 * The integrity core is `rw-filter` on PATH, or the program named by RWGATE_FILTER (the invoking
@@ -27,7 +27,7 @@ Contract:
   lines and one `rwgate:` line saying the build was stopped. rw-filter missing: exit 2 with one line
   saying how to install it. Nothing is ever written when the gate stops the build.
 * Policy comes from the document's `rwgate:` metadata and rwgate's configuration, as for rw-filter.
-* pandoc 2.17 (Debian 12's) and newer (rwgate.pandoc_version); older: exit 2 with one line naming
+* pandoc 2.17 (Debian 12's) and newer (rwgate.readers.pandoc_version); older: exit 2 with one line naming
   the version, the floor and what to do. pandoc.utils.citeproc arrived in 2.19.1: on 2.17 to 2.19.0
   the bibliography is rendered by this very pandoc binary run as a JSON-to-JSON citeproc (Linux),
   under rwgate's bounds (1 GB heap, 60 s: RWGATE_PANDOC_HEAP_MB / RWGATE_PANDOC_SECONDS), each
@@ -36,7 +36,7 @@ Contract:
   Python. The memo's name covers what is asked (the output format, the working directory, the cited
   ids, the `bibliography`/`references`/`rwgate`/`nocite` metadata, which rw-filter); rw-filter
   writes it there (in RWGATE_CACHE_DIR, else the XDG cache folder, `rwgate/filter-memo/`) with the
-  record of everything its run read (rwgate.recorded: each file by sha1, files looked for and
+  record of everything its run read (rwgate.settings.recorded: each file by sha1, files looked for and
   absent, each environment variable the configuration consulted, the snapshot's import id,
   rwgate's code, the earliest expiry), and this filter replays it only when every recorded input
   still holds: it keeps no list of inputs of its own. Only a failed gate or notices in rendered
@@ -55,7 +55,7 @@ local function stop(code, message)
   os.exit(code)
 end
 
--- The supported pandoc range (rwgate.pandoc_version): 2.17 (Debian 12's) and newer. Below it, one
+-- The supported pandoc range (rwgate.readers.pandoc_version): 2.17 (Debian 12's) and newer. Below it, one
 -- line naming the version, the floor and what to do, before anything is read.
 local FLOOR = { 2, 17 }
 local function below(version, floor)
@@ -159,7 +159,7 @@ end
 local place_answer -- below, with the placement
 
 -- rw-filter judges `doc`. With --verdicts it answers with the notices alone where this filter can
--- place them exactly as rw-filter would (rwgate.pandoc.lua), and with the document where
+-- place them exactly as rw-filter would (rwgate.frontends.pandoc.lua), and with the document where
 -- it cannot (shadow .bib files, citation markers, JATS, unusual entries). The notices go into
 -- `settled` (doc, or doc settled after this filter's own citeproc: `citations`); a document
 -- answered is settled here when `settled` is not doc itself.
@@ -252,7 +252,7 @@ local function rendered(blocks)
   return false
 end
 
--- RWGATE_NO_MEMO, read as rwgate.config_files.memo_disabled reads it.
+-- RWGATE_NO_MEMO, read as rwgate.settings.files.memo_disabled reads it.
 local function memo_off()
   local value = os.getenv("RWGATE_NO_MEMO")
   if value == nil then
@@ -262,7 +262,7 @@ local function memo_off()
   return not (value == "" or value == "0" or value == "false" or value == "no" or value == "off")
 end
 
--- Where rw-filter's memos live (rwgate.remembered.memo_base): the invoking user's cache folder.
+-- Where rw-filter's memos live (rwgate.verdicts.remembered.memo_base): the invoking user's cache folder.
 local function cache_dir()
   local dir = os.getenv("RWGATE_CACHE_DIR")
   if dir ~= nil and dir:match("%S") then
@@ -306,7 +306,7 @@ local function hex(bytes)
   end))
 end
 
--- rwgate.recorded.snapshot_id: the import id in the SQLite header (nil: no file there).
+-- rwgate.settings.recorded.snapshot_id: the import id in the SQLite header (nil: no file there).
 local function snapshot_id(path)
   local handle = io.open(path, "rb")
   if handle == nil then
@@ -321,7 +321,7 @@ local function snapshot_id(path)
   return id == string.rep("0", 16) and "" or id
 end
 
--- rwgate.recorded.still_true, in Lua: every input the record names is as it was. No list of
+-- rwgate.settings.recorded.still_true, in Lua: every input the record names is as it was. No list of
 -- names here: the record lists what rw-filter's run read, and each is checked.
 local function holds(record)
   local null = pandoc.json.null
@@ -388,7 +388,7 @@ local function remembered(path)
   return memo
 end
 
--- The same placement as rw-filter's (rwgate.pandoc.placement): bold, after the entry's text.
+-- The same placement as rw-filter's (rwgate.frontends.pandoc.placement): bold, after the entry's text.
 local function notice(annotation)
   local text, doi = annotation.text, annotation.notice_doi
   local inlines = pandoc.Inlines({})

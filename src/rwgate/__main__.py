@@ -3,6 +3,6 @@ with ``-P`` so that nothing in the document's folder can stand in for a module).
 
 import sys
 
-from rwgate.launch import rwgate
+from rwgate.runtime.launch import rwgate
 
 sys.exit(rwgate())

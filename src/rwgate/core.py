@@ -1,7 +1,8 @@
 """References in, verdicts out: the one entry point every front end calls.
 
 ``rwgate check``, ``rw-filter``, the LaTeX hooks and the MCP server all end up in :func:`check`
-(through :mod:`rwgate.kit`), so they cannot disagree. The flow is one way: references -> one
+(through :mod:`rwgate.frontends.kit`), so they cannot disagree. The flow is one way: references ->
+one
 batched look-up per source -> merged evidence -> status -> policy action -> :class:`Citation`.
 
 Which work each entry names is :mod:`rwgate.identify`'s answer, asked once per chunk: the
@@ -18,17 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rwgate import recorded
-from rwgate.config import Settings
+from rwgate.contract.models import Action, Citation, Problem, Reference, Status
+from rwgate.contract.trusted import gc_paused, trusted
 from rwgate.identify import Identified, Identifier
-from rwgate.judge import FLAG_RANK, SEVERITY, Evidence, by_title, evidence, published_wanted
-from rwgate.models import Action, Citation, Problem, Reference, Status
-from rwgate.policy import Policy
-from rwgate.result import RECOVERED_FROM_TITLE, CheckResult
+from rwgate.settings import recorded
+from rwgate.settings.config import Settings
+from rwgate.settings.policy import Policy
 from rwgate.sources import Answers, OpenSources, open_sources
 from rwgate.sources.http import NO_NETWORK
 from rwgate.sources.interface import Progress
-from rwgate.trusted import gc_paused, trusted
+from rwgate.verdicts.judge import (
+    FLAG_RANK,
+    SEVERITY,
+    Evidence,
+    by_title,
+    evidence,
+    published_wanted,
+)
+from rwgate.verdicts.result import RECOVERED_FROM_TITLE, CheckResult
 
 _ACTION_RANK: dict[Action, int] = {"fail": 0, "annotate": 1, "warn": 2, "ignore": 3}
 
@@ -127,7 +135,7 @@ def _units(chunk: Sequence[Reference]) -> Sequence[Reference]:
 
 def _judged(found: Identified, answers: Answers, offline: bool) -> list[list[Evidence]]:
     """Each entry's verdicts: its own identifiers' one; or, when they leave it ``no_doi``, one
-    per registry work its title fits (:func:`rwgate.judge.by_title`)."""
+    per registry work its title fits (:func:`rwgate.verdicts.judge.by_title`)."""
     out = []
     for i, ref in enumerate(found.refs):
         ev = evidence(ref, answers, offline)

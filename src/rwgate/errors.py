@@ -2,7 +2,7 @@
 
 Every error rwgate raises on purpose is an :class:`RwgateError`, and its message is one line that
 names the file, line, key or value it is about. Front ends map the family to their own outlet in
-one place (:func:`rwgate.kit.print_error`): ``rwgate check`` and ``rw-latexmk`` exit 2,
+one place (:func:`rwgate.frontends.kit.print_error`): ``rwgate check`` and ``rw-latexmk`` exit 2,
 ``rw-filter`` prints ``rw-filter: ERROR: ...``, MCP returns a tool error. Anything that is not an
 :class:`RwgateError` is a bug and is reported as an internal error, never as a verdict.
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from test_bib_parity import DUMP_BST
 
 from conftest import require_tool
-from rwgate.doi import try_normalize
-from rwgate.references import decode_bytes, load_bibliography
-from rwgate.references.bibtex import EMPTY_KEY
-from rwgate.references.texvalue import doi_readings
+from rwgate.contract.doi import try_normalize
+from rwgate.readers import decode_bytes, load_bibliography
+from rwgate.readers.bibliographies.bibtex import EMPTY_KEY
+from rwgate.readers.bibliographies.texvalue import doi_readings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bib"
 STRAY = [b"\xe9", b"\x92", b"\x96", b"\xfc", b"\xa0", b"\x85"]  # Latin-1 and CP1252 accents, quotes

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.references.bibscan import scan
-from rwgate.references.bibtex import parse_bib
+from rwgate.readers.bibliographies.bibscan import scan
+from rwgate.readers.bibliographies.bibtex import parse_bib
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bib"
 DUMP_BST = r"""ENTRY { doi } {} {}
@@ -111,7 +111,7 @@ def pandoc_reading(text: str) -> list[tuple[str, str]] | None:
     """(id, DOI) of every item pandoc reads from ``text`` as BibLaTeX; None if it refuses it."""
     import json
 
-    from rwgate.pandoc_exe import pandoc_path
+    from rwgate.readers.pandoc_exe import pandoc_path
 
     done = subprocess.run(
         [pandoc_path(), "-f", "biblatex", "-t", "csljson"],
@@ -127,7 +127,7 @@ def pandoc_reading(text: str) -> list[tuple[str, str]] | None:
 def _agrees_with_pandoc(text: str) -> None:
     """Every work pandoc would print is judged: same key, same DOI, or marked as a conflict
     (unverified), never absent."""
-    from rwgate.doi import try_normalize
+    from rwgate.contract.doi import try_normalize
 
     printed = pandoc_reading(text)
     if printed is None:
@@ -183,7 +183,7 @@ def biber_reading(text: str, workdir: Path) -> list[tuple[str, str]] | None:
 def test_edge_case_against_biber(name: str, tmp_path: Path) -> None:
     """Every entry biber reads is judged: same key; same DOI wherever biber has one, or a
     conflict (unverified)."""
-    from rwgate.doi import try_normalize
+    from rwgate.contract.doi import try_normalize
 
     text = EDGE_CASES[name]
     printed = biber_reading(text, tmp_path)

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.models import Citation, Notice
+from rwgate.contract.models import Citation, Notice
+from rwgate.frontends.verify import bibtex_export as bx
+from rwgate.frontends.verify.models import Author, Work
 from rwgate.render import latex
-from rwgate.verify import bibtex_export as bx
-from rwgate.verify.models import Author, Work
 
 HOSTILE = "Odd } title with \\input{x} and 50% of #1 {DNA"
 FIELDS = ("author", "title", "journal", "year", "volume", "number", "pages", "doi", "note")

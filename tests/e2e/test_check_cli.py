@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 LACOUR = "10.1126/science.1256151"
@@ -248,7 +248,8 @@ def test_human_report_and_json_output_file(crossref_env, capsys, tmp_path) -> No
 def test_no_http_client_imported_when_cache_answers(crossref_env, tmp_path) -> None:
     env = {**os.environ, "RWGATE_CROSSREF_URL": crossref_env.url}
     probe = (
-        f"import sys; from rwgate.cli import main; code = main(['check', '--doi', {WAKEFIELD!r}]);"
+        "import sys; from rwgate.frontends.cli.main import main; "
+        f"code = main(['check', '--doi', {WAKEFIELD!r}]);"
         "print('HTTPX' if 'httpx' in sys.modules else 'NOHTTPX')"
     )
     first = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)

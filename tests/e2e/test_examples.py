@@ -13,7 +13,7 @@ import pytest
 from example_data import latex_example
 
 from conftest import require_tool
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -159,7 +159,7 @@ def _filter_verdicts(tmp_path: Path, env: dict[str, str]) -> dict:
 
 
 def _bundled_pandoc() -> str:
-    from rwgate.pandoc_exe import pandoc_path
+    from rwgate.readers.pandoc_exe import pandoc_path
 
     return pandoc_path()
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from pandoc_build import pandoc, rw_filter
 
-from rwgate.config import _ENV, DOCUMENT_KEYS
+from rwgate.settings.config import _ENV, DOCUMENT_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 LUA = ROOT / "filters" / "rwgate.lua"
 FILTER_SOURCES = [
-    *(ROOT / "src" / "rwgate" / "pandoc").glob("*.py"),
+    *(ROOT / "src" / "rwgate" / "frontends" / "pandoc").glob("*.py"),
     ROOT / "_extensions" / "rwgate" / "rwgate.lua",
 ]
 

@@ -18,7 +18,7 @@ import pytest
 from pandoc_build import build, copy_fixtures, pandoc, write_doc
 
 from fakes.crossref import FakeCrossref, closed_port_url
-from rwgate.pandoc.memo import MEMO_DIR
+from rwgate.frontends.pandoc.memo import MEMO_DIR
 
 HEAVY = ("pydantic", "rwgate.core", "diskcache", "bibtexparser")
 # Runs the filter as pandoc would (AST on stdin), keeping its stdout in a file and saying what
@@ -29,7 +29,7 @@ ast, out, fmt, *heavy = sys.argv[1:]
 sys.stdin = io.TextIOWrapper(io.BytesIO(open(ast, "rb").read()))
 buffer = io.BytesIO()
 sys.stdout = io.TextIOWrapper(buffer)
-from rwgate.pandoc.filter import main
+from rwgate.frontends.pandoc.filter import main
 code = main([fmt])
 open(out, "wb").write(buffer.getvalue())
 heavy = [m for m in heavy if m in sys.modules]

@@ -17,9 +17,9 @@ PROBE = """
 import io, json, sys
 sys.stdin = io.TextIOWrapper(io.BytesIO(open(sys.argv[1], "rb").read()))
 sys.stdout = io.TextIOWrapper(io.BytesIO())
-from rwgate.pandoc.filter import main
+from rwgate.frontends.pandoc.filter import main
 code = main(["html"])
-heavy = ("httpx", "httpcore", "mcp", "panflute", "rwgate.references.latexaux")
+heavy = ("httpx", "httpcore", "mcp", "panflute", "rwgate.readers.builds.latexaux")
 heavy = sorted(m for m in heavy if m in sys.modules)
 sys.__stdout__.write(json.dumps({"code": code, "heavy": heavy}))
 """

@@ -15,7 +15,7 @@ import pytest
 from example_data import ROOT, import_sample
 
 from rwgate import __version__
-from rwgate.cli import build_parser
+from rwgate.frontends.cli.main import build_parser
 
 BIN = Path(sys.executable).parent
 MARKUP = re.compile(r"`|:(?:func|class|mod|meth|data):|Traceback")  # no RST, no Markdown

@@ -29,7 +29,7 @@ UNKNOWN = "10.5555/no-such-work-rwgate"
 DEADLINE = 3.0
 PROBE = """
 import json, resource, sys
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 code = main(["check", "--format", "json", "--output", sys.argv[1],
              "--doi", sys.argv[2], "--doi", sys.argv[3]])
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

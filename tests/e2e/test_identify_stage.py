@@ -18,7 +18,7 @@ import pytest
 
 from fakes.crossref import FakeCrossref
 from fakes.openalex import FakeOpenAlex
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 from rwgate.sources.cache import Cache
 from rwgate.sources.snapshot_store import import_files
 

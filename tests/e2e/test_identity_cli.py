@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
-from rwgate.mcp.tools import Toolbox
+from rwgate.frontends.cli.main import main
+from rwgate.frontends.mcp.tools import Toolbox
 from rwgate.sources.snapshot_store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.pandoc_exe import pandoc_path, run_pandoc_json
-from rwgate.references import pandoc_ast
-from rwgate.references.manuscript import read_source_ast
+from rwgate.readers.manuscripts import pandoc_ast
+from rwgate.readers.manuscripts.manuscript import read_source_ast
+from rwgate.readers.pandoc_exe import pandoc_path, run_pandoc_json
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "knitr"
 KNIT = Path(__file__).with_name("knit_unevaluated.R")

@@ -77,7 +77,7 @@ def bundle(doc: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
 
 
 def _statuses(folder: Path, *args: str) -> tuple[int, dict[str, dict[str, object]]]:
-    from rwgate.cli import main
+    from rwgate.frontends.cli.main import main
 
     report = folder / "report.json"
     code = main(["check", "--format", "json", "--output", str(report), *args])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from test_latex_build import BIN, doc, rw_latexmk  # noqa: F401 (fixtures)
 
-from rwgate.latex.hooks import own_options
+from rwgate.frontends.latex.hooks import own_options
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*[a-z]")
 

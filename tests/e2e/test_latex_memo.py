@@ -56,8 +56,8 @@ def test_an_unchanged_rebuild_replays_the_gate_without_the_core(
     assert len(_memo_entries()) == 1
     again = _rebuild(monkeypatch)
     assert again.returncode == 0, again.stderr
-    assert "rwgate.latex.memo" in _imported(again)
-    assert not {"rwgate.core", "rwgate.config", "pydantic"} & _imported(again)
+    assert "rwgate.frontends.latex.memo" in _imported(again)
+    assert not {"rwgate.core", "rwgate.settings.config", "pydantic"} & _imported(again)
     assert _gate_text(again.stderr) == _gate_text(first.stderr)
     assert "gate passed" in again.stderr and "2 annotated" in again.stderr
 

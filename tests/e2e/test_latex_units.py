@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblatex
-from rwgate.latex.gate import build_from_latexmk
-from rwgate.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
-from rwgate.latex.latexmk_args import split_args
+from rwgate.frontends.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblatex
+from rwgate.frontends.latex.gate import build_from_latexmk
+from rwgate.frontends.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
+from rwgate.frontends.latex.latexmk_args import split_args
 from rwgate.render.latex import doi_markup, escape_text
 
 BIBTEX_BBL = r"""\begin{thebibliography}{2}
@@ -146,7 +146,7 @@ def test_rw_latexmk_needs_a_file() -> None:
 
 
 def test_the_aux_lines_bibtex_reads_ignore_bibcite_lines_but_not_citations(tmp_path) -> None:
-    from rwgate.latex.reuse import aux_cites
+    from rwgate.frontends.latex.reuse import aux_cites
 
     aux = tmp_path / "paper.aux"
     chapter = tmp_path / "chap.aux"
@@ -177,8 +177,8 @@ def test_biblatex_bbl_is_annotated_once_and_keys_are_case_sensitive() -> None:
 
 
 def test_a_pass_memo_that_is_not_a_record_is_not_replayed(tmp_path, monkeypatch) -> None:
-    from rwgate.latex.reuse import ENV_BUILD, pass_door
-    from rwgate.remembered import through
+    from rwgate.frontends.latex.reuse import ENV_BUILD, pass_door
+    from rwgate.verdicts.remembered import through
 
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RWGATE_LATEX_GATE", "0")
@@ -195,9 +195,9 @@ def test_a_pass_memo_that_is_not_a_record_is_not_replayed(tmp_path, monkeypatch)
 
 def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) -> None:
     """-pvc never returns to rw-latexmk: the hooks must not skip their gate or reuse a verdict."""
-    from rwgate.latex.hooks import ENV_GATE
-    from rwgate.latex.latexmk_run import latexmk_env
-    from rwgate.latex.reuse import ENV_BUILD
+    from rwgate.frontends.latex.hooks import ENV_GATE
+    from rwgate.frontends.latex.latexmk_run import latexmk_env
+    from rwgate.frontends.latex.reuse import ENV_BUILD
 
     monkeypatch.setenv(ENV_GATE, "0")
     monkeypatch.setenv(ENV_BUILD, "leaked")
@@ -208,7 +208,7 @@ def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) ->
 
 
 def test_rejecting_an_output_that_cannot_be_moved_names_it(tmp_path: Path) -> None:
-    from rwgate.latex.gate import reject_outputs
+    from rwgate.frontends.latex.gate import reject_outputs
 
     build = build_from_latexmk(tmp_path / "paper.tex", tmp_path, "\n\n0\n\n")
     (tmp_path / "paper.pdf").write_bytes(b"%PDF")
@@ -252,7 +252,7 @@ def test_hook_report_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
 def test_hook_and_check_agree_on_a_remote_bibliography() -> None:
     """The hooks read the .bcf through the same resolver as ``rwgate check``: a URL is a
     warning (never fetched), not a missing file."""
-    from rwgate.references.latexdoc import bcf_document
+    from rwgate.readers.builds.latexdoc import bcf_document
 
     folder = Path(__file__).parents[1] / "fixtures" / "manuscripts" / "biblatex"
     doc = bcf_document(folder / "paper.bcf", [folder])
@@ -279,7 +279,7 @@ def _hook_pass(folder: Path, build: str | None) -> tuple[str, str]:
     if build is not None:
         env["RWGATE_LATEX_BUILD"] = build
     probe = (
-        "import sys; from rwgate.cli import main; code = main(['bibtex', 'paper']);"
+        "import sys; from rwgate.frontends.cli.main import main; code = main(['bibtex', 'paper']);"
         "print('PYDANTIC' if 'pydantic' in sys.modules else 'LIGHT', code)"
     )
     done = subprocess.run(

@@ -88,7 +88,7 @@ def test_the_users_bbl_is_judged_kept_and_strict_still_fails(doc: Path, monkeypa
 
 
 def test_rwgate_check_reads_a_bbl_as_a_bibliography(doc: Path, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    from rwgate.cli import main
+    from rwgate.frontends.cli.main import main
 
     _bundle(doc)
     code = main(["check", "--format", "json", "paper.bbl"])

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.pandoc_exe import PandocError, pandoc_path, run_pandoc_json
-from rwgate.references import pandoc_ast
-from rwgate.references.manuscript import ManuscriptError, read_manuscript, read_markdown
+from rwgate.readers.manuscripts import pandoc_ast
+from rwgate.readers.manuscripts.manuscript import ManuscriptError, read_manuscript, read_markdown
+from rwgate.readers.pandoc_exe import PandocError, pandoc_path, run_pandoc_json
 
 MD = Path(__file__).parents[1] / "fixtures" / "manuscripts" / "md"
 SRC = Path(__file__).parents[2] / "src"
@@ -47,7 +47,7 @@ def test_pandoc_not_found_is_one_clear_line(tmp_path: Path) -> None:
     # -S hides site-packages (so no pypandoc-binary) and PATH has no pandoc.
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
-        "from rwgate.pandoc_exe import PandocNotFound, pandoc_path\n"
+        "from rwgate.readers.pandoc_exe import PandocNotFound, pandoc_path\n"
         "try:\n    pandoc_path()\nexcept PandocNotFound as e:\n    print(e)\n"
     )
     env = {**os.environ, "PATH": str(tmp_path)}

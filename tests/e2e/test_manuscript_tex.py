@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.references.latexaux import (
+from rwgate.readers.builds.latexaux import (
     LatexError,
     parse_aux,
     parse_bcf,
@@ -19,8 +19,8 @@ from rwgate.references.latexaux import (
     scan_tex,
     strip_comments,
 )
-from rwgate.references.latexdoc import read_latex
-from rwgate.references.manuscript import ManuscriptError, read_manuscript
+from rwgate.readers.builds.latexdoc import read_latex
+from rwgate.readers.manuscripts.manuscript import ManuscriptError, read_manuscript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "manuscripts"
 NATBIB_KEYS = [

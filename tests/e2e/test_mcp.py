@@ -21,10 +21,10 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from fakes.crossref import FakeCrossref
-from rwgate.cli import main
-from rwgate.mcp.server import build_server
-from rwgate.mcp.tools import Toolbox
-from rwgate.models import Citation
+from rwgate.contract.models import Citation
+from rwgate.frontends.cli.main import main
+from rwgate.frontends.mcp.server import build_server
+from rwgate.frontends.mcp.tools import Toolbox
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
@@ -170,8 +170,8 @@ def test_the_tool_list_fits_an_agents_context(fake: FakeCrossref, tmp_path: Path
     """At most TOOL_LIST_BYTES for the 12 tools, and no answer field is hidden: each output
     schema names every top-level field of its model, or the tool that answers with the same
     model (shared definitions, once); each description says when to use the tool."""
-    from rwgate.mcp import models
-    from rwgate.verify.models import BibtexResult, SearchResult, VerifyResult
+    from rwgate.frontends.mcp import models
+    from rwgate.frontends.verify.models import BibtexResult, SearchResult, VerifyResult
 
     async def body(client: Client) -> Any:
         return (await client.list_tools()).tools
@@ -523,7 +523,8 @@ def test_crossref_failure_is_a_tool_error_for_searches_and_unverified_for_checks
 
 def test_other_commands_never_import_the_sdk() -> None:
     code = (
-        "import sys; from rwgate.cli import build_parser; build_parser().parse_args(['mcp']);"
+        "import sys; from rwgate.frontends.cli.main import build_parser; "
+        "build_parser().parse_args(['mcp']);"
         "assert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')], 'SDK loaded'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
@@ -748,7 +749,8 @@ def test_work_per_call_is_bounded(fake: FakeCrossref, tmp_path: Path) -> None:
 def test_pandoc_runs_under_the_calls_heap_limit(
     fake: FakeCrossref, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The server's pandoc runs under rwgate's one set of bounds (rwgate.pandoc_exe.bounds)."""
+    """The server's pandoc runs under rwgate's one set of bounds
+    (rwgate.readers.pandoc_exe.bounds)."""
     monkeypatch.setenv("RWGATE_PANDOC_HEAP_MB", "64")
     (tmp_path / "big.md").write_text("# t\n\n" + "word " * 600_000 + "[@x]\n", encoding="utf-8")
     text = error_text(call([tmp_path], "rw_check_manuscript", {"path": "big.md"}))

@@ -201,7 +201,7 @@ def walk_inputs(rig: Rig, base: int, tmp: Path, latex: bool, pulls_in: bool = Fa
         check(0, base)
 
     # RWGATE_LOCK and RWGATE_SINCE.
-    lock = tmp / "rwgate.lock"
+    lock = tmp / "rwgate.verdicts.lock"
     env["RWGATE_LOCK"] = str(lock)
     check(0, base)
     assert lock.is_file()
@@ -355,7 +355,7 @@ def _package_copy(tmp: Path) -> Path:
     script = tmp / "copied-rw-filter"
     script.write_text(
         f'#!/bin/sh\nexport PYTHONPATH="{folder}"\n'
-        f'exec "{sys.executable}" -m rwgate.pandoc.filter "$@"\n'
+        f'exec "{sys.executable}" -m rwgate.frontends.pandoc.filter "$@"\n'
     )
     script.chmod(0o755)
     return script
@@ -379,11 +379,11 @@ def test_changed_code_or_a_new_setting_variable_invalidates(
     rig = Rig(work, env, build, _pandoc_annotated, memos=Path(env["RWGATE_CACHE_DIR"]))
     assert rig.run().judged
     assert not rig.run().judged
-    vocab = tmp_path / "pkg" / "rwgate" / "vocab.py"
+    vocab = tmp_path / "pkg" / "rwgate" / "contract" / "vocab.py"
     vocab.write_bytes(vocab.read_bytes() + b"# one byte more\n")
     assert rig.run().judged  # new code: judged again
     assert not rig.run().judged
-    config = tmp_path / "pkg" / "rwgate" / "config.py"
+    config = tmp_path / "pkg" / "rwgate" / "settings" / "config.py"
     _edit(
         config,
         '    "RWGATE_POLICY": "policy",',
@@ -398,12 +398,13 @@ def test_changed_code_or_a_new_setting_variable_invalidates(
 
 # --- the rule: one row per reason and front end ------------------------------------------------
 #
-# Each row builds once under one reason of rwgate.remembered.REASONS and looks at the memo folder:
+# Each row builds once under one reason of rwgate.verdicts.remembered.REASONS and looks at the memo
+# folder:
 # a reason that refuses leaves no memo (the next build judges again); where a front end replays
 # (rw-filter: a failing verdict, a report) the memo is there and the next build replays it. A
 # "none" row per front end shows that the rig remembers without a reason.
 
-from rwgate.remembered import REASONS  # noqa: E402
+from rwgate.verdicts.remembered import REASONS  # noqa: E402
 
 NOT_HERE = {"rw-filter": {"build_failed", "success_cmd", "problems"}, "rw-latexmk": set()}
 """Reasons a front end never meets (rw-filter runs no build tool and says its problems again)."""
@@ -440,7 +441,7 @@ def _reason(rig: Rig, front: str, reason: str, tmp: Path, fake: FakeCrossref) ->
     elif reason == "recovery":
         user.write_text("recover_dois = true\n", encoding="utf-8")
     elif reason == "lockfile":
-        env["RWGATE_LOCK"] = str(tmp / "rwgate.lock")
+        env["RWGATE_LOCK"] = str(tmp / "rwgate.verdicts.lock")
     elif reason == "report":
         env["RWGATE_REPORT"] = str(tmp / "report.json")
     elif reason == "failed":

@@ -20,7 +20,7 @@ import pytest
 from fakes.arxiv import FakeArxiv
 from fakes.biorxiv import FakeBiorxiv
 from fakes.crossref import FakeCrossref
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 from rwgate.sources import snapshot_preprints
 from rwgate.sources.arxiv_pace import Pacer, use_pacer
 from rwgate.sources.snapshot_store import import_files

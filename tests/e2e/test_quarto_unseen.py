@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 
 BIB = (
     "@article{lacour2014, title={When contact changes minds}, journal={Science}, year={2014},"

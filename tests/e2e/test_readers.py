@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
 from rwgate.errors import UnknownFormat
-from rwgate.pandoc_exe import pandoc_path
-from rwgate.references import load_bibliography, parse_bibliography
-from rwgate.references.readers import READERS, by_name, reader_for, suffixes
+from rwgate.frontends.cli.main import main
+from rwgate.readers import load_bibliography, parse_bibliography
+from rwgate.readers.bibliographies.registry import READERS, by_name, reader_for, suffixes
+from rwgate.readers.pandoc_exe import pandoc_path
 
 RIS = Path(__file__).parents[1] / "fixtures" / "ris" / "refs.ris"
 

@@ -17,10 +17,10 @@ import pytest
 
 from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
-from rwgate.cli import main
-from rwgate.config import ConfigError, load_settings
-from rwgate.kit import judge
-from rwgate.models import Reference
+from rwgate.contract.models import Reference
+from rwgate.frontends.cli.main import main
+from rwgate.frontends.kit import judge
+from rwgate.settings.config import ConfigError, load_settings
 
 LACOUR = "10.1126/science.1256151"
 LACOUR_NOTICE = "10.1126/science.aac6638"
@@ -188,18 +188,19 @@ import sys
 {call}
 heavy = ("rapidfuzz", "rwgate.identify.recover", "rwgate.identify.lookup",
          "rwgate.identify.openalex", "rwgate.identify.crossref_search")
-loaded = sorted(m for m in sys.modules if m.startswith(heavy) or m.startswith("rwgate.verify"))
+loaded = sorted(m for m in sys.modules if m.startswith(heavy) or
+m.startswith("rwgate.frontends.verify"))
 print("LOADED " + " ".join(loaded))
 """
-CLI = "from rwgate.cli import main\nmain(sys.argv[1:])"
+CLI = "from rwgate.frontends.cli.main import main\nmain(sys.argv[1:])"
 CORE = (
-    "from rwgate.config import load_settings\nfrom rwgate.core import check\n"
-    "from rwgate.references.readers import by_name\nfrom pathlib import Path\n"
+    "from rwgate.settings.config import load_settings\nfrom rwgate.core import check\n"
+    "from rwgate.readers.bibliographies.registry import by_name\nfrom pathlib import Path\n"
     "bib = by_name('bibtex').read(Path(sys.argv[-1]))\n"
     "check(bib.references, load_settings(Path(sys.argv[-1])))"
 )
 # What building the CLI parser registers: the `rwgate verify` sub-command's argparse setup.
-REGISTRATION = {"rwgate.verifycmd"}
+REGISTRATION = {"rwgate.frontends.cli.verify"}
 
 
 def loaded_by(call: str, args: list[str], env: dict[str, str]) -> set[str]:

@@ -1,4 +1,5 @@
-"""The resident worker (rwgate.resident, rwgate.worker): a run handed to it is the run itself.
+"""The resident worker (rwgate.runtime.resident, rwgate.runtime.worker): a run handed to it is the
+run itself.
 
 Each test has its own runtime folder, so it starts its own worker and sees only its own socket.
 Whether a run was handed over is observed, not assumed: with ``PYTHONPROFILEIMPORTTIME`` the
@@ -99,7 +100,7 @@ def _worker_pid(sock: Path) -> int:
     )
     for line in out.stdout.splitlines():
         pid, _, args = line.strip().partition(" ")
-        if "rwgate.worker" in args and str(sock) in args:
+        if "rwgate.runtime.worker" in args and str(sock) in args:
             return int(pid)
     raise AssertionError(f"no worker process for {sock}")
 
@@ -148,7 +149,7 @@ def test_a_handed_over_run_is_the_run_itself(
     assert not (tmp_path / "strict.html").exists()
     # Handed over: the filter process itself never loaded the integrity core.
     direct = _filter(["html"], EMPTY_DOC, PYTHONPROFILEIMPORTTIME="1")
-    assert "rwgate.resident" in _own_imports(direct.stderr)
+    assert "rwgate.runtime.resident" in _own_imports(direct.stderr)
     assert not {"pydantic", "panflute", "rwgate.core"} & _own_imports(direct.stderr)
 
 
@@ -169,7 +170,7 @@ def test_without_a_worker_the_run_runs_here_and_starts_one(runtime: Path) -> Non
     assert not _serving(runtime)
     first = _filter(["html"], EMPTY_DOC, PYTHONPROFILEIMPORTTIME="1")
     assert first.returncode == 0 and json.loads(first.stdout)["blocks"] == []
-    assert "rwgate.pandoc.filter" in _own_imports(first.stderr)  # ran here
+    assert "rwgate.frontends.pandoc.filter" in _own_imports(first.stderr)  # ran here
     assert len(_until(lambda: _serving(runtime), 60, "a worker serves")) == 1
 
 
@@ -280,7 +281,7 @@ def test_modules_in_the_document_folder_never_run(tmp_path: Path, runtime: Path)
     (tmp_path / "rwgate" / "__init__.py").write_text(
         f"open({str(marker)!r}, 'a').write('rwgate')\n", "utf-8"
     )
-    from rwgate.latex.latexmk_run import hook_command
+    from rwgate.frontends.latex.latexmk_run import hook_command
 
     hook = hook_command().split("\n")
     for resident in ("0", "1"):
@@ -335,7 +336,7 @@ def test_rw_latexmk_handed_over_builds_what_it_builds_alone(
             }
             run = _rw_latexmk(folder, "-pdf", "-interaction=nonstopmode", "natbib.tex", **env)
             runs[resident] = (run.returncode, gate.findall(run.stderr), folder)
-            handed = "rwgate.latex.latexmk" not in _own_imports(run.stderr)
+            handed = "rwgate.frontends.latex.latexmk" not in _own_imports(run.stderr)
             assert handed == (resident == "1"), run.stderr[-2000:]
         assert runs["0"][:2] == runs["1"][:2], policy
         code, lines, folder = runs["1"]
@@ -358,12 +359,16 @@ def test_rw_latexmk_on_a_terminal_or_previewing_runs_in_its_own_process(runtime:
     finally:
         os.close(parent)
         os.close(child)
-    assert on_tty.returncode == 0 and "rwgate.latex.latexmk" in _own_imports(on_tty.stderr)
+    assert on_tty.returncode == 0 and "rwgate.frontends.latex.latexmk" in _own_imports(
+        on_tty.stderr
+    )
     preview = _rw_latexmk(runtime, "-pvc", "-help", PYTHONPROFILEIMPORTTIME="1")
-    assert preview.returncode == 0 and "rwgate.latex.latexmk" in _own_imports(preview.stderr)
+    assert preview.returncode == 0 and "rwgate.frontends.latex.latexmk" in _own_imports(
+        preview.stderr
+    )
     piped = _rw_latexmk(runtime, "-help", PYTHONPROFILEIMPORTTIME="1")
     assert piped.returncode == 0 and "usage: rw-latexmk" in piped.stdout
-    assert "rwgate.latex.latexmk" not in _own_imports(piped.stderr)  # handed over
+    assert "rwgate.frontends.latex.latexmk" not in _own_imports(piped.stderr)  # handed over
 
 
 def test_a_terminal_that_stops_background_writers_is_never_handed_over(runtime: Path) -> None:
@@ -389,7 +394,7 @@ def test_a_terminal_that_stops_background_writers_is_never_handed_over(runtime: 
             )
             assert run.returncode == 0
             imports = _own_imports(run.stderr.decode())
-            assert ("rwgate.pandoc.filter" not in imports) == handed, tostop
+            assert ("rwgate.frontends.pandoc.filter" not in imports) == handed, tostop
             os.read(parent, 1 << 16)  # the document written to the terminal
     finally:
         os.close(parent)
@@ -505,7 +510,7 @@ def test_killing_the_clients_group_ends_its_run_and_all_it_started(
     started = time.monotonic()
     os.killpg(client.pid, signum)
     _err = client.communicate(timeout=30)[1]
-    assert "rwgate.latex.latexmk" not in _own_imports(_err)  # it was the worker's run
+    assert "rwgate.frontends.latex.latexmk" not in _own_imports(_err)  # it was the worker's run
     _until(lambda: not _alive(slow), 30, "the TeX run ends with its client")
     ended = time.monotonic() - started
     print(f"TeX run gone {ended:.2f} s after the client's group got signal {signum}")
@@ -543,7 +548,7 @@ def test_a_run_takes_its_clients_limits_and_niceness(tmp_path: Path, runtime: Pa
         timeout=180,
         check=False,
     )
-    assert "rwgate.latex.latexmk" not in _own_imports(run.stderr), run.stderr[-2000:]
+    assert "rwgate.frontends.latex.latexmk" not in _own_imports(run.stderr), run.stderr[-2000:]
     limit, nice = out.read_text().split()
     assert int(limit) == lowered
     assert int(nice) == os.getpriority(os.PRIO_PROCESS, 0) + 3

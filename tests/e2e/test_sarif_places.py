@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 from rwgate.render.sarif import SARIF_SCHEMA
 
 BIB = (

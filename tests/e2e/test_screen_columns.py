@@ -181,10 +181,11 @@ def test_an_unusable_row_is_counted_with_its_row_and_value(snapshot: Path, tmp_p
 def test_a_missing_extra_is_one_line(
     snapshot: Path, tmp_path: Path, hidden: str, flags: list[str], extra: str
 ) -> None:
-    """The console entry (``rwgate.cli.main``) with the extra's module made unimportable."""
+    """The console entry (``rwgate.frontends.cli.main.main``) with the extra's module made
+    unimportable."""
     table = _table(tmp_path, f"citing,doi\np1,{RETRACTED[0]}\n")
     code = (
-        f"import sys; sys.modules[{hidden!r}] = None; from rwgate.cli import main;"
+        f"import sys; sys.modules[{hidden!r}] = None; from rwgate.frontends.cli.main import main;"
         " sys.exit(main(sys.argv[1:]))"
     )
     done = subprocess.run(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.screen.run import ScreenOptions, screen
+from rwgate.frontends.screen.run import ScreenOptions, screen
 from rwgate.sources.snapshot import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,7 @@ def test_the_badges_are_in_check_s_colours() -> None:
     check's report, read from its stylesheet (render/ owns it; the screen keeps a copy)."""
     import re
 
-    from rwgate.screen.report import SEVERITY_COLOURS
+    from rwgate.frontends.screen.report import SEVERITY_COLOURS
 
     css = (ROOT / "src" / "rwgate" / "render" / "templates" / "report.html.j2").read_text()
     for sev, (bg, fg, _) in SEVERITY_COLOURS.items():

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 _SNIPPET = """
-from rwgate.screen.engine import open_engine
+from rwgate.frontends.screen.engine import open_engine
 engine = open_engine("duckdb")
 print(engine.fetch("SELECT current_setting('enable_progress_bar')")[0][0])
 """

@@ -16,7 +16,7 @@ import pytest
 from test_screen import SAMPLE, _corpus, snapshot  # noqa: F401 (a fixture)
 
 from conftest import require_tool
-from rwgate.screen.run import ScreenOptions, ScreenResult, screen
+from rwgate.frontends.screen.run import ScreenOptions, ScreenResult, screen
 
 OUTPUTS = ("flagged", "citing", "citations")
 
@@ -88,7 +88,7 @@ def test_the_spark_submit_recipe(snapshot: Path, tmp_path: Path) -> None:  # noq
     import pyspark
 
     bin_dir = Path(sys.executable).parent
-    entry = subprocess.run([sys.executable, "-m", "rwgate.screen.spark_submit", "--path"],
+    entry = subprocess.run([sys.executable, "-m", "rwgate.frontends.screen.spark_submit", "--path"],
                            capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
     env = dict(os.environ, SPARK_HOME=str(Path(pyspark.__file__).parent),
                PYSPARK_PYTHON=sys.executable, PATH=f"{bin_dir}:{os.environ['PATH']}")  # fmt: skip

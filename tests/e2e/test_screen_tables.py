@@ -20,9 +20,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rwgate.config import Settings
+from rwgate.contract.models import Reference
 from rwgate.core import check
-from rwgate.models import Reference
+from rwgate.settings.config import Settings
 from rwgate.sources.snapshot import import_files
 
 ROOT = Path(__file__).resolve().parents[2]

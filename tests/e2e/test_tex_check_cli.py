@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 from rwgate.sources.snapshot_store import import_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fakes.crossref import FakeCrossref
-from rwgate.config import load_settings
+from rwgate.contract.models import Reference
 from rwgate.core import check
-from rwgate.models import Reference
+from rwgate.settings.config import load_settings
 from rwgate.sources.snapshot_store import import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
@@ -83,8 +83,8 @@ def test_an_agency_answer_is_cached_for_30_days_a_crossref_answer_for_one(  # ty
 def test_a_short_doi_is_resolved_and_judged(settings, fake_crossref, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Issue 19: Zotero's shortDOIs were invalid_doi (strict refused clean papers); now the
     resolver's handle API names the DOI (cached), and one it cannot resolve stays unverified."""
-    from rwgate.kit import judge
-    from rwgate.references.bibtex import parse_bib
+    from rwgate.frontends.kit import judge
+    from rwgate.readers.bibliographies.bibtex import parse_bib
 
     bib = "@article{w, doi={10/F8VRCZ}}\n@article{u, doi={https://doi.org/10/zzzz}}\n"
     refs = parse_bib(bib, "z.bib").references
@@ -100,8 +100,8 @@ def test_a_short_doi_is_resolved_and_judged(settings, fake_crossref, tmp_path: P
 def test_the_handle_api_is_asked_as_every_upstream_is(settings, fake_crossref) -> None:  # type: ignore[no-untyped-def]
     """Through the project's one retrying GET: a 503 is retried; an answer that outlasts the
     run's deadline gives an unverified work with its value, within that deadline."""
-    from rwgate.kit import judge
-    from rwgate.references.bibtex import parse_bib
+    from rwgate.frontends.kit import judge
+    from rwgate.readers.bibliographies.bibtex import parse_bib
 
     refs = parse_bib("@article{w, doi={10/f8vrcz}}\n", "z.bib").references
     fake_crossref.fail_next("503")
@@ -118,7 +118,7 @@ def test_the_handle_api_is_asked_as_every_upstream_is(settings, fake_crossref) -
 
 
 def test_dashes_from_pdfs_and_the_old_acm_form_are_the_same_doi() -> None:
-    from rwgate.doi import normalize
+    from rwgate.contract.doi import normalize
 
     assert normalize("10.1016/S0140\u20106736(97)11096\u20130") == WAKEFIELD  # hyphen U+2010
     assert normalize("10.1016/S0140\u22126736(97)11096\u20130") == WAKEFIELD  # minus, en dash

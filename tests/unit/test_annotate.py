@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from rwgate.models import Citation, Notice
+from rwgate.contract.models import Citation, Notice
 from rwgate.render.annotate import TemplateProblem, annotate, default_template
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from fakes.arxiv import FakeArxiv
 from fakes.biorxiv import FakeBiorxiv
-from rwgate import datacmd
+from rwgate.frontends.cli import data as datacmd
 from rwgate.sources import snapshot_preprints
 from rwgate.sources.arxiv_pace import Pacer, use_pacer
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fakes.arxiv import FakeArxiv
-from rwgate.config import Settings
+from rwgate.settings.config import Settings
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.arxiv_pace import Pacer
 from rwgate.sources.arxiv_xml import XMLShapeError, parse_atom

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.auxunits import bibliography_parts, written_aux
-from rwgate.references.join import cited_references
-from rwgate.references.latexaux import LatexError, parse_aux, scan_tex
-from rwgate.references.latexdoc import read_latex
+from rwgate.readers.builds.auxunits import bibliography_parts, written_aux
+from rwgate.readers.builds.latexaux import LatexError, parse_aux, scan_tex
+from rwgate.readers.builds.latexdoc import read_latex
+from rwgate.readers.join import cited_references
 
 BIB = """@article{mainwork, title={A}, doi={10.1000/main}}
 @article{methwork, title={B}, doi={10.1000/meth}}

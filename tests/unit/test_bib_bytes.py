@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from offline_snapshot import offline_settings
 
-from rwgate.config import Settings
+from rwgate.contract.models import CitedDocument
 from rwgate.core import check
-from rwgate.models import CitedDocument
-from rwgate.references import load_bibliography
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.join import cited_references
-from rwgate.references.parsed import load_stream
+from rwgate.readers import load_bibliography
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.parsed import load_stream
+from rwgate.readers.join import cited_references
+from rwgate.settings.config import Settings
 
 W = "10.1016/S0140-6736(97)11096-0"  # Wakefield 1998, retracted (in the RW extract)
 W_CANON = W.lower()
@@ -255,7 +255,7 @@ def test_a_doi_ending_in_relax_is_wakefields_under_strict(offline: Settings) -> 
 def test_a_bundles_bbl_reads_the_doi_as_it_prints(printed: str) -> None:
     """Issue 38 in an arXiv bundle's ``.bbl`` (the style wrote the field as it was): read
     literally, ``\\relax`` stayed in the DOI and ``\\allowbreak`` cut it short."""
-    from rwgate.references.bbl import parse_bbl
+    from rwgate.readers.builds.bbl import parse_bbl
 
     text = (
         f"\\begin{{thebibliography}}{{1}}\n\\bibitem{{w}} A. {printed}\n\\end{{thebibliography}}\n"
@@ -282,7 +282,7 @@ def test_month_macros_are_defined_in_every_file_of_a_stream(tmp_path: Path) -> N
     """``month = dec`` is the style's macro (every standard .bst defines jan..dec): the files of
     one ``\\bibliography{a,b}`` read it as BibTeX does, never as an undefined macro that would
     make the entry unverified (a real Zotero export writes months this way)."""
-    from rwgate.references.bibtex import read_bib_stream
+    from rwgate.readers.bibliographies.bibtex import read_bib_stream
 
     first = tmp_path / "a.bib"
     first.write_text("@article{a, title={A}, month = dec, doi={10.1/a}}\n", "utf-8")

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from rwgate.doi import find_in_text
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.csl import parse_csl_json
+from rwgate.contract.doi import find_in_text
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.csl import parse_csl_json
 
 MB = 1024 * 1024
 BOUND = 5.0  # CPU seconds

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rwgate.doi import try_normalize
-from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.readers import by_name
+from rwgate.contract.doi import try_normalize
+from rwgate.readers import ReaderError, load_bibliography
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.registry import by_name
 
 read_bib = by_name("bibtex").read
 

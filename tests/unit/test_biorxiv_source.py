@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fakes.biorxiv import FakeBiorxiv
-from rwgate.config import Settings
+from rwgate.settings.config import Settings
 from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache
 

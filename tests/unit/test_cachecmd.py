@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 
 
 def _fill(cache: Path) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import ConfigError, load_settings
+from rwgate.settings.config import ConfigError, load_settings
 
 
 def test_layers_later_wins(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_flags_and_environment_still_choose_the_judge(tmp_path: Path) -> None:
 def test_a_future_dated_cache_entry_is_discarded(tmp_path: Path) -> None:
     import datetime as dt
 
-    from rwgate.models import Lookup
+    from rwgate.contract.models import Lookup
     from rwgate.sources.cache import _cached_lookup
 
     now = dt.datetime.now(dt.UTC)

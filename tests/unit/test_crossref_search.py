@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from fakes.crossref import FakeCrossref
-from rwgate.config import Settings
 from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references import ReaderError, load_bibliography, parse_bibliography
-from rwgate.references.csl import references_from_csl_items
-from rwgate.references.readers import by_name
+from rwgate.readers import ReaderError, load_bibliography, parse_bibliography
+from rwgate.readers.bibliographies.csl import references_from_csl_items
+from rwgate.readers.bibliographies.registry import by_name
 
 read_csl_json = by_name("csl-json").read
 read_csl_yaml = by_name("csl-yaml").read

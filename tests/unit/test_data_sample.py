@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.datacmd import main, sample_sources
+from rwgate.frontends.cli.data import main, sample_sources
 from rwgate.sources.snapshot import Snapshot
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fakes.rwexport import CSVServer
-from rwgate import datacmd
+from rwgate.frontends.cli import data as datacmd
 from rwgate.sources.rwdownload import TerminalProgress, part_paths
 from rwgate.sources.snapshot import Snapshot
 

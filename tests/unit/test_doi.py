@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rwgate.doi import InvalidDOI, find_in_text, normalize, try_normalize, url
+from rwgate.contract.doi import InvalidDOI, find_in_text, normalize, try_normalize, url
 
 SICI = "10.1002/(SICI)1097-4636(199812)43:4<431::AID-JBM11>3.0.CO;2-Y"
 FAST = settings(max_examples=60, deadline=None)
@@ -173,7 +173,7 @@ def _slow_normalize(raw: str) -> str | None:
     """The full peel/decode/trim path, the bare-DOI shortcut switched off."""
     import re
 
-    from rwgate import doi as doimod
+    from rwgate.contract import doi as doimod
 
     saved, doimod._BARE = doimod._BARE, re.compile(r"(?!)")
     try:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from rwgate.errors import UnknownFormat
-from rwgate.references import ReaderError, load_bibliography
-from rwgate.references.readers import by_name
+from rwgate.readers import ReaderError, load_bibliography
+from rwgate.readers.bibliographies.registry import by_name
 
 read_doi_list = by_name("doi-list").read
 

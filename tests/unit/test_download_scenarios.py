@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from fakes.rwexport import CSVServer
-from rwgate import datacmd
+from rwgate.frontends.cli import data as datacmd
 from rwgate.sources import rwdownload
 from rwgate.sources.rwdownload import part_paths
 from rwgate.sources.snapshot import Snapshot

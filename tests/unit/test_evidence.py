@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.evidence import (
+from rwgate.contract.evidence import (
     lookup_from_crossref,
     merge_notices,
     normalize_type,
     status_from_notices,
 )
-from rwgate.models import Notice
+from rwgate.contract.models import Notice
 
 FIX = Path(__file__).parents[1] / "fixtures" / "crossref"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rwgate.pandoc.shadowbib import latex_escape, shadow_text
+from rwgate.frontends.pandoc.shadowbib import latex_escape, shadow_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pandoc"
 
@@ -35,7 +35,7 @@ def test_shadow_text_rewrites_only_flagged_entries() -> None:
 
 def test_an_entry_already_printing_the_notice_is_not_annotated_again() -> None:
     """The shadow .bib's note, as BibTeX printed it (rewrapped, braced), is the same notice."""
-    from rwgate.latex.bbl import annotate_bibtex
+    from rwgate.frontends.latex.bbl import annotate_bibtex
     from rwgate.render.annotation import Annotation
     from rwgate.render.latex import annotation_latex
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rwgate.contract.models import Citation, SourceInfo
+from rwgate.contract.vocab import STATUSES, severity
 from rwgate.core import CheckResult
-from rwgate.models import Citation, SourceInfo
-from rwgate.policy import Policy
 from rwgate.render.headline import headline
 from rwgate.render.html import breakable, code_spans, render_html
 from rwgate.render.markdown import render_markdown
 from rwgate.render.report import describe_source, render_text
-from rwgate.vocab import STATUSES, severity
+from rwgate.settings.policy import Policy
 
 
 def _result(*pairs: tuple[str, str], policy: Policy | None = None) -> CheckResult:
@@ -115,7 +115,7 @@ def test_sources_in_plain_words() -> None:
 
 def test_against_a_lock_only_what_changed_could_fail_under_strict() -> None:
     result = _result(("retracted", "annotate"), ("clean", "ignore"))
-    result.since = "rwgate.lock"  # nothing changed since the lock
+    result.since = "rwgate.verdicts.lock"  # nothing changed since the lock
     assert headline(result, 0).text.endswith("--policy strict would pass too")
     result.citations[0] = result.citations[0].model_copy(update={"change": "newly retracted"})
     assert headline(result, 0).text.endswith("--policy strict would fail")

@@ -11,8 +11,8 @@ import pytest
 from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.hostile import WAKEFIELD, HostileCrossref
 from fakes.openalex import FakeOpenAlex
-from rwgate.config import Settings
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.http import Failure, GaveUp, Retrying, open_client, transport_reason
 from rwgate.sources.ratelimit import Limiter
 

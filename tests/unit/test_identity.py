@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import Settings
+from rwgate.contract.evidence import lookup_from_crossref
+from rwgate.contract.models import Citation, Lookup, Reference
 from rwgate.core import check
-from rwgate.evidence import lookup_from_crossref
 from rwgate.identify.same import mismatch, title_agrees
-from rwgate.models import Citation, Lookup, Reference
-from rwgate.references import load_bibliography
+from rwgate.readers import load_bibliography
+from rwgate.settings.config import Settings
 from rwgate.sources.snapshot_store import import_files
 from rwgate.titles import TitleRow, identity_similarity, title_key
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import load_settings
-from rwgate.kit import KeptSources, judge
-from rwgate.models import Reference
+from rwgate.contract.models import Reference
+from rwgate.frontends.kit import KeptSources, judge
+from rwgate.settings.config import load_settings
 from rwgate.sources.snapshot_store import import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
@@ -72,7 +72,7 @@ def test_an_unchanged_document_gets_its_last_verdict_until_something_it_is_judge
 ) -> None:
     """Most keystrokes cite no other key: the verdict is not judged again; a saved .bib, other
     keys, or forget() (a network pass filled the cache) are judged afresh."""
-    from rwgate.models import CitedDocument
+    from rwgate.contract.models import CitedDocument
 
     snapshot = tmp_path / "s.sqlite3"
     _snapshot(snapshot, "rw-extract-2025.csv")

@@ -1,10 +1,10 @@
-"""Cited ids as filters rename them (rwgate.references.keys)."""
+"""Cited ids as filters rename them (rwgate.readers.keys)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rwgate.references.keys import is_cross_reference, resolve_key
+from rwgate.readers.keys import is_cross_reference, resolve_key
 
 KEYS = {"wakefield1998", "fig-survey2020", "a--b"}
 
@@ -46,6 +46,6 @@ def test_cross_references(cited: str, xref: bool) -> None:
      ("url:https://x.org/a", ("url", "https://x.org/a")), ("doi:", None), ("smith2020", None)],
 )  # fmt: skip
 def test_manubot_identifier_keys(cited: str, named: tuple[str, str] | None) -> None:
-    from rwgate.references.keys import identifier_key
+    from rwgate.readers.keys import identifier_key
 
     assert identifier_key(cited) == named

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rwgate.references.knitr import blank_chunks
+from rwgate.readers.manuscripts.knitr import blank_chunks
 
 HEAD = "---\nbibliography: refs.bib\n---\n\n"
 

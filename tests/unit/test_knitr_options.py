@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.chunkopts import Computed, chunk_options, r_value
-from rwgate.references.knitr import blank_chunks
-from rwgate.references.staged import include_target, quarto_fences, stage
+from rwgate.readers.manuscripts.chunkopts import Computed, chunk_options, r_value
+from rwgate.readers.manuscripts.knitr import blank_chunks
+from rwgate.readers.manuscripts.staged import include_target, quarto_fences, stage
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 
 import rwgate.core as core
-from rwgate.config import Settings, load_settings
+from rwgate.contract.models import Citation, Location, Lookup, Notice, Reference, SourceInfo
+from rwgate.contract.trusted import trusted
 from rwgate.core import CheckResult, check
-from rwgate.models import Citation, Location, Lookup, Notice, Reference, SourceInfo
-from rwgate.policy import Policy
 from rwgate.render.interface import View
 from rwgate.render.report import JsonFormat
+from rwgate.settings.config import Settings, load_settings
+from rwgate.settings.policy import Policy
 from rwgate.sources import open_sources
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import IdKind, IntegritySource
-from rwgate.trusted import trusted
 
 
 class Registry(IntegritySource):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rwgate.bblscan import bibitems
-from rwgate.latex.bbl import annotate_bbl
-from rwgate.references.bbl import parse_embedded
-from rwgate.references.latexaux import parse_aux
-from rwgate.references.texscan import scan_tex
+from rwgate.frontends.latex.bbl import annotate_bbl
+from rwgate.readers.builds.bbl import parse_embedded
+from rwgate.readers.builds.bblscan import bibitems
+from rwgate.readers.builds.latexaux import parse_aux
+from rwgate.readers.builds.texscan import scan_tex
 
 
 def test_an_aux_key_with_a_latin1_byte_reads_as_the_bib_reads_it(tmp_path: Path) -> None:

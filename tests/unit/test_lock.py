@@ -1,4 +1,5 @@
-"""The lockfile's comparison rules (rwgate.lock) and the Markdown escaping of the job summary."""
+"""The lockfile's comparison rules (rwgate.verdicts.lock) and the Markdown escaping of the job
+summary."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from rwgate.lock import change
-from rwgate.models import Citation, Notice
+from rwgate.contract.models import Citation, Notice
 from rwgate.render.safe import md_safe
+from rwgate.verdicts.lock import change
 
 
 def cite(status: str, *notices: str, action: str = "fail") -> Citation:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import load_settings
 from rwgate.errors import ConfigError
-from rwgate.lsp.allowlist import add_allow_entry
+from rwgate.frontends.lsp.allowlist import add_allow_entry
+from rwgate.settings.config import load_settings
 
 UNTIL = dt.date(2031, 1, 1)
 

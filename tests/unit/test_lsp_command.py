@@ -6,14 +6,16 @@ import sys
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.frontends.cli.main import main
 
 
 def test_without_pygls_one_line_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name in [m for m in sys.modules if m == "pygls" or m.startswith(("pygls.", "rwgate.lsp."))]:
-        if name != "rwgate.lsp.command":
+    for name in [
+        m for m in sys.modules if m == "pygls" or m.startswith(("pygls.", "rwgate.frontends.lsp."))
+    ]:
+        if name != "rwgate.frontends.lsp.command":
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pygls", None)
     assert main(["lsp"]) == 2

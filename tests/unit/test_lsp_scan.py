@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rwgate.lsp.scan import Span, key_on_line, latex_spans, markdown_spans
+from rwgate.frontends.lsp.scan import Span, key_on_line, latex_spans, markdown_spans
 
 
 def _keys(spans: list[Span]) -> list[str]:

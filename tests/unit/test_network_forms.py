@@ -20,9 +20,9 @@ import pytest
 
 from fakes.crossref import FakeCrossref
 from fakes.nonetwork import FORMS, NoNetwork
-from rwgate.cli import main
-from rwgate.config import Settings
+from rwgate.frontends.cli.main import main
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.netblock import blocked_transport
 

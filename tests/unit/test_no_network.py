@@ -21,9 +21,9 @@ import httpx
 import pytest
 
 from fakes.crossref import FakeCrossref, closed_port_url
-from rwgate.cli import main
-from rwgate.config import Settings
+from rwgate.frontends.cli.main import main
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.http import NO_NETWORK, unreachable_reason
 

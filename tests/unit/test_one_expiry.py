@@ -1,4 +1,5 @@
-"""Issue 48.2: one expiry. How long a verdict holds is the run's record's (rwgate.recorded), the
+"""Issue 48.2: one expiry. How long a verdict holds is the run's record's
+(rwgate.settings.recorded), the
 one every memo uses, the snapshot's stale day included; the verdict carries no second figure."""
 
 from __future__ import annotations
@@ -6,10 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from rwgate import recorded
-from rwgate.config import Settings
+from rwgate.contract.models import Reference
 from rwgate.core import check
-from rwgate.models import Reference
+from rwgate.settings import recorded
+from rwgate.settings.config import Settings
 from rwgate.sources.snapshot import Snapshot
 from rwgate.sources.snapshot_store import import_files
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references import load_bibliography
-from rwgate.references import parsed as parsed_module
-from rwgate.references.parsed import load_remembered
+from rwgate.readers import load_bibliography
+from rwgate.readers.bibliographies import parsed as parsed_module
+from rwgate.readers.bibliographies.parsed import load_remembered
 
 BIB = (
     "@string{j = {The Lancet}}\n"
@@ -76,7 +76,7 @@ def test_an_edited_reader_reads_again_and_no_memo_turns_it_off(
 ) -> None:
     """Issue 29: the entry is checked against rwgate's code, not its version string (an edited
     editable install is new code); RWGATE_NO_MEMO reads every file."""
-    from rwgate import recorded
+    from rwgate.settings import recorded
 
     cache = tmp_path / "cache"
     load_remembered(bib, cache)

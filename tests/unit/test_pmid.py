@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from offline_snapshot import RW, offline_settings
 
-from rwgate.config import Settings
 from rwgate.core import check
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.csl import parse_csl_json
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.csl import parse_csl_json
+from rwgate.settings.config import Settings
 from rwgate.sources.snapshot_store import import_files
 
 CLEAN_DOI = "10.1038/nature12373"  # not in the extract

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from pydantic import ValidationError
 
-from rwgate.policy import AllowEntry, Policy, preset_actions
+from rwgate.settings.policy import AllowEntry, Policy, preset_actions
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_expired_allow_entry_does_not_hide_one_in_force() -> None:
 def test_a_remembered_verdict_ends_with_the_first_allowance_in_force() -> None:
     import datetime as dt
 
-    from rwgate.policy import AllowEntry, Policy
+    from rwgate.settings.policy import AllowEntry, Policy
 
     today = dt.date.today()
     entries = [

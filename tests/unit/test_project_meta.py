@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.project import cited_in, combined, merge, project_for
+from rwgate.readers.manuscripts.project import cited_in, combined, merge, project_for
 
 
 def _write(path: Path, text: str) -> Path:

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from fakes.crossref import FakeCrossref, closed_port_url
-from rwgate.cli import main
-from rwgate.models import SourceInfo
+from rwgate.contract.models import SourceInfo
+from rwgate.frontends.cli.main import main
 from rwgate.render.provenance import describe_source
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from rwgate import doi
+from rwgate.contract import doi
 from rwgate.errors import InputError
-from rwgate.references import load_bibliography, parse_bibliography
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.csl import parse_csl_json, parse_csl_yaml
-from rwgate.references.doilist import parse_doi_list
-from rwgate.references.latexaux import parse_aux, parse_bcf
+from rwgate.readers import load_bibliography, parse_bibliography
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.csl import parse_csl_json, parse_csl_yaml
+from rwgate.readers.bibliographies.doilist import parse_doi_list
+from rwgate.readers.builds.latexaux import parse_aux, parse_bcf
 
 ENTRY = "@article{w, title={Ileal–lymphoid}, doi={10.1016/S0140-6736(97)11096-0}}\n"
 BOMS = {

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rwgate.errors import InputError
-from rwgate.references import load_bibliography
-from rwgate.references.latexaux import parse_aux, parse_bcf
+from rwgate.readers import load_bibliography
+from rwgate.readers.builds.latexaux import parse_aux, parse_bcf
 
 FRAGMENTS = [
     "@article{",

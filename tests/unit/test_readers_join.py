@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rwgate.models import CitedDocument
-from rwgate.references.join import cited_references
+from rwgate.contract.models import CitedDocument
+from rwgate.readers.join import cited_references
 
 
 def test_unknown_bibliography_kind_is_unreadable_and_the_rest_still_read(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_unknown_bibliography_kind_is_unreadable_and_the_rest_still_read(tmp_pat
 
 def test_a_tex_distributions_latin1_bib_is_read_without_a_warning(tmp_path) -> None:
     """IEEEabrv.bib (TeX Live) is Latin-1: \\bibliography{IEEEabrv,refs} warned on every build."""
-    from rwgate.references import read_text
+    from rwgate.readers import read_text
 
     system = tmp_path / "texmf-dist" / "bibtex" / "bib" / "ieeetran" / "IEEEabrv.bib"
     system.parent.mkdir(parents=True)

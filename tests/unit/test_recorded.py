@@ -1,4 +1,5 @@
-"""The record of what a run read (rwgate.recorded): made by the layers that read, re-checked
+"""The record of what a run read (rwgate.settings.recorded): made by the layers that read,
+re-checked
 input by input before a memo replays."""
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate import config, recorded
-from rwgate.config import load_settings
-from rwgate.config_files import memo_disabled
+from rwgate.settings import config, recorded
+from rwgate.settings.config import load_settings
+from rwgate.settings.files import memo_disabled
 
 
 @pytest.fixture
@@ -107,7 +108,7 @@ def test_the_snapshot_moved_or_re_imported_invalidates(
         b"SQLite format 3\0" + bytes(44) + b"\1\2\3\4" + bytes(4) + b"\5\6\7\x08" + bytes(28)
     )
     monkeypatch.setenv("RWGATE_SNAPSHOT", str(snap))
-    from rwgate.paths import default_snapshot_path
+    from rwgate.settings.paths import default_snapshot_path
 
     with recorded.recording() as rec:
         load_settings(home)

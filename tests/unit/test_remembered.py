@@ -1,4 +1,5 @@
-"""The one rule of what a front end may remember (rwgate.remembered.refusal), reason by reason.
+"""The one rule of what a front end may remember (rwgate.verdicts.remembered.refusal), reason by
+reason.
 
 The end-to-end rows are in tests/e2e/test_memo_matrix.py; here the rule itself, and the two
 places where rw-filter and rw-latexmk differ on purpose (a failing verdict, a report).
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import Settings, load_settings
-from rwgate.models import Citation
-from rwgate.policy import Policy
-from rwgate.remembered import REASONS, refusal
-from rwgate.result import CheckResult
+from rwgate.contract.models import Citation
+from rwgate.settings.config import Settings, load_settings
+from rwgate.settings.policy import Policy
+from rwgate.verdicts.remembered import REASONS, refusal
+from rwgate.verdicts.result import CheckResult
 
 FILTER = {"replays_failure": True, "replays_report": True}
 LATEXMK = {"replays_failure": False, "replays_report": False}

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from rwgate.cli import main
+from rwgate.contract.models import Citation, Location, Notice
 from rwgate.core import CheckResult
-from rwgate.models import Citation, Location, Notice
-from rwgate.policy import Policy
+from rwgate.frontends.cli.main import main
 from rwgate.render.junit import render_junit
 from rwgate.render.safe import one_line
 from rwgate.render.sarif import SARIF_SCHEMA, render_sarif
+from rwgate.settings.policy import Policy
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 CLEAN = "10.1038/nature12373"

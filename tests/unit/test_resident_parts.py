@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from rwgate import resident
+from rwgate.runtime import resident
 
 
 @pytest.fixture
 def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of rwgate's files standing in for the installed package."""
     copy = tmp_path / "rwgate"
-    shutil.copytree(Path(resident.__file__).parent, copy)
+    shutil.copytree(Path(resident.__file__).parents[1], copy)
     monkeypatch.setattr(resident, "_PACKAGE", str(copy))
     return copy
 

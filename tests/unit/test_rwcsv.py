@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.models import Problem
+from rwgate.contract.models import Problem
 from rwgate.sources import rwcsv
 from rwgate.sources.rwcsv import CSVFormatError, RowError, RWRow, iter_rows
 

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
+from rwgate.contract.models import Citation, Notice
 from rwgate.core import CheckResult
-from rwgate.models import Citation, Notice
-from rwgate.policy import Policy
 from rwgate.render.annotate import annotate
 from rwgate.render.junit import render_junit
 from rwgate.render.latex import annotation_latex
 from rwgate.render.report import render_text
 from rwgate.render.sarif import render_sarif
+from rwgate.settings.policy import Policy
 
 UNWANTED = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"

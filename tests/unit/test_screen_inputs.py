@@ -1,4 +1,5 @@
-"""`rwgate screen`'s input list (rwgate.screen.inputs.expand): each file once, however named."""
+"""`rwgate screen`'s input list (rwgate.frontends.screen.inputs.expand): each file once, however
+named."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.screen.inputs import InputError, expand
+from rwgate.frontends.screen.inputs import InputError, expand
 
 
 def test_a_file_named_twice_is_screened_once(

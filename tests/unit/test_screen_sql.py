@@ -1,4 +1,4 @@
-"""`rwgate screen`'s SQL normalisation of DOIs agrees with rwgate.doi on every DOI of the
+"""`rwgate screen`'s SQL normalisation of DOIs agrees with rwgate.contract.doi on every DOI of the
 fixtures (SICI, look-alike dashes, prefixes, escapes, invisible characters), and a DOI column of
 1 MB values or binary junk neither fails nor costs more than linear time."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rwgate.doi import try_normalize
-from rwgate.screen import doisql, sql
+from rwgate.contract.doi import try_normalize
+from rwgate.frontends.screen import doisql, sql
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ROOT = FIXTURES.parents[1]
@@ -177,7 +177,8 @@ def test_huge_and_binary_values_cost_linear_time(value: str) -> None:
 
 
 def test_every_prefix_the_fast_path_takes_is_one_python_peels_the_same() -> None:
-    """Whatever the fast path answers (only lower case) is what rwgate.doi gives, for prefixes
+    """Whatever the fast path answers (only lower case) is what rwgate.contract.doi gives, for
+    prefixes
     in every case and spacing: those it takes and those it leaves to the full rules."""
     prefixes = ["", "doi:", "DOI: ", "doi :", "doi  ", "Doi:\t", "doi.org/", "DX.DOI.ORG/",
                 "www.doi.org/", "https://doi.org/", "HTTP://WWW.DOI.ORG/", "https://dx.doi.org/",

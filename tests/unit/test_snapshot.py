@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rwgate import trusted as trusted_module
-from rwgate.evidence import status_from_notices
+from rwgate.contract import trusted as trusted_module
+from rwgate.contract.evidence import status_from_notices
 from rwgate.sources import rwcsv, snapshot_store
 from rwgate.sources.snapshot import (
     Snapshot,
@@ -601,7 +601,7 @@ def test_only_the_exports_own_header_makes_a_full_export(tmp_path: Path) -> None
 def test_a_re_import_in_place_gives_a_new_import_id_at_the_same_size(db: Path) -> None:
     """The memos know the snapshot by the import id in its header, never by size or mtime: a
     re-import adding one retraction keeps the file's size (4 KiB pages) and changes the id."""
-    from rwgate import recorded
+    from rwgate.settings import recorded
 
     before, size = recorded.snapshot_id(db), db.stat().st_size
     with Snapshot(db) as snap:
@@ -625,7 +625,7 @@ def test_a_re_import_in_place_gives_a_new_import_id_at_the_same_size(db: Path) -
 
 
 def test_opening_the_snapshot_records_its_identity(db: Path, tmp_path: Path) -> None:
-    from rwgate import recorded
+    from rwgate.settings import recorded
 
     with recorded.recording() as rec:
         Snapshot(db).close()

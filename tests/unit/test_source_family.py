@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from rwgate.config import DOCUMENT_KEYS, USER_KEYS, Settings, load_settings
+from rwgate.contract.models import Lookup, Notice, Reference, SourceInfo
 from rwgate.core import check
-from rwgate.models import Lookup, Notice, Reference, SourceInfo
+from rwgate.settings.config import DOCUMENT_KEYS, USER_KEYS, Settings, load_settings
 from rwgate.sources import SOURCES, open_sources
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import IdKind, IntegritySource

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import Settings
+from rwgate.contract.models import Lookup, Reference
 from rwgate.core import check
 from rwgate.identify.same import mismatch
-from rwgate.models import Lookup, Reference
-from rwgate.references.bibtex import parse_bib
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.settings.config import Settings
 from rwgate.sources.snapshot_store import import_files
 from rwgate.titles import title_key
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.latexaux import LatexError, scan_tex
-from rwgate.references.latexdoc import CANNOT_JUDGE, read_latex
-from rwgate.references.texmacros import MAX_DEPTH, bibliography_names, definitions
+from rwgate.readers.builds.latexaux import LatexError, scan_tex
+from rwgate.readers.builds.latexdoc import CANNOT_JUDGE, read_latex
+from rwgate.readers.builds.texmacros import MAX_DEPTH, bibliography_names, definitions
 
 CLS = (
     "\\LoadClass{report}"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.latexdoc import CANNOT_JUDGE, read_latex
-from rwgate.references.latexread import LatexError
+from rwgate.readers.builds.latexdoc import CANNOT_JUDGE, read_latex
+from rwgate.readers.builds.latexread import LatexError
 
 MAIN = (
     "\\documentclass{article}\\begin{document}\\input{chapters/intro}\n"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.references.bibscan import scan
-from rwgate.references.bibtex import parse_bib
-from rwgate.references.texvalue import text
+from rwgate.readers.bibliographies.bibscan import scan
+from rwgate.readers.bibliographies.bibtex import parse_bib
+from rwgate.readers.bibliographies.texvalue import text
 from rwgate.titles import fold, title_key
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -9,13 +9,13 @@ import pytest
 
 from fakes.crossref import FakeCrossref, closed_port_url
 from fakes.openalex import FakeOpenAlex
-from rwgate.config import Settings, load_settings
+from rwgate.contract.models import Reference
+from rwgate.frontends.verify.export import get_bibtex
+from rwgate.frontends.verify.search import search_references
+from rwgate.frontends.verify.verify import verify_citation
 from rwgate.identify.lookup import open_registries
 from rwgate.identify.recover import recover_dois
-from rwgate.models import Reference
-from rwgate.verify.export import get_bibtex
-from rwgate.verify.search import search_references
-from rwgate.verify.verify import verify_citation
+from rwgate.settings.config import Settings, load_settings
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 LACOUR = "10.1126/science.1256151"

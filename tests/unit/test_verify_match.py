@@ -6,6 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rwgate.contract.models import Reference
+from rwgate.frontends.verify import bibtex_export as bx
+from rwgate.frontends.verify.models import Author, Work
 from rwgate.identify.ids import arxiv_id, identifiers_in_url
 from rwgate.identify.lookup import score_work as verify_score
 from rwgate.identify.same import (
@@ -19,9 +22,6 @@ from rwgate.identify.same import (
     verdict_for,
 )
 from rwgate.identify.works import family_of
-from rwgate.models import Reference
-from rwgate.verify import bibtex_export as bx
-from rwgate.verify.models import Author, Work
 
 # --- normalisation and components -------------------------------------------------------------
 

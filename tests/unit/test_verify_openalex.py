@@ -10,8 +10,8 @@ import pytest
 
 from fakes.crossref import closed_port_url
 from fakes.openalex import FakeOpenAlex
-from rwgate.config import Settings
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache
 
 LACOUR = "10.1126/science.1256151"

@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 
 from fakes.crossref import FakeCrossref
-from rwgate.config import Settings
-from rwgate.judge import judge
-from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.contract.models import Lookup, Notice, SourceInfo
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource
+from rwgate.verdicts.judge import judge
 
 DOI = "10.1016/S0140-6736(97)11096-0"  # retracted, in the fake's fixtures
 

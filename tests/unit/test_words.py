@@ -1,4 +1,5 @@
-"""What a person reads (issue 33): one vocabulary (:mod:`rwgate.vocab`) behind every front end.
+"""What a person reads (issue 33): one vocabulary (:mod:`rwgate.contract.vocab`) behind every front
+end.
 
 A history note fits the severity (a correction accuses no one), the summary counts what the policy
 did (the annotated works are the FLAG lines and the notes in the paper), and no human sentence of
@@ -16,19 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.config import Settings
-from rwgate.core import CheckResult
-from rwgate.evidence import status_of_type
-from rwgate.kit import describe, offline_hint, should_annotate
-from rwgate.models import Added, Citation, Location, Notice, SourceInfo
-from rwgate.policy import Policy
-from rwgate.render.html import render_html
-from rwgate.render.junit import render_junit
-from rwgate.render.markdown import render_markdown
-from rwgate.render.report import added_text, render_text, summary_line
-from rwgate.render.sarif import render_sarif
-from rwgate.sources.cache import OFFLINE
-from rwgate.vocab import (
+from rwgate.contract.evidence import status_of_type
+from rwgate.contract.models import Added, Citation, Location, Notice, SourceInfo
+from rwgate.contract.vocab import (
     FLAGGED_STATUSES,
     NOTICE_LABELS,
     STATUSES,
@@ -36,6 +27,16 @@ from rwgate.vocab import (
     notice_label,
     status_label,
 )
+from rwgate.core import CheckResult
+from rwgate.frontends.kit import describe, offline_hint, should_annotate
+from rwgate.render.html import render_html
+from rwgate.render.junit import render_junit
+from rwgate.render.markdown import render_markdown
+from rwgate.render.report import added_text, render_text, summary_line
+from rwgate.render.sarif import render_sarif
+from rwgate.settings.config import Settings
+from rwgate.settings.policy import Policy
+from rwgate.sources.cache import OFFLINE
 
 SNAKE = sorted({s for s in STATUSES if "_" in s} | {t for t in NOTICE_LABELS if "_" in t})
 _SNAKE = re.compile("|".join(re.escape(s) for s in SNAKE))

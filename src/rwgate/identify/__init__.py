@@ -14,7 +14,7 @@ the MCP server and ``rwgate verify``'s integrity alike:
 The answer (:class:`Identified`) is every entry as the sources are asked about it, each with its
 origin (``doi_origin``) and confidence (``doi_confidence``), plus the title candidates; the core
 asks the sources once for all their identifiers (:meth:`Identified.wanted`), and
-:mod:`rwgate.judge` judges each entry over them. Every service here shares the check's one
+:mod:`rwgate.verdicts.judge` judges each entry over them. Every service here shares the check's one
 look-up cache. Search services are not integrity sources: they live here, not in
 :mod:`rwgate.sources`.
 """
@@ -25,13 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rwgate.contract.models import Reference
 from rwgate.identify.bytitle import TitleWork, title_works
 from rwgate.identify.ids import read_ids
-from rwgate.models import Reference
 
 if TYPE_CHECKING:
-    from rwgate.config import Settings
     from rwgate.identify.lookup import Registries
+    from rwgate.settings.config import Settings
     from rwgate.sources import OpenSources
     from rwgate.sources.interface import IdKind
 
@@ -84,7 +84,7 @@ class Identifier:
     def _short_dois(self, refs: list[Reference]) -> list[Reference]:
         """ShortDOIs replaced by the DOIs the resolver says they stand for; one that cannot be
         resolved keeps its value and is judged ``unverified`` (never ``invalid_doi``)."""
-        from rwgate.doi import short_doi
+        from rwgate.contract.doi import short_doi
 
         wanted = {i: s for i, r in enumerate(refs) if r.doi is None and (s := short_doi(r.raw_doi))}
         if not wanted:

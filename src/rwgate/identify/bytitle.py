@@ -6,7 +6,7 @@ source that holds titles (the snapshot's title index), without the network. A ro
 is the entry's work when :func:`rwgate.identify.same.title_agrees` says so (the year within one,
 or the journal; both for a short title). The works found are the entry's candidates: their
 identifiers are asked with the chunk's own (one ask), and when the entry's own identifiers leave
-it ``no_doi`` it is judged as those works (:func:`rwgate.judge.by_title`), the most severe
+it ``no_doi`` it is judged as those works (:func:`rwgate.verdicts.judge.by_title`), the most severe
 deciding (:func:`rwgate.core._decide`).
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rwgate.contract.models import Reference
 from rwgate.identify.same import title_agrees
-from rwgate.models import Reference
 from rwgate.sources import OpenSources
 from rwgate.sources.interface import IntegritySource
 from rwgate.titles import TitleRow, title_key

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from rwgate.config import Settings
-from rwgate.doi import doi_path
+from rwgate.contract.doi import doi_path
 from rwgate.errors import SourceError
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 
 if TYPE_CHECKING:

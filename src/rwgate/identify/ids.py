@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from rwgate import doi as doimod
-from rwgate.models import Reference
+from rwgate.contract import doi as doimod
+from rwgate.contract.models import Reference
 
 ARXIV_PREFIX = "10.48550/arxiv."
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"

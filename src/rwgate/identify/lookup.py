@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from rwgate.config import Settings
+from rwgate.contract.models import Reference
 from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
 from rwgate.identify.openalex import OpenAlexSource
 from rwgate.identify.same import PARTIAL, score
 from rwgate.identify.works import ScoreParts, Work, merge, work_from_crossref, work_from_openalex
-from rwgate.models import Reference
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache
 from rwgate.titles import normalize_title
 

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from rwgate.config import Settings
-from rwgate.doi import doi_path
+from rwgate.contract.doi import doi_path
 from rwgate.identify.crossref_search import SourceUnavailable
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 from rwgate.sources.http import Failure, GaveUp, Retrying, json_body, open_client
 from rwgate.sources.ratelimit import Limiter, shared_limiter

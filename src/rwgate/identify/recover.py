@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from rwgate.contract.models import Reference
 from rwgate.identify.lookup import Answers, Registries, best, look_up
 from rwgate.identify.same import VERIFIED
-from rwgate.models import Reference
 
 ENTRY_THREADS = 3
 

@@ -53,8 +53,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rwgate.contract.models import Lookup, Reference
 from rwgate.identify.works import ScoreParts, Verdict, family_of
-from rwgate.models import Lookup, Reference
 from rwgate.titles import (
     TitleRow,
     fold,

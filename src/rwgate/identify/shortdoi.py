@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rwgate.config import Settings
-from rwgate.doi import try_normalize
+from rwgate.contract.doi import try_normalize
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_AGENCY, Cache
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from rwgate import doi as doimod
-from rwgate.evidence import crossref_year
+from rwgate.contract import doi as doimod
+from rwgate.contract.evidence import crossref_year
 from rwgate.identify.ids import ARXIV_PREFIX
 
 _TAG = re.compile(r"<[^<>]{1,80}>")

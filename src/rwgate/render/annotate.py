@@ -14,12 +14,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from rwgate.contract.evidence import deciding_notice
+from rwgate.contract.models import Citation
+from rwgate.contract.vocab import capitalised, notice_label, status_label
 from rwgate.errors import ConfigError
-from rwgate.evidence import deciding_notice
-from rwgate.models import Citation
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
 from rwgate.render.safe import one_line
-from rwgate.vocab import capitalised, notice_label, status_label
 
 if TYPE_CHECKING:
     from jinja2 import Template

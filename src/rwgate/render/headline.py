@@ -4,7 +4,7 @@
 A large green "gate passed" above six retracted works reads as "nothing wrong"; the headline says
 instead what happened ("6 works annotated: 3 retracted, 1 withdrawn, ... - the gate passed under
 the default policy; --policy strict would fail") and takes the colour of the gravest finding
-(:func:`rwgate.vocab.severity`), red whenever the gate failed.
+(:func:`rwgate.contract.vocab.severity`), red whenever the gate failed.
 
 A gate that passed without checking anything never reads as a plain pass: when no source answered
 (no network, offline without a cache), the headline says so first, and a pass with nothing
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from rwgate.models import Citation
+from rwgate.contract.models import Citation
+from rwgate.contract.vocab import SEVERITIES, STATUSES, Severity, severity, status_label
 from rwgate.render.provenance import unanswered
-from rwgate.result import CheckResult
-from rwgate.vocab import SEVERITIES, STATUSES, Severity, severity, status_label
+from rwgate.verdicts.result import CheckResult
 
 _VERBS = {"fail": "failed the policy", "annotate": "annotated", "warn": "with a warning"}
 
@@ -43,7 +43,7 @@ def _breakdown(citations: list[Citation]) -> str:
 
 def _strict_fails(result: CheckResult) -> bool:
     """Whether ``--policy strict`` (with the same overrides and allow-list) would fail; against
-    a lock only what changed can fail (:func:`rwgate.lock.since`)."""
+    a lock only what changed can fail (:func:`rwgate.verdicts.lock.since`)."""
     actions = result.policy.model_copy(update={"preset": "strict"}).actions()
     since = result.since is not None
     if result.unseen:  # part of the document is not seen: strict cannot judge it (exit 2)

@@ -19,7 +19,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select
 from markupsafe import Markup, escape
 
 from rwgate import __version__
-from rwgate.models import Citation
+from rwgate.contract.models import Citation
+from rwgate.contract.vocab import notice_label, severity, status_label
 from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
@@ -31,8 +32,7 @@ from rwgate.render.report import (
     summary_line,
 )
 from rwgate.render.safe import one_line
-from rwgate.result import FLAGGED, CheckResult
-from rwgate.vocab import notice_label, severity, status_label
+from rwgate.verdicts.result import FLAGGED, CheckResult
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +43,7 @@ def _template() -> Template:
         undefined=StrictUndefined,
         finalize=_inert,
     )
-    env.filters["notice_label"] = notice_label  # every word a person reads: rwgate.vocab
+    env.filters["notice_label"] = notice_label  # every word a person reads: rwgate.contract.vocab
     env.filters["breakable"] = breakable
     env.filters["code_spans"] = code_spans
     return env.get_template("report.html.j2")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from rwgate.result import CheckResult
+from rwgate.verdicts.result import CheckResult
 
 
 @dataclass(frozen=True)

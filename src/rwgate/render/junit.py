@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from rwgate.models import Citation
+from rwgate.contract.models import Citation
+from rwgate.contract.vocab import notice_label
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
-from rwgate.result import CheckResult
-from rwgate.vocab import notice_label
+from rwgate.verdicts.result import CheckResult
 
 
 def _details(c: Citation) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rwgate.models import Citation
+from rwgate.contract.models import Citation
+from rwgate.contract.vocab import notice_label, status_label
 from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
@@ -22,8 +23,7 @@ from rwgate.render.report import (
 )
 from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
-from rwgate.result import CheckResult
-from rwgate.vocab import notice_label, status_label
+from rwgate.verdicts.result import CheckResult
 
 _ICONS = {"fail": ":x:", "annotate": ":warning:", "warn": ":grey_question:"}
 # The headline's mark, by the gravest finding (None: the gate failed); the words say it too.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from rwgate.models import SourceInfo
+from rwgate.contract.models import SourceInfo
 from rwgate.render.safe import term_safe
 
 SOURCE_NAMES = {

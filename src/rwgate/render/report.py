@@ -16,15 +16,9 @@ from typing import BinaryIO
 
 from pydantic import TypeAdapter
 
-from rwgate.evidence import deciding_notice
-from rwgate.models import REPORT_JSON, Citation, Report
-from rwgate.render.annotate import annotate
-from rwgate.render.headline import nothing_checked
-from rwgate.render.interface import ReportFormat, View
-from rwgate.render.provenance import describe_source
-from rwgate.render.safe import term_safe
-from rwgate.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
-from rwgate.vocab import (
+from rwgate.contract.evidence import deciding_notice
+from rwgate.contract.models import REPORT_JSON, Citation, Report
+from rwgate.contract.vocab import (
     FLAGGED_STATUSES,
     capitalised,
     history_note,
@@ -32,6 +26,12 @@ from rwgate.vocab import (
     status_label,
     summary_text,
 )
+from rwgate.render.annotate import annotate
+from rwgate.render.headline import nothing_checked
+from rwgate.render.interface import ReportFormat, View
+from rwgate.render.provenance import describe_source
+from rwgate.render.safe import term_safe
+from rwgate.verdicts.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 
 _COLOURS = {"fail": "31;1", "annotate": "33", "warn": "35", "ignore": "32"}
 _SEVERITY_COLOURS = {

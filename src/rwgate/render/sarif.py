@@ -17,13 +17,13 @@ from typing import Any
 from urllib.parse import quote
 
 from rwgate import __version__
-from rwgate.models import Citation, Location
+from rwgate.contract.models import Citation, Location
+from rwgate.contract.vocab import status_label
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
 from rwgate.render.safe import one_line
-from rwgate.result import FLAGGED, CheckResult
 from rwgate.sources.http import PROJECT_URL
-from rwgate.vocab import status_label
+from rwgate.verdicts.result import FLAGGED, CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"fail": "error", "annotate": "warning", "warn": "warning"}

@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rwgate.config import Settings
+from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.errors import RwgateError
-from rwgate.models import Lookup, SourceInfo
-from rwgate.paths import default_cache_dir, default_snapshot_path
+from rwgate.settings.config import Settings
+from rwgate.settings.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache

@@ -10,7 +10,8 @@ connection, process-wide):
 
 1. the Atom API, ``id_list=`` with up to :data:`BATCH` ids a request: the latest version of each
    paper, its comment, ``arxiv:doi`` and ``arxiv:journal_ref`` (the published version, reported
-   as :attr:`~rwgate.models.Lookup.published_doi` so the core can judge the journal article too);
+   as :attr:`~rwgate.contract.models.Lookup.published_doi` so the core can judge the journal
+   article too);
 2. only where that comment hints at a withdrawal ("This paper has been withdrawn by the author"),
    OAI-PMH ``GetRecord`` in ``arXivRaw``, whose per-version flags (size ``0kb``, source type
    ``I``) say whether the latest version is the withdrawal. The flag decides, not the wording.
@@ -27,8 +28,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rwgate.config import Settings
-from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.contract.models import Lookup, Notice, SourceInfo
+from rwgate.settings.config import Settings
 from rwgate.sources.arxiv_pace import Pacer, arxiv_pacer
 from rwgate.sources.arxiv_xml import (
     AtomEntry,

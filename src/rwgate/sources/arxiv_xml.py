@@ -20,7 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from rwgate.doi import try_normalize
+from rwgate.contract.doi import try_normalize
 from rwgate.sources.preprint_ids import ArxivId, parse_arxiv
 
 ATOM = "{http://www.w3.org/2005/Atom}"

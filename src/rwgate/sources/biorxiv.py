@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rwgate.config import Settings
-from rwgate.doi import doi_path, try_normalize
-from rwgate.models import Lookup, Notice, SourceInfo
+from rwgate.contract.doi import doi_path, try_normalize
+from rwgate.contract.models import Lookup, Notice, SourceInfo
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state

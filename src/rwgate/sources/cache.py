@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rwgate.config import Settings
-from rwgate.models import Lookup, SourceInfo
+from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.contract.trusted import trusted
+from rwgate.settings.config import Settings
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
-from rwgate.trusted import trusted
 
 # DESIGN.md's per-kind time-to-live, in seconds.
 TTL_WORK = 24 * 3600

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from rwgate.config import Settings
-from rwgate.doi import doi_path, try_normalize
-from rwgate.evidence import lookup_from_crossref, merge_notices
-from rwgate.models import Lookup, SourceInfo
+from rwgate.contract.doi import doi_path, try_normalize
+from rwgate.contract.evidence import lookup_from_crossref, merge_notices
+from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
 from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state

@@ -5,7 +5,8 @@ batch at once with :meth:`IntegritySource.query_all`; the default loops over
 :meth:`~IntegritySource.query`, and a source that can batch (Crossref's ``filter=doi:...``,
 the snapshot's indexed ``IN`` query) overrides it so it is never asked one identifier at a time.
 Failures are answers, not exceptions: a look-up that could not be made is a
-:class:`~rwgate.models.Lookup` with ``outcome="error"``, which the core turns into ``unverified``,
+:class:`~rwgate.contract.models.Lookup` with ``outcome="error"``, which the core turns into
+``unverified``,
 never ``clean``.
 
 Besides answering, a source declares what its answers are worth, so the core can merge the
@@ -23,7 +24,7 @@ evidence of any set of sources without knowing them by name:
   (flags, environment, user configuration); a document can never choose them.
 
 Adding a source: a module here with a subclass, its name in :data:`rwgate.sources.SOURCES`, and
-its settings in :mod:`rwgate.config` if it has new ones. Nothing else changes.
+its settings in :mod:`rwgate.settings.config` if it has new ones. Nothing else changes.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from rwgate.models import Lookup, SourceInfo
+from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.sources.http import NO_NETWORK
 from rwgate.titles import TitleRow
 
 if TYPE_CHECKING:
-    from rwgate.config import Settings
+    from rwgate.settings.config import Settings
     from rwgate.sources.cache import Cache
 
 Progress = Callable[[int, int], None]

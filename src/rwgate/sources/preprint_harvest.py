@@ -19,7 +19,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from rwgate.doi import try_normalize
+from rwgate.contract.doi import try_normalize
 from rwgate.sources.arxiv import ArxivSource, oai_answer
 from rwgate.sources.biorxiv import BiorxivSource, details, withdrawal_of
 from rwgate.sources.http import GaveUp, open_client

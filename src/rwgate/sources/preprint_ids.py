@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rwgate.doi import try_normalize
+from rwgate.contract.doi import try_normalize
 
 _NEW = r"(?P<new>(?P<yymm>\d{4})\.(?P<num>\d{4,5}))"
 _OLD = r"(?P<old>(?P<archive>[a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?/(?P<oldnum>\d{7}))"

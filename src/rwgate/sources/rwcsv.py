@@ -7,7 +7,8 @@ ids are ``0``, and DOIs come in any case and sometimes percent-encoded. This mod
 that so the snapshot stores one clean shape.
 
 Rows are streamed (the full export is ~67 MB): :func:`iter_rows` yields either an :class:`RWRow` or
-a :class:`~rwgate.models.Problem` naming the line of a malformed row, which the caller reports and
+a :class:`~rwgate.contract.models.Problem` naming the line of a malformed row, which the caller
+reports and
 skips while the rest of the file still imports. Columns are found by name, not position, so a
 reordered export still reads.
 """
@@ -21,10 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rwgate.doi import try_normalize
+from rwgate.contract.doi import try_normalize
+from rwgate.contract.evidence import normalize_type
+from rwgate.contract.models import Location, Problem
 from rwgate.errors import DataError
-from rwgate.evidence import normalize_type
-from rwgate.models import Location, Problem
 
 SOURCE_NAME = "retraction-watch-csv"
 """The notice ``source`` for rows read from a Retraction Watch CSV file."""

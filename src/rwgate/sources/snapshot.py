@@ -24,11 +24,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rwgate import recorded
-from rwgate.config import Settings
-from rwgate.evidence import merge_notices
-from rwgate.models import Lookup, SourceInfo
-from rwgate.paths import default_snapshot_path
+from rwgate.contract.evidence import merge_notices
+from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.contract.trusted import gc_paused
+from rwgate.settings import recorded
+from rwgate.settings.config import Settings
+from rwgate.settings.paths import default_snapshot_path
 from rwgate.sources import snapshot_rows, title_index
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import Absence, IdKind, IntegritySource, Progress
@@ -47,7 +48,6 @@ from rwgate.sources.snapshot_schema import (
 )
 from rwgate.sources.snapshot_store import FileImport, ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
-from rwgate.trusted import gc_paused
 
 __all__ = [
     "SCHEMA_VERSION",

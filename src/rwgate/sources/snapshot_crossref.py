@@ -2,7 +2,8 @@
 
 A recorded Crossref record adds what the CSV alone cannot: the registry's own ``updated-by``
 (publisher-deposited notices the Retraction Watch database has not catalogued) and the fact that a
-clean record exists. Notices are read with :func:`rwgate.evidence.lookup_from_crossref`, so the
+clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`,
+so the
 snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's own
 DOI) and the same source names as the live Crossref source.
 """
@@ -16,9 +17,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rwgate.contract.evidence import crossref_date, lookup_from_crossref
+from rwgate.contract.models import Location, Lookup, Problem
 from rwgate.errors import DataError
-from rwgate.evidence import crossref_date, lookup_from_crossref
-from rwgate.models import Location, Lookup, Problem
 
 KIND = "crossref-json"
 

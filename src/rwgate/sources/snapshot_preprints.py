@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from rwgate.models import Notice
+from rwgate.contract.models import Notice
 from rwgate.sources.arxiv_xml import Withdrawal
 
 SCHEMA = """

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rwgate.evidence import normalize_type
-from rwgate.models import Lookup
+from rwgate.contract.evidence import normalize_type
+from rwgate.contract.models import Lookup
 from rwgate.sources import snapshot_rows
 from rwgate.sources.snapshot_rows import NOTICE_COLUMNS, iso_date
 

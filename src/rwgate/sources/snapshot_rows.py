@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rwgate.doi import try_normalize
-from rwgate.evidence import merge_notices
-from rwgate.models import Lookup, Notice
+from rwgate.contract.doi import try_normalize
+from rwgate.contract.evidence import merge_notices
+from rwgate.contract.models import Lookup, Notice
+from rwgate.contract.trusted import trusted
 from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
-from rwgate.trusted import trusted
 
 NOTICE_COLUMNS = (
     "n.type, n.notice_doi, n.date, n.source, n.label, n.record_id, n.reasons,"

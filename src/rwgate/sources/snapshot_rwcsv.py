@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from rwgate.contract.models import Problem
 from rwgate.errors import DataError
-from rwgate.models import Problem
 from rwgate.sources import rwcsv
 
 _INSERT_NOTICE = (

@@ -30,7 +30,7 @@ The snapshot is one SQLite file. Schema version 3 (``meta.schema_version``)::
           authors TEXT)    every Crossref record imported, so a clean record is "listed" too
 
 Every import that changes the file gives it a new random **import id**, the snapshot's identity
-for the memos (:mod:`rwgate.recorded`): 64 bits kept in the SQLite header itself, as
+for the memos (:mod:`rwgate.settings.recorded`): 64 bits kept in the SQLite header itself, as
 ``PRAGMA user_version`` (bytes 60-63) and ``PRAGMA application_id`` (bytes 68-71), so a reader
 learns it from the file's first 100 bytes, without SQLite (pandoc's Lua filter too), and never
 from the file's size or mtime (a re-import with one more retraction may keep both).

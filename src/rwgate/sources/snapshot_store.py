@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from rwgate.models import Problem
+from rwgate.contract.models import Problem
 from rwgate.sources import rwcsv, snapshot_crossref, snapshot_rwcsv, title_index
 from rwgate.sources.snapshot_schema import SCHEMA_VERSION, check_schema, connect_rw, write_meta
 

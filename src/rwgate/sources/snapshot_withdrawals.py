@@ -17,9 +17,9 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from rwgate.config import Settings
-from rwgate.models import Lookup, SourceInfo
-from rwgate.paths import default_snapshot_path
+from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.settings.config import Settings
+from rwgate.settings.paths import default_snapshot_path
 from rwgate.sources import snapshot_preprints
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import IdKind, IntegritySource, Progress

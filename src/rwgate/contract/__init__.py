@@ -1,0 +1,1 @@
+"""The contract of DESIGN.md as code: models, vocabularies, DOI form, evidence rules."""

@@ -1,0 +1,1 @@
+"""``rwgate``: the command line and its subcommands."""

@@ -1,0 +1,28 @@
+"""The one door front ends take to the data layer: what the MCP server holds of it.
+
+Front ends judge through :mod:`rwgate.frontends.kit`; the MCP server also answers questions about
+the
+registry itself (a record, an author's works, the notices of a kind, the snapshot's status) and
+searches Crossref. What it uses of :mod:`rwgate.sources` and :mod:`rwgate.identify` is named
+here, once, so the import contract can say that no front end imports ``rwgate.sources``
+(``pyproject.toml``): a change to a source's insides shows here, not in every front end.
+"""
+
+from __future__ import annotations
+
+from rwgate.identify.crossref_search import CrossrefQuery as CrossrefQuery
+from rwgate.identify.crossref_search import SourceUnavailable as SourceUnavailable
+from rwgate.sources import snapshot_queries as snapshot_queries
+from rwgate.sources.cache import TTL_FEED as TTL_FEED
+from rwgate.sources.cache import TTL_SEARCH as TTL_SEARCH
+from rwgate.sources.cache import TTL_WORK as TTL_WORK
+from rwgate.sources.http import CANCEL as CANCEL
+from rwgate.sources.http import remember_failures as remember_failures
+from rwgate.sources.http import share_connections as share_connections
+from rwgate.sources.interface import Progress as Progress
+from rwgate.sources.snapshot import Snapshot as Snapshot
+from rwgate.sources.snapshot import SnapshotError as SnapshotError
+from rwgate.sources.snapshot import snapshot_status as snapshot_status
+from rwgate.sources.snapshot_crossref import author_names as author_names
+from rwgate.sources.snapshot_info import SnapshotStatus as SnapshotStatus
+from rwgate.sources.snapshot_queries import AuthoredWork as AuthoredWork

@@ -1,0 +1,143 @@
+"""Running latexmk under rw-latexmk: the command, its environment, and the constant Perl that
+points latexmk's ``$bibtex``/``$biber`` at the rwgate hooks and reports its directories back.
+
+The hook command travels in an environment variable and latexmk's ``internal`` command form calls
+it with Perl's list ``system``, so no shell string is ever built from a path or an argument.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from rwgate.frontends.latex.env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
+from rwgate.frontends.latex.latexmk_args import PROG
+from rwgate.frontends.latex.reuse import ENV_BUILD
+
+ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
+ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
+ENV_DIRS = "RWGATE_LATEX_DIRS"  # file where latexmk's -e code reports its directories
+ENV_SUCCESS = "RWGATE_LATEX_SUCCESS"  # the gate passed: latexmk may run the project's $success_cmd
+ENV_PRETEX = "RWGATE_LATEX_PRETEX"  # TeX code that makes LaTeX read annotated copies (notedcopy)
+
+# Constant Perl, run by latexmk after its rc files and options: nothing here comes from input.
+PERL_CODE = (
+    # The project's own $bibtex/$biber (its options, bibtex8, a wrapper script: whatever its
+    # latexmkrc set) runs first, through latexmk's Run_subst; then rwgate judges and annotates
+    # the .bbl it wrote, told the command's exit status. Wrapped, never replaced.
+    # A command without placeholders gets " %O %B", as latexmk's own fix_cmds gives it (that runs
+    # after this code, so the copy is fixed here): `$bibtex = 'bibtex -min-crossrefs=99';`.
+    "our ($rwgate_bibtex, $rwgate_biber) ="
+    ' map { ($_ && !/%/) ? "$_ %O %B" : $_ } ($bibtex, $biber);',
+    "sub rwgate_hook { my ($tool, @args) = @_; my $src = $args[-1];"
+    ' (my $base = $src) =~ s/^"|"$//g; $base =~ s/\\.(aux|bcf)$//;'
+    " my $own = ($tool eq 'bibtex') ? $rwgate_bibtex : $rwgate_biber;"
+    " my $ran = Run_subst($own, 1, join(' ', @args[0 .. $#args - 1]), $src, '', $base);"
+    " my @cmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}), $tool, '--ran', ($ran // 0), @args);"
+    " system { $cmd[0] } @cmd; return $?; }",
+    "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
+    "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
+    # The annotated copies of a bibliography rwgate may not rewrite
+    # (rwgate.frontends.latex.notedcopy):
+    # the kernel's file substitution, put before the document as -usepretex does, keeping the
+    # project's own LaTeX commands (%S becomes %P, the source after the code).
+    "if ($ENV{RWGATE_LATEX_PRETEX}) { $pre_tex_code = $ENV{RWGATE_LATEX_PRETEX} . $pre_tex_code;"
+    " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
+    " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; } }",
+    # Ungated (-pvc), a bibliography no tool writes gets its annotated copies before each LaTeX
+    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.frontends.latex.notescmd).
+    "if (!$ENV{RWGATE_LATEX_DIRS}) { our $rwgate_pre_tex_code = $pre_tex_code;"
+    " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
+    " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; }"
+    " add_hook('before_xlatex', sub { my @rwcmd = (split(/\\n/, $ENV{RWGATE_LATEX_HOOK}),"
+    " 'latex-notes', $texfile_name, ($aux_dir || '.'), $root_filename);"
+    " open(my $rwfh, '-|', @rwcmd) or die \"rwgate latex-notes: cannot run: $!\\n\";"
+    " my $rwcode = do { local $/; <$rwfh> } // ''; close($rwfh);"
+    ' die "rwgate latex-notes: the gate failed (see above); the build stops\\n" if $?;'
+    " $pre_tex_code = $rwcode . $rwgate_pre_tex_code; }); }",
+    # A gated build holds the project's $success_cmd (a copy of the PDF, an upload) until the
+    # gate has passed: rw-latexmk then runs latexmk once more to run it (RWGATE_LATEX_SUCCESS).
+    "our $rwgate_success = $success_cmd;",
+    "if ($ENV{RWGATE_LATEX_DIRS} && !$ENV{RWGATE_LATEX_SUCCESS}) { $success_cmd = ''; }",
+    "if ($ENV{RWGATE_LATEX_DIRS}) { open(my $rwfh, '>', $ENV{RWGATE_LATEX_DIRS})"
+    " or die \"rwgate: $!\\n\"; print $rwfh join(\"\\n\", $out_dir // '', $aux_dir // '',"
+    " ($do_cd ? 1 : 0), $jobname // '', ($rwgate_success ? 1 : 0)), \"\\n\"; close($rwfh); }",
+)
+
+
+def default_files(latexmk_args: list[str]) -> list[Path]:
+    """What latexmk would build without a file argument: ``@default_files`` from the project's
+    latexmkrc files (and ``-r`` ones), globs expanded as latexmk expands them."""
+    import glob
+
+    exe = os.environ.get(ENV_LATEXMK) or "latexmk"
+    code = 'print STDOUT join("\\n", @default_files), "\\n"; exit 0;'
+    rc = [a for i, a in enumerate(latexmk_args) if a == "-r" or latexmk_args[i - 1 : i] == ["-r"]]
+    try:
+        proc = subprocess.run(
+            [exe, *rc, "-e", code], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found: list[Path] = []
+    for pattern in proc.stdout.splitlines():
+        for name in sorted(glob.glob(pattern.strip())) if pattern.strip() else []:
+            path = Path(name)
+            if path.suffix == ".tex" and path.is_file() and path not in found:
+                found.append(path)
+    return found
+
+
+def hook_command() -> str:
+    """The command latexmk runs for bibtex/biber (one argument per line): this Python, rwgate."""
+    # -P: the hook runs in the document's folder, which must not put modules on sys.path
+    return "\n".join([sys.executable, "-P", "-m", "rwgate"])
+
+
+def latexmk_cmd(latexmk_args: list[str], files: list[str]) -> list[str]:
+    """latexmk with the user's options, then the hook code (after them: it wraps their rc)."""
+    exe = os.environ.get(ENV_LATEXMK) or "latexmk"
+    code = [part for piece in PERL_CODE for part in ("-e", piece)]
+    return [exe, *latexmk_args, *code, *files]
+
+
+def run_latexmk(cmd: list[str], env: dict[str, str]) -> int:
+    """latexmk's exit code; a latexmk that cannot be started is a usage error (one line)."""
+    try:
+        return subprocess.call(cmd, env=env)
+    except OSError as exc:
+        print(f"{PROG}: error: cannot run {cmd[0]}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def latexmk_env(tex: Path, overrides: dict[str, object], dirs: Path | None) -> dict[str, str]:
+    """latexmk's environment; ``dirs`` None when rw-latexmk does not gate after latexmk.
+
+    Only a gated build lets the hooks skip their own gate and reuse a pass's verdict, because
+    only then does :func:`rwgate.frontends.latex.latexmk.build_one` re-check afterwards. Ungated
+    (``-pvc``, which never returns), each hook gates and judges on its own, as with
+    ``latexmkrc.example``.
+    """
+    env = dict(os.environ)
+    for name in (ENV_GATE, ENV_DIRS, ENV_BUILD, ENV_SUCCESS, ENV_PRETEX):
+        env.pop(name, None)
+    env[ENV_HOOK] = hook_command()
+    env[ENV_TEX] = str(tex.resolve())
+    env[ENV_OVERRIDES] = json.dumps(overrides, default=str)
+    if dirs is not None:
+        env[ENV_GATE] = "0"
+        env[ENV_DIRS] = str(dirs)
+        env[ENV_BUILD] = uuid.uuid4().hex
+    return env
+
+
+def release_success(cmd: list[str], env: dict[str, str]) -> int:
+    """latexmk once more, now allowed to run the project's ``$success_cmd`` (a copy of the PDF,
+    an upload): held back during the gated build so that a rejected PDF is never copied on."""
+    with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
+        return run_latexmk(cmd, {**env, ENV_SUCCESS: "1", ENV_DIRS: str(Path(tmp) / "dirs")})

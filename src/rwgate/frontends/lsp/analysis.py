@@ -1,0 +1,337 @@
+"""One pass over one document: the build's verdicts, placed where the keys are written.
+
+The editor must never disagree with the build, so nothing here judges: the manuscript is read by
+the build's reader (:func:`rwgate.readers.manuscripts.manuscript.read_manuscript`, from the saved
+file:
+its project, bibliography discovery and ``rwgate:`` metadata), its settings are the build's
+(:func:`rwgate.settings.config.load_settings`) and its verdict is
+:func:`rwgate.frontends.kit.judge_document`'s.
+The unsaved buffer changes only *which keys are cited*: the saved document's keys, with those the
+buffer adds or drops (:func:`cited_keys`), joined with the bibliographies exactly as the build
+joins them. A bibliography opened on its own is parsed from the buffer's text by its reader and
+judged whole, as ``rwgate check refs.bib`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from rwgate.errors import RwgateError
+from rwgate.frontends.lsp.scan import Span, citation_spans, key_on_line
+
+if TYPE_CHECKING:
+    from rwgate.contract.models import Citation, CitedDocument, Problem, Reference, SourceInfo
+    from rwgate.frontends.kit import KeptSources
+    from rwgate.settings.config import Settings
+    from rwgate.verdicts.result import CheckResult
+
+Severity = Literal["error", "warning", "information", "hint"]
+SEVERITY_OF_ACTION: dict[str, Severity] = {
+    "fail": "error",
+    "annotate": "warning",
+    "warn": "information",
+}
+"""What fails the build is an error; what it annotates a warning; what it warns about, news."""
+STRUCK = frozenset({"retracted", "withdrawn", "removed"})
+"""Statuses whose key an editor strikes through (the ``Deprecated`` tag): the work is gone."""
+CANNOT_READ = "rwgate cannot read this document fully"
+Lines = Callable[[str], list[str]]
+"""The text of a file by path, as lines: an open buffer's, else the saved file's."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A key written in a file (absolute path)."""
+
+    path: str
+    span: Span
+
+
+@dataclass
+class Note:
+    """One diagnostic, before the protocol: where, what, how severe, and what it relates to."""
+
+    place: Place
+    message: str
+    severity: Severity
+    code: str | None = None
+    key: str | None = None
+    struck: bool = False
+    url: str | None = None
+    related: list[tuple[Place | str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Verdicts:
+    """What one pass over a document found: its notes (in it and in its bibliography files),
+    the keys written in it, and the verdict on each work, for hover and code actions."""
+
+    path: Path
+    notes: list[Note] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    resolved: dict[str, str] = field(default_factory=dict)
+    citations: dict[str, Citation] = field(default_factory=dict)
+    entries: dict[str, Place] = field(default_factory=dict)
+    sources: list[SourceInfo] = field(default_factory=list)
+    complete: bool = True
+    """Whether every source answered (False: a network pass that could not reach them)."""
+
+    def citation_at(self, line: int, column: int) -> Citation | None:
+        """The verdict on the key under the cursor, if it has one."""
+        for span in self.spans:
+            if span.contains(line, column):
+                return self.citations.get(self.resolved.get(span.key, span.key))
+        return None
+
+
+@dataclass
+class Manuscript:
+    """A manuscript as the build reads it from its saved file (re-read on open and save)."""
+
+    path: Path
+    doc: CitedDocument
+    saved_text: str
+    entry_keys: frozenset[str]
+    saved_keys: frozenset[str] = frozenset()
+    """The keys the scanner finds in the saved text (what it cannot see there stays cited)."""
+
+    @property
+    def latex(self) -> bool:
+        return self.path.suffix.lower() in (".tex", ".ltx")
+
+
+def notice_url(citation: Citation) -> str | None:
+    """The deciding notice as a link (``https://doi.org/...``), when it has a DOI."""
+    from urllib.parse import quote
+
+    from rwgate.contract.evidence import deciding_notice
+
+    notice = deciding_notice(citation)
+    if notice is None or not notice.doi:
+        return None
+    return "https://doi.org/" + quote(notice.doi, safe="/:;()._-")
+
+
+def read_manuscript_file(path: Path) -> Manuscript:
+    """The saved manuscript through the build's reader (raises RwgateError or OSError)."""
+    from rwgate.readers.join import cited_references
+    from rwgate.readers.manuscripts.manuscript import read_manuscript
+
+    doc = read_manuscript(path)
+    everything = doc.model_copy(update={"keys": [], "cite_all": True})
+    entries = cited_references(everything).references
+    text = path.read_bytes().decode("utf-8", "replace")
+    latex = path.suffix.lower() in (".tex", ".ltx")
+    scanned = frozenset(s.key for s in citation_spans(text, latex))
+    return Manuscript(path, doc, text, frozenset(r.key for r in entries), scanned)
+
+
+def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str]:
+    """The keys the buffer ``text`` cites: the build's own keys while it is the saved text;
+    otherwise those keys, less the ones the buffer no longer writes, plus the ones it adds that
+    name an entry (a scanned key that names none waits for the save, when the build's reader
+    says whether it is a citation at all: an e-mail address, a cross-reference)."""
+    from rwgate.readers.keys import identifier_key, resolve_key
+
+    saved = manuscript.doc.keys
+    if text == manuscript.saved_text:
+        return list(saved)
+    written = [s.key for s in spans]
+    unseen = [
+        k for k in saved if k not in manuscript.saved_keys
+    ]  # project nocite, keys read from .aux
+    added = [
+        k
+        for k in written
+        if k in saved or resolve_key(k, manuscript.entry_keys) or identifier_key(k)
+    ]
+    return list(dict.fromkeys([*added, *unseen]))
+
+
+def judge_manuscript(
+    manuscript: Manuscript,
+    text: str,
+    settings: Settings,
+    lines: Lines,
+    kept: KeptSources | None = None,
+) -> Verdicts:
+    """The verdicts on what the buffer cites, placed in it and in its bibliography files
+    (judged with ``kept`` sources, open across passes, when given)."""
+    from rwgate.frontends.kit import judge_document
+    from rwgate.readers.keys import resolve_key
+
+    spans = citation_spans(text, manuscript.latex)
+    doc = manuscript.doc.model_copy(update={"keys": cited_keys(manuscript, text, spans)})
+    if kept is not None:
+        result, refs = kept.judge_document(doc, settings)
+    else:
+        result, refs = judge_document(doc, settings)
+    known = {c.key for c in result.citations}
+    resolved = {s.key: resolve_key(s.key, known) or s.key for s in spans}
+    out = _start(manuscript.path, result, spans, resolved)
+    here = str(manuscript.path)
+    places: dict[str, list[Place]] = {}
+    for span in spans:
+        places.setdefault(resolved[span.key], []).append(Place(here, span))
+    where = _Resolved()
+    for citation in result.citations:
+        uses = places.get(citation.key, [])
+        if not uses and text == manuscript.saved_text:  # a key the scanner missed
+            first = doc.key_locations.get(citation.key)
+            line = (first.line or 1) - 1 if first and first.file == here else 0
+            uses = [Place(here, Span(citation.key, line, 0, 0))]
+        entry = _entry_place(refs.get(citation.key), lines, where)
+        if entry is not None:
+            out.entries[citation.key] = entry
+        _add_notes(out, citation, settings, uses, entry)
+    _add_problems(out, result.problems, here, lines)
+    _add_warnings(out, result.warnings, here)
+    return out
+
+
+def judge_bibliography(
+    path: Path, text: str, settings: Settings, lines: Lines, kept: KeptSources | None = None
+) -> Verdicts:
+    """Every entry of a bibliography buffer (``.bib``, ``.bbl``, CSL JSON/YAML, RIS), judged
+    as ``rwgate check`` judges a bibliography given alone; parsed from the unsaved text."""
+    from rwgate.frontends.kit import judge
+    from rwgate.readers.bibliographies.registry import reader_for
+
+    bib = reader_for(path, ["bibliography"]).read_text(text, str(path))
+    if kept is not None:
+        result = kept.judge(bib.references, settings, bib.problems)
+    else:
+        result = judge(bib.references, settings, bib.problems)
+    own = text.splitlines()
+    here = str(path)
+    spans = [_entry_span(own, ref) for ref in bib.references]
+    out = _start(path, result, spans, {s.key: s.key for s in spans})
+    by_key = {s.key: s for s in spans}
+    for citation in result.citations:
+        span = by_key.get(citation.key)
+        entry = Place(here, span) if span is not None else None
+        if entry is not None:
+            out.entries[citation.key] = entry
+        _add_notes(out, citation, settings, [], entry)
+    _add_problems(out, result.problems, here, lambda p: own if p == here else lines(p))
+    _add_warnings(out, result.warnings, here)
+    return out
+
+
+def unreadable(path: Path, exc: BaseException) -> Verdicts:
+    """A document the server cannot read says so, as one diagnostic on its first line."""
+    from rwgate.render.safe import one_line
+
+    place = Place(str(path), Span("", 0, 0, 0))
+    note = Note(place, f"{CANNOT_READ}: {one_line(exc)}", "error", code="unreadable")
+    return Verdicts(path=path, notes=[note])
+
+
+def _entry_span(lines: list[str], ref: Reference) -> Span:
+    return key_on_line(lines, ref.key, ref.location.line if ref.location else None)
+
+
+def _start(
+    path: Path, result: CheckResult, spans: list[Span], resolved: dict[str, str]
+) -> Verdicts:
+    return Verdicts(
+        path=path,
+        spans=spans,
+        resolved=resolved,
+        citations={c.key: c for c in result.citations},
+        sources=list(result.sources),
+        complete=result.complete,
+    )
+
+
+class _Resolved(dict[str, str]):
+    """Absolute paths of the files readers name (each resolved once per pass)."""
+
+    def __missing__(self, name: str) -> str:
+        self[name] = str(Path(name).resolve())
+        return self[name]
+
+
+def _entry_place(ref: Reference | None, lines: Lines, where: _Resolved) -> Place | None:
+    """Where a reference's entry is written, when a reader gave its file and line."""
+    if ref is None or ref.missing or ref.location is None or ref.location.line is None:
+        return None
+    path = where[ref.location.file]
+    try:
+        text_lines = lines(path)
+    except OSError:
+        return None
+    return Place(path, key_on_line(text_lines, ref.key, ref.location.line))
+
+
+def message_of(citation: Citation, template: str | None) -> str:
+    """The build's one-line note: the annotation text for a flagged work (``Retracted 2010;
+    notice doi:...``), the failure line's words for a work that could not be judged."""
+    from rwgate.contract.vocab import FLAGGED_STATUSES
+    from rwgate.frontends.kit import describe
+    from rwgate.render.annotate import annotate
+
+    if citation.status in FLAGGED_STATUSES:
+        try:
+            text = annotate(citation, template).text
+        except RwgateError:
+            text = annotate(citation, None).text
+        return f"{text} (allowed)" if citation.allowed else text
+    said = describe(citation)
+    prefix = f"{citation.key}: "
+    return said[len(prefix) :] if said.startswith(prefix) else said
+
+
+def _add_notes(
+    out: Verdicts,
+    citation: Citation,
+    settings: Settings,
+    uses: list[Place],
+    entry: Place | None,
+) -> None:
+    severity = SEVERITY_OF_ACTION.get(citation.action)
+    if severity is None:  # ignored by the policy: nothing to say
+        return
+    message = message_of(citation, settings.template)
+    url = notice_url(citation)
+    shared = {
+        "code": citation.status,
+        "key": citation.key,
+        "struck": citation.status in STRUCK,
+        "url": url,
+    }
+    notice: list[tuple[Place | str, str]] = [(url, f"the notice: {url}")] if url else []
+    for use in uses:
+        related: list[tuple[Place | str, str]] = []
+        if entry is not None:
+            related.append((entry, f"the entry of {citation.key}"))
+        out.notes.append(Note(use, message, severity, related=related + notice, **shared))  # type: ignore[arg-type]
+    if entry is not None:
+        cited = [(use, f"{citation.key} cited here") for use in uses[:5]]
+        out.notes.append(Note(entry, message, severity, related=[*cited, *notice], **shared))  # type: ignore[arg-type]
+
+
+def _add_problems(out: Verdicts, problems: list[Problem], here: str, lines: Lines) -> None:
+    """The readers' problems where they are (an unreadable input is an error saying so)."""
+    for problem in problems:
+        path = here
+        span = Span("", 0, 0, 0)
+        if problem.location is not None:
+            path = str(Path(problem.location.file).resolve())
+            line = max((problem.location.line or 1) - 1, 0)
+            try:
+                width = len(lines(path)[line])
+            except (OSError, IndexError):
+                width = 0
+            span = Span("", line, 0, width)
+        message = f"{CANNOT_READ}: {problem.message}" if problem.unreadable else problem.message
+        severity: Severity = "error" if problem.severity == "error" else "warning"
+        out.notes.append(Note(Place(path, span), message, severity, code="input"))
+
+
+def _add_warnings(out: Verdicts, warnings: list[str], here: str) -> None:
+    for warning in warnings:
+        out.notes.append(Note(Place(here, Span("", 0, 0, 0)), warning, "information", code="note"))

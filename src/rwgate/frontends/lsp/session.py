@@ -1,0 +1,198 @@
+"""The server's memory between messages, without the protocol: which manuscripts are open as the
+build reads them, the last verdicts of each document, and which diagnostics each file shows.
+
+A document's diagnostics may come from several documents (a ``.bib`` shows the verdicts of every
+open manuscript that cites from it, and its own when it is open itself), so each pass records
+what it says about each file (:meth:`Session.record`) and a file shows the union.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rwgate.errors import RwgateError
+from rwgate.frontends.kit import KeptSources
+from rwgate.frontends.lsp.analysis import (
+    Manuscript,
+    Note,
+    Verdicts,
+    judge_bibliography,
+    judge_manuscript,
+    read_manuscript_file,
+    unreadable,
+)
+
+if TYPE_CHECKING:
+    from rwgate.settings.config import Settings
+
+TextOf = Callable[[str], str | None]
+"""An open buffer's text by absolute path (None when the file is not open in the editor)."""
+
+
+class Session:
+    """State shared by the passes; the lock keeps a pass's reads and writes of it whole (the
+    offline and network passes run on worker threads)."""
+
+    def __init__(self, overrides: Mapping[str, Any], text_of: TextOf) -> None:
+        self.overrides = dict(overrides)
+        self.text_of = text_of
+        self.manuscripts: dict[str, Manuscript | Exception] = {}
+        self.verdicts: dict[str, Verdicts] = {}
+        self.shown: dict[str, dict[str, list[Note]]] = {}  # file -> origin document -> notes
+        self.lock = threading.RLock()
+        self.kept = KeptSources()
+        """The offline passes' sources, open for the server's life (:meth:`close_sources`)."""
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def lines(self, path: str) -> list[str]:
+        """A file's lines as the editor has them (its buffer when open, else the saved file)."""
+        text = self.text_of(path)
+        if text is None:
+            text = Path(path).read_bytes().decode("utf-8", "replace")
+        return text.splitlines()
+
+    def lines_cache(self) -> Callable[[str], list[str]]:
+        """:meth:`lines`, each file split once (for one pass or one publication: a manuscript
+        of 10,000 words is split once, not once per diagnostic)."""
+        known: dict[str, list[str]] = {}
+
+        def lines(path: str) -> list[str]:
+            if path not in known:
+                known[path] = self.lines(path)
+            return known[path]
+
+        return lines
+
+    def forget(self, path: str) -> None:
+        """Read the saved manuscript again at the next pass (opened, saved, or its config)."""
+        with self.lock:
+            self.manuscripts.pop(path, None)
+        self.kept.forget()
+
+    def _manuscript(self, path: Path) -> Manuscript:
+        key = str(path)
+        with self.lock:
+            known = self.manuscripts.get(key)
+        if known is None:
+            try:
+                known = read_manuscript_file(path)
+            except (RwgateError, OSError, ValueError) as exc:
+                known = exc
+            with self.lock:
+                self.manuscripts[key] = known
+        if isinstance(known, Exception):
+            raise known
+        return known
+
+    def settings(self, path: Path, metadata: Mapping[str, Any] | None, offline: bool) -> Settings:
+        """The build's settings for ``path`` (``rwgate check``'s layers and the server's flags);
+        ``offline``: the first pass, from the snapshot and the cache alone."""
+        from rwgate.settings.config import load_settings
+
+        settings = load_settings(
+            path,
+            overrides=self.overrides,
+            metadata=metadata,
+            metadata_name=f"{path}: rwgate metadata",
+        )
+        return settings.model_copy(update={"offline": True}) if offline else settings
+
+    def wants_network(self, path: Path) -> bool:
+        """Whether the user's settings allow the network (then a later pass asks it)."""
+        try:
+            return not self.settings(path, None, offline=False).offline
+        except RwgateError:
+            return False
+
+    # --- judging -----------------------------------------------------------------------------
+
+    def judge(self, path: Path, text: str, offline: bool) -> Verdicts:
+        """One pass over the document at ``path`` whose buffer holds ``text``. Never raises for
+        the user's input: what cannot be read is a diagnostic saying so."""
+        from rwgate.readers.bibliographies.registry import is_manuscript
+
+        lines = self.lines_cache()
+        # Offline passes (one worker) keep their sources open; a network pass, a second apart,
+        # opens its own, so what its sources say of their look-ups is said of that pass alone.
+        kept = self.kept if offline else None
+        try:
+            if is_manuscript(path):
+                manuscript = self._manuscript(path)
+                settings = self.settings(path, manuscript.doc.metadata, offline)
+                return judge_manuscript(manuscript, text, settings, lines, kept)
+            settings = self.settings(path, None, offline)
+            return judge_bibliography(path, text, settings, lines, kept)
+        except (RwgateError, OSError, ValueError) as exc:
+            return unreadable(path, exc)
+        finally:
+            if not offline:  # its answers are in the cache now: the next offline pass sees them
+                self.kept.forget()
+
+    def close_sources(self) -> None:
+        """Close the kept sources (at shutdown, on the offline passes' worker)."""
+        self.kept.close()
+
+    def record(self, verdicts: Verdicts) -> list[str]:
+        """Keep ``verdicts`` as its document's latest; the files whose diagnostics changed."""
+        origin = str(verdicts.path)
+        by_file: dict[str, list[Note]] = {}
+        for note in verdicts.notes:
+            by_file.setdefault(note.place.path, []).append(note)
+        with self.lock:
+            self.verdicts[origin] = verdicts
+            changed = [f for f, notes in self.shown.items() if origin in notes and f not in by_file]
+            for file in changed:
+                del self.shown[file][origin]
+            for file, notes in by_file.items():
+                self.shown.setdefault(file, {})[origin] = notes
+            return sorted({*changed, *by_file})
+
+    def close(self, path: str) -> list[str]:
+        """A document closed: its own verdicts go; the files it spoke about are shown again."""
+        with self.lock:
+            self.verdicts.pop(path, None)
+            self.manuscripts.pop(path, None)
+            changed = [f for f, notes in self.shown.items() if path in notes]
+            for file in changed:
+                del self.shown[file][path]
+            return changed
+
+    def notes_for(self, path: str) -> list[Note]:
+        """What the file at ``path`` shows: every open document's notes about it, once each."""
+        with self.lock:
+            origins = dict(self.shown.get(path, {}))
+        seen: set[tuple[object, ...]] = set()
+        out: list[Note] = []
+        for notes in origins.values():
+            for note in notes:
+                identity = (note.place, note.message, note.severity)
+                if identity not in seen:
+                    seen.add(identity)
+                    out.append(note)
+        return out
+
+    def citation_at(self, path: str, line: int, column: int) -> tuple[Verdicts, Any] | None:
+        """The verdicts and the verdict on the key under the cursor in ``path``: from the file's
+        own pass, else from a manuscript that cites the entry written there."""
+        with self.lock:
+            candidates = [self.verdicts[path]] if path in self.verdicts else []
+            candidates += [v for p, v in self.verdicts.items() if p != path]
+        for verdicts in candidates:
+            if str(verdicts.path) == path:
+                found = verdicts.citation_at(line, column)
+            else:
+                found = next(
+                    (
+                        verdicts.citations.get(key)
+                        for key, place in verdicts.entries.items()
+                        if place.path == path and place.span.contains(line, column)
+                    ),
+                    None,
+                )
+            if found is not None:
+                return verdicts, found
+        return None

@@ -1,0 +1,348 @@
+"""``rwgate mcp``: the integrity checks as MCP tools for an agent that drafts a manuscript.
+
+Nine ``rw_*`` tools give verdicts on works (as the build gives them) and three drafting tools
+(``verify_citation``, ``search_references``, ``get_bibtex``) check that a reference exists and
+export it, each result carrying the integrity status of the work. The tools are thin: each one
+validates its arguments, runs the matching :class:`Toolbox` method (or
+:mod:`rwgate.frontends.mcp.drafting`
+function) in a worker thread (the core blocks on HTTP and SQLite; the event loop must keep serving
+other requests) and returns a Pydantic model, so every tool advertises an output schema. A refused
+argument becomes an MCP tool error whose text is one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from rwgate import __version__
+from rwgate.frontends.mcp import drafting
+from rwgate.frontends.mcp.calls import RwServer, run_tool
+from rwgate.frontends.mcp.models import (
+    AuthorCheck,
+    BatchCheck,
+    DataStatus,
+    DocumentCheck,
+    DoiCheck,
+    NoticeSearch,
+    RecentNotices,
+    Record,
+)
+from rwgate.frontends.mcp.resources import add_resources_and_prompts
+from rwgate.frontends.mcp.safety import MAX_BATCH, MAX_LIMIT, MAX_NAME, MAX_PATH, MAX_QUERY
+from rwgate.frontends.mcp.schemas import shrink_tools
+from rwgate.frontends.mcp.tools import Toolbox
+from rwgate.frontends.verify.models import BibtexResult, SearchResult, VerifyResult
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)  # (never destructive)
+INSTRUCTIONS = (
+    "rwgate checks cited works for retractions, withdrawals, expressions of concern and "
+    "corrections (Retraction Watch data via Crossref, plus a local snapshot). Before citing a "
+    "work, call rw_check_doi (or rw_check_dois for many). Before finishing a manuscript, call "
+    "rw_check_manuscript: it gives exactly the verdicts the build (rwgate check, rw-filter, "
+    "rw-latexmk) will give. Each verdict has a status (the evidence) and an action (what the "
+    "project's policy does with it: fail, annotate, warn, ignore); judge the notices yourself. "
+    "A cited retraction NOTICE is not a retracted work. While drafting, call verify_citation on "
+    "each reference you did not take from a registry (language models invent references: never "
+    "cite one whose verdict is not_found), search_references to find real works, and get_bibtex "
+    "to export entries instead of writing BibTeX yourself."
+)
+
+Detail = Annotated[bool, Field(description="true: clean works in full too")]
+Doi = Annotated[
+    str,
+    Field(
+        description="a DOI in any form (10.x/y, doi:, doi.org URL)",
+        max_length=1000,
+    ),
+]
+OptionalDoi = Annotated[
+    str | None,
+    Field(
+        description="a DOI, any spelling",
+        max_length=1000,
+    ),
+]
+Title = Annotated[
+    str,
+    Field(
+        description="as cited",
+        max_length=drafting.MAX_TITLE,
+    ),
+]
+Authors = Annotated[
+    list[str] | str | None,
+    Field(description="a list, or one string 'A. Smith and B. Doe'"),
+]
+ArxivId = Annotated[
+    str | None,
+    Field(description="e.g. 1706.03762 or arXiv:1706.03762v5", max_length=drafting.MAX_ARXIV),
+]
+Url = Annotated[
+    str | None,
+    Field(
+        description="read for a DOI or arXiv id, never fetched",
+        max_length=drafting.MAX_URL,
+    ),
+]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
+Year = Annotated[int | None, Field(ge=1000, le=2999)]  # a bound, inclusive (the name says which)
+UpdateTypes = Annotated[
+    list[str] | None,
+    Field(description="e.g. retraction, withdrawal, expression_of_concern"),
+]
+
+
+def build_server(toolbox: Toolbox) -> RwServer:
+    """The MCP server with the nine ``rw_*`` tools and the three drafting tools."""
+    server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    _add_verdict_tools(server, toolbox)
+    _add_search_tools(server, toolbox)
+    _add_document_tools(server, toolbox)
+    _add_verify_tool(server, toolbox)
+    _add_finding_tools(server, toolbox)
+    add_resources_and_prompts(server, toolbox)
+    shrink_tools(server._tool_manager.list_tools())  # what an agent reads at every start
+    server.close_schemas()
+    return server
+
+
+def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verdicts on works named by DOI or author."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool(title="Check a work")
+    async def rw_check_doi(doi: Doi) -> DoiCheck:
+        """Use before citing ONE work: retracted, withdrawn, under concern, corrected? The
+        build's verdict: status, action (the policy's), notices. unverified (no source
+        answered) is NOT clean."""
+        return await run_tool(toolbox.check_doi, doi)
+
+    @tool(title="Check many works")
+    async def rw_check_dois(
+        dois: Annotated[
+            list[Annotated[str, Field(max_length=1000)]],
+            Field(description="DOIs, any spelling", max_length=MAX_BATCH),
+        ],
+        ctx: Context,
+        detail: Detail = False,
+    ) -> BatchCheck:
+        """Use to vet a reference list (up to 1,000 DOIs): verdicts in input order, clean
+        works as clean.keys."""
+        return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
+
+    @tool(title="Flagged works of an author")
+    async def rw_check_author(
+        name: Annotated[
+            str,
+            Field(description="'A. J. Wakefield' or 'Wakefield, A'", max_length=MAX_NAME),
+        ],
+        limit: Annotated[int, Field(ge=1, le=1000)] = 200,
+        year_min: Year = None,
+        year_max: Year = None,
+    ) -> AuthorCheck:
+        """Use to find works with notices by an author NAME. A name is not an identity:
+        read caveat before naming a person."""
+        return await run_tool(toolbox.check_author, name, limit, year_min, year_max)
+
+
+def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Evidence: notices, records and where the data come from."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool(title="Search notices")
+    async def rw_search(
+        query: Annotated[str | None, Field(max_length=MAX_QUERY)] = None,
+        journal: Annotated[
+            str | None, Field(description="exact journal title", max_length=MAX_QUERY)
+        ] = None,
+        year_min: Year = None,
+        year_max: Year = None,
+        update_types: UpdateTypes = None,
+        posted_since: Annotated[
+            str | None,
+            Field(
+                description="updated since YYYY[-MM[-DD]]",
+                pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$",
+            ),
+        ] = None,
+        limit: Limit = 20,
+    ) -> NoticeSearch:
+        """Use to explore notices by words, journal, years, type or date, each with the
+        works it updates. To judge a work: rw_check_doi."""
+        return await run_tool(
+            toolbox.search, query, journal, year_min, year_max, update_types, posted_since, limit
+        )
+
+    @tool(title="Recent notices")
+    async def rw_recent_retractions(
+        limit: Limit = 20, update_types: UpdateTypes = None
+    ) -> RecentNotices:
+        """Use to see the latest notices (default: retractions) with a count per journal."""
+        return await run_tool(toolbox.recent, limit, update_types)
+
+    @tool(title="Record")
+    async def rw_get_record(
+        doi: OptionalDoi = None,
+        record_id: Annotated[str | None, Field(description="or Retraction Watch record id")] = None,
+    ) -> Record:
+        """Use to read a work's or notice's record: updated_by (its notices), update_to (works
+        it is a notice for)."""
+        return await run_tool(toolbox.get_record, doi, record_id)
+
+    @tool(title="Data sources")
+    async def rw_data_status() -> DataStatus:
+        """Use when verdicts are unverified or look stale: sources, offline, cache, snapshot
+        age, policy, readable folders."""
+        return await run_tool(toolbox.data_status)
+
+
+def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verdicts on a bibliography or manuscript, as its build gives them."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+
+    @tool(title="Check a bibliography")
+    async def rw_check_bibliography(
+        ctx: Context,
+        path: Annotated[
+            str | None,
+            Field(description=".bib, CSL JSON/YAML or DOI-list file", max_length=MAX_PATH),
+        ] = None,
+        text: Annotated[
+            str | list[Any] | dict[str, Any] | None,
+            Field(description="or the bibliography's text"),
+        ] = None,
+        detail: Detail = False,
+    ) -> DocumentCheck:
+        """Use to check every entry of a .bib/CSL/DOI-list file (or text): verdicts,
+        file:line, the gate."""
+        if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
+            text = json.dumps(text, ensure_ascii=False)
+        return await run_tool(toolbox.check_bibliography, path, text, detail=detail, ctx=ctx)
+
+    @tool(title="Check a manuscript")
+    async def rw_check_manuscript(
+        path: Annotated[
+            str,
+            Field(description=".md/.qmd/.tex file under the server roots", max_length=MAX_PATH),
+        ],
+        ctx: Context,
+        detail: Detail = False,
+    ) -> DocumentCheck:
+        """Use before handing over a .md/.qmd/.tex manuscript: each cited work's verdict and
+        the gate (pass/fail), as its build gives them."""
+        return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
+
+
+def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
+    """Citation verification while drafting, with the settings the server was started with."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+    settings = toolbox.settings
+
+    @tool(title="Verify a reference")
+    async def verify_citation(
+        title: Title,
+        authors: Authors = None,
+        year: Annotated[int | None, Field(ge=1000, le=2999)] = None,
+        doi: OptionalDoi = None,
+        arxiv_id: ArxivId = None,
+        url: Url = None,
+        venue: Annotated[
+            str | None, Field(description="journal or proceedings", max_length=MAX_QUERY)
+        ] = None,
+    ) -> VerifyResult:
+        """Use on each reference not taken from a registry: does it EXIST and match? verdict
+        verified, partial_match (read errors), not_found (do NOT cite), unverified (no source
+        answered); integrity: retraction status."""
+        return await run_tool(
+            drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
+        )
+
+
+def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Real works to cite, and their entries, each with its integrity status."""
+    tool = functools.partial(server.tool, annotations=READ_ONLY)
+    settings = toolbox.settings
+
+    @tool(title="Find real works to cite")
+    async def search_references(
+        query: Annotated[
+            str, Field(description="title words, topic or authors", max_length=MAX_QUERY)
+        ],
+        max_results: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=drafting.MAX_RESULTS,
+            ),
+        ] = 10,
+        year_from: Year = None,
+        year_to: Year = None,
+        sources: Annotated[
+            list[Annotated[str, Field(pattern=r"(?i)^\s*(crossref|openalex)\s*$")]] | None,
+            Field(description="crossref and/or openalex (default both)", max_length=2),
+        ] = None,
+    ) -> SearchResult:
+        """Use to find REAL works to cite, each with its integrity status (never cite a
+        retracted one silently)."""
+        return await run_tool(
+            drafting.search_references, settings, query, max_results, year_from, year_to, sources
+        )
+
+    @tool(title="BibTeX of real works")
+    async def get_bibtex(
+        doi: OptionalDoi = None,
+        dois: Annotated[
+            list[str] | None,
+            Field(
+                description="DOIs or arXiv ids",
+                max_length=drafting.MAX_BIBTEX_DOIS,
+            ),
+        ] = None,
+        title: Annotated[
+            str | None,
+            Field(description="a title (exported if it verifies)", max_length=drafting.MAX_TITLE),
+        ] = None,
+    ) -> BibtexResult:
+        """Use instead of writing BibTeX: registry entries for a doi, dois or a title, each
+        with its integrity (a retracted work's notice is in note)."""
+        return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
+
+
+FAILURE_MEMORY = 30.0
+"""Seconds a server that could not be reached is not asked again (it answers "not asked")."""
+
+
+def serve(
+    roots: Sequence[Path],
+    overrides: dict[str, Any],
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+) -> None:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    from rwgate.frontends.door import remember_failures, share_connections
+    from rwgate.frontends.mcp.http import security_settings, serve_http
+
+    if transport != "stdio":
+        security_settings(host, token, allowed_hosts)  # refuse an unsafe bind before anything
+    remember_failures(FAILURE_MEMORY)
+    share_connections()
+    toolbox = Toolbox(roots, overrides)
+    server = build_server(toolbox)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            serve_http(server, host, port, token, allowed_hosts)
+    finally:
+        toolbox.close()

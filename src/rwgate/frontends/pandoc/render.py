@@ -1,0 +1,210 @@
+"""Putting the annotations into the document, whichever stage of the build the filter runs at.
+
+* After ``--citeproc``: into each flagged ``Div#ref-KEY`` (see
+:mod:`rwgate.frontends.pandoc.placement`).
+* No rendered bibliography (rw-filter before citeproc, ``suppress-bibliography``, ``--natbib``,
+  ``--biblatex``): a marker follows each citation of a flagged work, and one warning says why. In
+  LaTeX output the ``bibliography`` metadata is also pointed at shadow .bib files whose flagged
+  entries carry the notice in ``note`` (for BibTeX/biber, which format the list later): a style
+  may never print ``note``, so the marker is what makes the notice certain.
+* A work with no notice anywhere the output shows it (cited only through ``nocite`` and never
+  rendered here; a writer that prints references only, ``-t csljson``) is left out of the
+  :data:`Placed` answer: the filter then stops the build (see
+  :mod:`rwgate.frontends.pandoc.filter`).
+* JATS: entries are annotated (``<mixed-citation>``) and, since ``+element_citations`` rebuilds the
+  list from metadata (and a filter is not told the writer's extensions), every citation is marked.
+
+Writing the shadow files needs the references and bibtexparser; placing needs neither, so the two
+are apart: a rebuild answered from the verdict memo places the remembered shadows with the same
+:func:`place` as the run that wrote them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import panflute as pf
+from panflute.elements import from_json
+
+from rwgate.frontends.pandoc.log import line, say
+from rwgate.frontends.pandoc.placement import (
+    annotate_entries,
+    has_rendered_bibliography,
+    mark_citations,
+)
+from rwgate.render.annotation import Annotation
+from rwgate.settings import recorded
+
+if TYPE_CHECKING:
+    from rwgate.contract.models import Reference
+
+LATEX_FORMATS = frozenset({"latex", "beamer"})
+Mode = Literal["entries", "shadow", "markers"]
+
+
+@dataclass(frozen=True)
+class Shadowing:
+    """The shadow bibliographies written for one document.
+
+    ``names``: the new ``bibliography`` list; ``keys``: the works annotated in a shadow;
+    ``files``: each shadow file written (relative to the working directory). What each holds is
+    in the run's record (:mod:`rwgate.settings.recorded`), so a memo hit replays only while the
+    files it
+    points at are the ones written.
+    """
+
+    names: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def _relative(path: Path) -> str:
+    """The path as pandoc/BibTeX will see it: relative to the working directory when possible."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
+def write_shadows(
+    annotations: Mapping[str, Annotation],
+    refs: Mapping[str, Reference],
+    files: list[tuple[str, str]],
+) -> tuple[Shadowing, bool]:
+    """Write shadow copies of the .bib files holding flagged entries; (result, all written)."""
+    from rwgate.frontends.pandoc.shadowbib import ShadowError, write_shadow
+    from rwgate.readers.bibliographies.registry import by_name
+
+    notes_by_file: dict[str, dict[str, str]] = {}
+    for key, annotation in annotations.items():
+        ref = refs.get(key)
+        if ref is None or ref.location is None:
+            continue
+        if Path(ref.location.file).suffix.lower() in by_name("bibtex").suffixes:
+            notes_by_file.setdefault(ref.location.file, {})[key] = annotation.text
+    shadows: dict[str, Path] = {}
+    done: set[str] = set()
+    complete = True
+    for file, notes in notes_by_file.items():
+        try:
+            target, keys = write_shadow(Path(file), notes, Path.cwd())
+        except ShadowError as exc:
+            say("WARNING", str(exc))
+            complete = False
+            continue
+        shadows[file] = target
+        done |= keys
+    if not shadows:
+        return Shadowing(), complete
+    names = [_relative(shadows[found]) if found in shadows else name for name, found in files]
+    for shadow in shadows.values():  # re-checked by the memo like every file the run read
+        recorded.note_file(shadow, shadow.read_bytes())
+    return Shadowing(names, sorted(done), [_relative(p) for p in shadows.values()]), complete
+
+
+def load(source: bytes, fmt: str) -> pf.Doc:
+    """The pandoc JSON as a panflute document."""
+    doc = json.loads(source, object_hook=from_json)
+    doc.format = fmt
+    return doc
+
+
+def placement_mode(doc: pf.Doc, fmt: str) -> Mode:
+    """Where annotations go in this document (see the module docstring)."""
+    if has_rendered_bibliography(doc):
+        return "entries"
+    return "shadow" if fmt in LATEX_FORMATS else "markers"
+
+
+Placed = dict[str, str]
+"""Key -> where its notice went, in words for the report line (``after each citation``); a key
+that is not there has no visible notice."""
+
+
+@dataclass
+class Placement:
+    """What :func:`place` did: the document as pandoc JSON, where each notice went, and the
+    warnings about it (said by the caller: a memo hit has them among its remembered lines)."""
+
+    output: bytes
+    placed: Placed
+    messages: list[str] = field(default_factory=list)
+
+
+BIBLIOGRAPHY_FORMATS = frozenset({"csljson", "bibtex", "biblatex"})
+"""Writers that print the references themselves and none of the document: no notice can be put
+anywhere they show it."""
+
+
+def _no_list_reason(doc: pf.Doc, mode: Mode) -> str:
+    """Why the notice is not in a rendered entry, said as it is."""
+    if mode == "entries":
+        return "no rendered bibliography entry"
+    if doc.get_metadata("suppress-bibliography", False) is True:
+        return "no rendered bibliography (suppress-bibliography is set)"
+    return "no rendered bibliography (rw-filter ran before --citeproc, or without it)"
+
+
+def _where(in_entry: bool, marked: bool, shadowed: bool) -> str | None:
+    parts = ["in its bibliography entry"] if in_entry else []
+    if marked:
+        parts.append("after each citation")
+        if shadowed:
+            parts.append("in the shadow .bib's note")
+    return " and ".join(parts) or None
+
+
+def place(
+    doc: pf.Doc,
+    mode: Mode,
+    annotations: Mapping[str, Annotation],
+    shadowing: Shadowing | None = None,
+    inline: bool = False,
+) -> Placement:
+    """Put the annotations into ``doc``.
+
+    A notice that is not in a rendered entry follows each citation of its work, even where a
+    shadow .bib carries it too: BibTeX styles that print no ``note`` (PLOS's plos2015.bst) and
+    citeproc's CSL styles drop it, and the filter cannot tell which will format the list.
+    """
+    if doc.format.split("+")[0] in BIBLIOGRAPHY_FORMATS:
+        return Placement(json.dumps(doc.to_json()).encode("utf-8"), {})
+    in_entries = annotate_entries(doc, annotations) if mode == "entries" else set()
+    shadowed = set(shadowing.keys) if shadowing is not None else set()
+    jats = doc.format.startswith("jats")
+    follow = inline or jats
+    to_mark = {key: a for key, a in annotations.items() if follow or key not in in_entries}
+    # A walk through every inline: only when a notice must follow citations (never on the
+    # common path, every notice in its rendered entry).
+    marked = mark_citations(doc, to_mark) if to_mark else set()
+    messages: list[str] = []
+    if shadowing is not None and shadowing.files:
+        doc.metadata["bibliography"] = pf.MetaList(*(pf.MetaString(n) for n in shadowing.names))
+        messages.append(
+            f"{_no_list_reason(doc, mode)}: bibliography now points at "
+            f"{', '.join(shadowing.files)}, whose flagged entries carry the notice in 'note'; "
+            "a .bst that prints no note (PLOS's plos2015.bst) or a CSL style drops it, so the "
+            "notice also follows each citation (rw-latexmk checks the bibliography BibTeX or "
+            "biber writes)",
+        )
+    rest = [k for k in annotations if k in marked and k not in in_entries and k not in shadowed]
+    if rest:
+        messages.append(
+            f"{_no_list_reason(doc, mode)} for {', '.join(rest)}: "
+            "a notice follows each citation instead",
+        )
+    if jats and not inline and annotations:
+        # -t jats+element_citations builds <element-citation> from metadata, not from the
+        # rendered entries, and a filter is not told the writer's extensions: so in JATS the
+        # notice also follows every citation, whichever way the list is written.
+        messages.append("JATS output: a notice also follows each citation of a flagged work "
+            "(element citations are built from metadata and cannot carry it)")  # fmt: skip
+    wheres = {key: _where(key in in_entries, key in marked, key in shadowed) for key in annotations}
+    placed: Placed = {key: where for key, where in wheres.items() if where is not None}
+    out = json.dumps(doc.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Placement(out, placed, [line("WARNING", m) for m in messages])

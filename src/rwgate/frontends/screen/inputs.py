@@ -1,0 +1,252 @@
+"""Reference tables as they are published: what each file is, checked before an engine reads it.
+
+Three shapes, many files and globs each:
+
+- ``table``: a generic table (Parquet, CSV, JSON lines) whose columns
+  :mod:`rwgate.frontends.screen.columns` finds (by flag, by name, or by one of a few common names);
+- ``opencitations``: the OpenCitations Index CSV dump (``oci,citing,cited,creation,timespan,
+  journal_sc,author_sc``), whose ``citing``/``cited`` cells are bare DOIs (COCI) or lists of
+  prefixed identifiers (``omid:br/... doi:10... pmid:...``);
+- ``crossref``: Crossref public data file records with their ``reference`` lists, JSON lines or
+  the classic ``{"items": [...]}`` files, gzipped or not.
+
+A file is looked at (its first bytes) before any engine runs: one that is not what it claims to
+be, or cannot be opened, is a one-line error naming it (exit 2), never a half-read corpus. Rows
+inside a readable file that cannot be used are the engine's business: counted and sampled.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.errors import RwgateError
+from rwgate.frontends.screen.dialect import TRANSCODED, Dialect, encoding_of, sniff, transcode
+
+FORMATS = ("auto", "table", "opencitations", "crossref")
+OC_COLUMNS = ("oci", "citing", "cited", "creation")
+_PEEK = 64 * 1024
+_CROSSREF_KEYS = frozenset({"items", "reference", "reference-count", "references-count"})
+
+
+class InputError(RwgateError):
+    """A reference file that cannot be read as what it claims to be (exit 2, one line)."""
+
+
+@dataclass
+class InputGroup:
+    """Files of one shape and container, read together by one engine call."""
+
+    shape: str  # table | opencitations | crossref
+    container: str  # parquet | csv | json
+    files: list[Path] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # a table's columns, from its first file
+    dialect: Dialect | None = None
+    """A CSV group's dialect, as DuckDB's sniffer found it (or the flags said)."""
+    read_as: dict[Path, Path] = field(default_factory=dict)
+    """A file read from another path: its UTF-8 copy (Windows-1252), or the rest of a file after
+    an unterminated quote (:mod:`rwgate.frontends.screen.records`)."""
+    numbers: list[int] | None = None
+    """Each file's number when not its place among all inputs (a file's recovered rest)."""
+    line_offset: int = 0
+    """Lines of the original file before this one's second line (a recovered rest)."""
+
+    def paths(self) -> list[Path]:
+        """The paths an engine reads, in the order of ``files``."""
+        return [self.read_as.get(f, f) for f in self.files]
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """What the user said about CSV files (each None: DuckDB's sniffer decides)."""
+
+    encoding: str | None = None
+    delimiter: str | None = None
+    quote: str | None = None
+    folder: Path | None = None
+    """Where decoded copies are written (the screen's temporary folder)."""
+
+
+def expand(patterns: list[str]) -> list[Path]:
+    """Files named or matched by glob patterns, in order, each once; a pattern that names nothing
+    is an error (a typo must not make a smaller corpus look screened)."""
+    out: dict[str, Path] = {}  # by absolute path: a file named twice (``a.csv``, ``$PWD/a.csv``)
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else []
+        if not matches and not glob.has_magic(pattern):
+            matches = [pattern]
+        if not matches:
+            raise InputError(f"{pattern}: no file matches")
+        for match in matches:
+            out.setdefault(os.path.abspath(match), Path(match))
+    return list(out.values())
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of ``path`` (decompressed when gzipped)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(_PEEK)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return zlib.decompressobj(wbits=31).decompress(raw, _PEEK)
+    except zlib.error:
+        raise InputError(f"{path}: not a gzip file (corrupt gzip header)") from None
+
+
+def _text(path: Path, head: bytes) -> str:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return head.decode("utf-16", errors="replace")
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start > len(head) - 4:  # a character cut by the peek
+            return head[: exc.start].decode("utf-8")
+        raise InputError(
+            f"{path}: not UTF-8 text (byte {exc.start}): name its encoding with --encoding"
+            " (windows-1252, latin-1, utf-16), or it is not CSV or JSON"
+        ) from None
+
+
+def _container(path: Path, head: bytes) -> str:
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return "json"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    text = _text(path, head).lstrip()
+    return "json" if text.startswith(("{", "[")) else "csv"
+
+
+def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Path | None]:
+    """The dialect DuckDB's sniffer finds (the flags standing), and the UTF-8 copy read in the
+    file's place when its encoding is one DuckDB does not read."""
+    encoding = encoding_of(path, head, opts.encoding)
+    if encoding == "utf-8":
+        _text(path, head)  # not UTF-8: one line naming --encoding
+    copy = None
+    if encoding in TRANSCODED.values():
+        if opts.folder is None:
+            raise InputError(f"{path}: --encoding {encoding} needs a temporary folder")
+        copy = transcode(path, encoding, opts.folder)
+    dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote)
+    if head[:2] == b"\x1f\x8b" and copy is None:
+        dialect = Dialect(**{**dialect.__dict__, "compression": "gzip"})
+    if not dialect.columns or not any(c.strip() for c in dialect.columns):
+        raise InputError(f"{path}: not a CSV file (no header line)")
+    return dialect, copy
+
+
+def _check_parquet(path: Path, head: bytes) -> None:
+    if head[:4] != b"PAR1":
+        raise InputError(f"{path}: not a Parquet file (no PAR1 magic)")
+    try:
+        with path.open("rb") as handle:
+            handle.seek(-4, 2)
+            tail = handle.read(4)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if tail != b"PAR1":
+        raise InputError(f"{path}: not a whole Parquet file (no PAR1 footer: truncated?)")
+
+
+def _json_shape(path: Path, head: bytes) -> str:
+    text = _text(path, head).lstrip()
+    if not text.startswith("{"):
+        raise InputError(f"{path}: not JSON lines (the first record is not a JSON object)")
+    line = text.splitlines()[0]
+    try:
+        first = json.loads(line)
+    except ValueError:
+        first = None  # a pretty-printed file: one object over many lines
+    if isinstance(first, dict):  # a work without references still has a reference-count
+        return "crossref" if _CROSSREF_KEYS & first.keys() else "table"
+    return "crossref" if any(f'"{key}"' in text for key in _CROSSREF_KEYS) else "table"
+
+
+@dataclass
+class Classified:
+    shape: str
+    container: str
+    columns: list[str]
+    dialect: Dialect | None = None
+    copy: Path | None = None
+
+
+def classify(path: Path, claimed: str, opts: CsvOptions | None = None) -> Classified:
+    """Shape, container and columns of one file; InputError when it is not what it claims."""
+    head = _head(path)
+    opts = opts or CsvOptions()
+    container = "csv" if opts.encoding and path.suffix != ".parquet" else _container(path, head)
+    columns: list[str] = []
+    dialect = copy = None
+    if container == "parquet":
+        _check_parquet(path, head)
+        shape = "table"
+    elif container == "csv":
+        dialect, copy = _csv_dialect(path, head, opts)
+        columns = list(dialect.columns)
+        shape = "opencitations" if set(OC_COLUMNS) <= set(columns) else "table"
+    else:
+        shape = _json_shape(path, head)
+    if claimed != "auto" and claimed != shape:
+        if claimed == "crossref" or shape == "crossref" or container == "parquet":
+            raise InputError(f"{path}: not a {claimed} file (it reads as a {container} {shape})")
+        if claimed == "opencitations":
+            raise InputError(
+                f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
+            )
+        shape = claimed
+    return Classified(shape, container, columns, dialect, copy)
+
+
+def group(paths: list[Path], claimed: str, opts: CsvOptions | None = None) -> list[InputGroup]:
+    """Files checked and gathered by shape, container, dialect and (a table's) header, in the
+    order first seen: tables whose columns differ are read apart, each with the columns it has,
+    so a file whose DOI column has another name is never read as NULLs beside its neighbours."""
+    groups: dict[tuple[object, ...], InputGroup] = {}
+    for path in paths:
+        c = classify(path, claimed, opts)
+        key = (c.shape, c.container, tuple(c.columns) if c.shape == "table" else (), c.dialect)
+        grp = groups.setdefault(
+            key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
+        )
+        grp.files.append(path)
+        if c.copy is not None:
+            grp.read_as[path] = c.copy
+    return list(groups.values())
+
+
+def split_by_columns(
+    groups: list[InputGroup], columns_of: Callable[[InputGroup], dict[Path, list[str]]]
+) -> list[InputGroup]:
+    """Each group of two or more Parquet tables split by the columns each file has
+    (``columns_of``: an engine's reading of the files' footers), so each part is read with the
+    columns it has, not one file's."""
+    out: list[InputGroup] = []
+    for grp in groups:
+        if grp.container != "parquet" or grp.shape != "table" or len(grp.files) < 2:
+            out.append(grp)
+            continue
+        by_file = columns_of(grp)
+        parts: dict[tuple[str, ...], InputGroup] = {}
+        for path in grp.files:
+            names = tuple(by_file.get(path, []))
+            part = parts.setdefault(
+                names, InputGroup(grp.shape, grp.container, columns=list(names))
+            )
+            part.files.append(path)
+        out += parts.values()
+    return out

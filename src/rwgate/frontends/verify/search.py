@@ -1,0 +1,72 @@
+"""``search_references``: real works for a query, each with its integrity status.
+
+Results are what the registries returned, nothing else: Crossref's ranking first (it is the
+registry of record for Crossref DOIs), then what only OpenAlex found. Duplicates are removed by
+DOI and by normalised title plus year, so one work found by both registries is listed once with
+both sources named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rwgate.frontends.verify import integrity
+from rwgate.frontends.verify.models import SearchHit, SearchResult, Work
+from rwgate.identify.lookup import ask, open_registries, search_tasks, sources_note
+from rwgate.identify.same import normalize_title
+from rwgate.identify.works import merge
+from rwgate.settings.config import Settings
+
+MAX_RESULTS = 30
+
+
+def _dedupe(works: Sequence[Work]) -> list[Work]:
+    kept: list[Work] = []
+    index: dict[str, int] = {}
+    for work in works:
+        keys = [f"doi:{work.doi}"] if work.doi else []
+        title = normalize_title(work.title)
+        if title:
+            keys.append(f"title:{title}:{work.year}")
+        seen = next((index[k] for k in keys if k in index), None)
+        if seen is None:
+            seen = len(kept)
+            kept.append(work)
+        else:
+            kept[seen] = merge(kept[seen], work)
+        for k in keys:
+            index.setdefault(k, seen)
+    return kept
+
+
+def search_references(
+    query: str,
+    settings: Settings,
+    max_results: int = 10,
+    year_from: int | None = None,
+    year_to: int | None = None,
+    sources: Sequence[str] | None = None,
+) -> SearchResult:
+    """Up to ``max_results`` (at most 30) real works matching ``query``."""
+    text = " ".join(query.split())
+    if not text:
+        raise ValueError("search_references: the query is empty")
+    if not 1 <= max_results <= MAX_RESULTS:
+        raise ValueError(f"search_references: max_results must be 1..{MAX_RESULTS}")
+    if year_from is not None and year_to is not None and year_from > year_to:
+        raise ValueError(f"search_references: year_from {year_from} is after year_to {year_to}")
+    regs = open_registries(settings, sources)
+    try:
+        answers = ask(search_tasks(regs, text, max_results, year_from, year_to))
+    finally:
+        regs.close()
+    works = _dedupe(answers.works)[:max_results]
+    result = SearchResult(query=text, sources_answered=answers.answered)
+    result.sources_failed = answers.failed
+    result.complete = not answers.failed
+    if answers.failed:
+        result.warnings.append(sources_note(answers.answered, answers.failed))
+    pairs = [(w.doi, w.doi) for w in works if w.doi]
+    judged = iter(integrity.judge(pairs, settings))
+    result.results = [SearchHit(work=w, integrity=next(judged) if w.doi else None) for w in works]
+    return result

@@ -1,0 +1,1 @@
+"""Bibliography files (BibTeX, CSL JSON/YAML, RIS, DOI lists) -> references."""

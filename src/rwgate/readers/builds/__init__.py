@@ -1,0 +1,1 @@
+"""LaTeX builds: what .tex, .aux and .bbl files cite and print."""

@@ -1,0 +1,113 @@
+"""A ``.bbl`` as a bibliography: the works a built document prints, read from the file LaTeX reads.
+
+An arXiv-style bundle ships the ``.tex`` with its ``.bbl`` and no ``.bib``: then the ``.bbl`` is the
+only record of what is cited, and the user's file (rw-latexmk must never delete it). Its entries are
+read as LaTeX prints them: ``\\bibitem[label]{KEY}`` blocks of a ``thebibliography`` (the label
+may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the next line), or
+biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
+entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``), every one it prints; an entry without
+one carries its printed title, year and journal, matched by title as a ``.bib`` entry is
+(:mod:`rwgate.identify.bytitle`), else it is ``no_doi``.
+
+A ``.tex`` with its own ``thebibliography`` environment is read the same way
+(:func:`parse_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
+
+The scanner (:mod:`rwgate.readers.builds.bblscan`) is shared with
+:mod:`rwgate.frontends.latex.bbl`, which annotates the
+same blocks: what is read and what is annotated are found the same way.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rwgate.contract.models import BibResult, Location, Reference
+from rwgate.readers.builds.bblentry import read_entry
+from rwgate.readers.builds.bblscan import END_BIB, bibitem_key, bibitems
+from rwgate.readers.builds.texscan import THEBIBLIOGRAPHY, strip_comments
+
+_ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
+
+
+def _reference(key: str, block: str, where: Location, biblatex: bool, label: str = "") -> Reference:
+    """One entry: the first DOI it prints, the others as its readings (each judged, DESIGN.md
+    rule 1); a raw value that is no DOI stays visible; without a DOI, the printed title, year
+    and journal (:mod:`rwgate.readers.builds.bblentry`) for the title match."""
+    said = read_entry(block, biblatex, label)
+    if not said.dois:
+        return Reference(
+            key=key,
+            raw_doi=said.raw_doi,
+            title=said.title,
+            year=said.year,
+            journal=said.journal,
+            location=where,
+        )
+    others = [
+        Reference(key=key, doi=doi, doi_origin="bbl", location=where) for doi in said.dois[1:]
+    ]
+    return Reference(key=key, doi=said.dois[0], doi_origin="bbl", location=where, readings=others)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a ``.bbl`` as LaTeX prints it: its key, its text after the key, its
+    ``\\bibitem[label]``, whether it is biber's, and where it starts."""
+
+    key: str
+    block: str
+    label: str
+    biblatex: bool
+    pos: int
+
+
+def entries(text: str) -> Iterator[Entry]:
+    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    items = bibitems(text)
+    if items:
+        end = END_BIB.search(text, items[-1].end())
+        limit = end.start() if end else len(text)
+        for index, match in enumerate(items):
+            stop = items[index + 1].start() if index + 1 < len(items) else limit
+            parsed = bibitem_key(text, match.end())
+            if parsed is not None:
+                key, body = parsed
+                head = text[match.end() : body]
+                yield Entry(key, text[body:stop], head[: head.rfind("{")], False, match.start())
+        return
+    found = list(_ENTRY.finditer(text))
+    for index, match in enumerate(found):
+        stop = found[index + 1].start() if index + 1 < len(found) else len(text)
+        yield Entry(match.group(1), text[match.end() : stop], "", True, match.start())
+
+
+def parse_bbl(text: str, file: str) -> BibResult:
+    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+    result = BibResult()
+    for entry in entries(text):
+        where = Location(file=file, line=bisect.bisect_right(starts, entry.pos))
+        result.references.append(
+            _reference(entry.key, entry.block, where, entry.biblatex, entry.label)
+        )
+    return result
+
+
+def parse_embedded(text: str, file: str) -> BibResult:
+    """The entries of the ``thebibliography`` environments of a ``.tex`` file: comments and
+    everything outside the environments blanked (lines kept, so locations name the right line),
+    then read as a ``.bbl``."""
+    text = strip_comments(text)
+    kept: list[str] = []
+    pos = 0
+    for begin in THEBIBLIOGRAPHY.finditer(text):
+        if begin.start() < pos:
+            continue  # inside the environment just kept
+        end = END_BIB.search(text, begin.end())
+        stop = end.end() if end else len(text)
+        kept += ["\n" * text.count("\n", pos, begin.start()), text[begin.start() : stop]]
+        pos = stop
+    return parse_bbl("".join(kept), file)

@@ -1,0 +1,181 @@
+"""Which keys LaTeX wrote down for the bibliography tool, and which bibliography files it names.
+
+The most faithful answer is what LaTeX itself wrote: ``\\citation`` lines in the ``.aux`` file (for
+BibTeX and natbib) or ``bcf:citekey`` elements in the ``.bcf`` control file (for biblatex/biber).
+Those are what bibtex and biber read, so the latexmk hooks use them directly. Before the first
+LaTeX run, or when those files are stale, the ``.tex`` sources are scanned instead
+(:mod:`rwgate.readers.builds.texscan`). Each piece is a separate function because the bibtex and
+biber
+hooks need only one of them; which of them a whole manuscript is read from is
+:mod:`rwgate.readers.builds.latexdoc`'s choice.
+
+Every reader takes an optional ``allowed`` predicate, checked before each file is opened: the MCP
+server passes its roots, so that an ``\\input{/etc/...}`` or an ``.aux`` symlinked elsewhere is
+refused before a byte of it is read, rather than read and then hidden. An ``.aux`` is read as
+BibTeX reads it, byte for byte (:func:`rwgate.readers.builds.latexread.read_tex`).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.readers.builds.bibfind import resolve_bib_name, resolve_bibliographies
+from rwgate.readers.builds.latexread import (
+    Allowed,
+    LatexError,
+    Walk,
+    add_once,
+    check_allowed,
+    read_tex,
+    split_keys,
+)
+from rwgate.readers.builds.texscan import TexScan, scan_tex, strip_comments
+
+__all__ = [
+    "Allowed",
+    "AuxInfo",
+    "BcfInfo",
+    "LatexError",
+    "TexScan",
+    "check_allowed",
+    "parse_aux",
+    "parse_bcf",
+    "resolve_bib_name",
+    "resolve_bibliographies",
+    "scan_tex",
+    "strip_comments",
+]
+
+
+@dataclass
+class AuxInfo:
+    """What a LaTeX ``.aux`` file (and the ``.aux`` files it includes) tells bibtex."""
+
+    keys: list[str] = field(default_factory=list)
+    cite_all: bool = False
+    bibdata: list[str] = field(default_factory=list)
+    bibstyle: str | None = None
+    biblatex: bool = False  # written by biblatex (\abx@aux@...): the .bcf is the real record
+    files: list[Path] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set, repr=False, compare=False)
+
+
+@dataclass
+class BcfInfo:
+    """What a biblatex control file (``.bcf``) tells biber."""
+
+    keys: list[str] = field(default_factory=list)
+    cite_all: bool = False
+    datasources: list[str] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set, repr=False, compare=False)
+
+
+# --------------------------------------------------------------------------------------------- .aux
+
+_AUX_RE = re.compile(
+    r"\\citation\{(?P<citation>[^{}]*)\}"
+    r"|\\abx@aux@cite\{[^{}]*\}\{(?P<abxcite>[^{}]*)\}"
+    r"|(?P<abxall>\\abx@aux@nociteall)"
+    r"|(?P<abx>\\abx@aux@)"
+    r"|\\bibdata\{(?P<bibdata>[^{}]*)\}"
+    r"|\\bibstyle\{(?P<bibstyle>[^{}]*)\}"
+    r"|\\@input\{(?P<input>[^{}]*)\}"
+)
+
+
+MAX_AUX_DEPTH = 64
+
+
+def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
+    """Read an ``.aux`` file and every ``\\@input`` aux file it names (relative to its dir)."""
+    main = Path(path)
+    info = AuxInfo()
+    _parse_aux_file(main, info, Walk(allowed, root=main.parent), required=True)
+    if BIBLATEX_CONTROL in info.seen and _biblatex_bibtex(info):
+        info.keys.remove(BIBLATEX_CONTROL)
+        info.seen.discard(BIBLATEX_CONTROL)
+    return info
+
+
+BIBLATEX_CONTROL = "biblatex-control"
+"""The key of the ``@Control`` entry biblatex's BibTeX backend cites in every ``.aux`` (from its
+``JOB-blx.bib``): it passes biblatex's options to ``biblatex.bst`` and is never printed."""
+
+
+def _biblatex_bibtex(info: AuxInfo) -> bool:
+    """An ``.aux`` written by biblatex with ``backend=bibtex``: its ``\abx@aux@`` lines, or the
+    ``JOB-blx`` control bibliography among its ``\bibdata``."""
+    return info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
+
+
+def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth: int = 0) -> None:
+    if depth > MAX_AUX_DEPTH:
+        raise LatexError(f"{path}: \\@input nested more than {MAX_AUX_DEPTH} files deep")
+    resolved = path.resolve()
+    if resolved in walk.seen or len(walk.seen) > 10_000:
+        return
+    walk.seen.add(resolved)
+    if not path.is_file():
+        if required:
+            raise LatexError(f"{path}: no such file")
+        return  # LaTeX writes \@input for \include files not yet compiled; bibtex skips them too
+    info.files.append(path)
+    for match in _AUX_RE.finditer(read_tex(path, walk.allowed)):
+        kind = match.lastgroup
+        value = match.group(kind) if kind else ""
+        if kind in ("citation", "abxcite"):
+            for key in split_keys(value):
+                if key == "*":
+                    info.cite_all = True
+                else:
+                    add_once(info.keys, key, info.seen)
+            info.biblatex = info.biblatex or kind == "abxcite"
+        elif kind in ("abxall", "abx"):
+            info.biblatex = True
+            info.cite_all = info.cite_all or kind == "abxall"
+        elif kind == "bibdata":
+            for name in split_keys(value):
+                add_once(info.bibdata, name)
+        elif kind == "bibstyle":
+            info.bibstyle = value.strip() or None
+        elif kind == "input":
+            _parse_aux_file(walk.root / value.strip(), info, walk, False, depth + 1)
+
+
+# --------------------------------------------------------------------------------------------- .bcf
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def parse_bcf(path: Path | str, allowed: Allowed | None = None) -> BcfInfo:
+    """Read a biblatex control file: cited keys of every refsection and the file data sources."""
+    path = Path(path)
+    if not path.is_file():
+        raise LatexError(f"{path}: no such file")
+    check_allowed(path, allowed)
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, LookupError, ValueError, RecursionError) as exc:
+        reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+        raise LatexError(f"{path}: malformed biblatex control file (.bcf): {reason}") from None
+    except OSError as exc:
+        raise LatexError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if _local(root.tag) != "controlfile":
+        raise LatexError(f"{path}: not a biblatex control file (root element <{root.tag}>)")
+    info = BcfInfo()
+    for element in root.iter():
+        name = _local(element.tag)
+        text = (element.text or "").strip()
+        if name == "citekey":
+            if text == "*":
+                info.cite_all = True
+            else:
+                add_once(info.keys, text, info.seen)
+        elif name == "datasource" and element.get("type", "file") == "file":
+            add_once(info.datasources, text)
+    return info

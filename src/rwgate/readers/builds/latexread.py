@@ -1,0 +1,79 @@
+"""What every reader of a LaTeX document's files shares: the error, the roots check, and reading
+a file's bytes as TeX and BibTeX read them.
+
+The ``.aux`` tree (:mod:`rwgate.readers.builds.latexaux`), the ``.tex`` sources
+(:mod:`rwgate.readers.builds.texscan`) and the bibliography names
+(:mod:`rwgate.readers.builds.bibfind`)
+all read through :func:`read_tex`, so a cited key reads the same wherever it was found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.errors import InputError
+from rwgate.readers import decode_bytes
+from rwgate.readers.locate import OUTSIDE
+
+Allowed = Callable[[Path], bool]
+
+
+class LatexError(InputError):
+    """A LaTeX input file could not be read; the message is one line naming the file."""
+
+
+def check_allowed(path: Path, allowed: Allowed | None, where: object = None) -> None:
+    """Refuse ``path`` when it lies outside ``allowed`` (the MCP server's roots).
+
+    Judged as the document names it (a symlink by its own name), never by what it points to;
+    the refusal never names the file, and comes before any look at whether it exists."""
+    if allowed is not None and not allowed(path):
+        raise LatexError(f"{where or 'a file the document reads'} {OUTSIDE}")
+
+
+def read_tex(path: Path, allowed: Allowed | None = None) -> str:
+    """The text of a ``.tex``, ``.aux`` or ``.fls`` file: UTF-8 wherever it is UTF-8, each other
+    byte one Latin-1 character.
+
+    TeX writes a cited key into the ``.aux`` byte for byte (``\\citation{m\\xfcller2010}`` from a
+    Latin-1 source with ``fontenc``), and BibTeX matches it byte for byte with the key of a
+    Latin-1 ``.bib``. The ``.bib`` reader keeps each such byte as one Latin-1 character
+    (:func:`rwgate.readers.decode_bytes`); reading these files the same way makes equal
+    bytes equal keys, where a replacement character matched nothing (``missing_entry``, a
+    warning, while BibTeX printed the work)."""
+    check_allowed(path, allowed)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LatexError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return decode_bytes(data.removeprefix(b"\xef\xbb\xbf"))[0]
+
+
+def add_once(items: list[str], new: str, seen: set[str] | None = None) -> None:
+    """Append ``new`` once. With ``seen`` (the items as a set, kept by the caller) each call is
+    constant time: 100,000 ``\\citation`` lines read in milliseconds, not minutes."""
+    if not new:
+        return
+    if seen is None:
+        if new not in items:
+            items.append(new)
+    elif new not in seen:
+        seen.add(new)
+        items.append(new)
+
+
+def split_keys(text: str) -> list[str]:
+    return [key.strip() for key in text.split(",") if key.strip()]
+
+
+@dataclass
+class Walk:
+    """What one walk through a file and its includes carries along."""
+
+    allowed: Allowed | None
+    seen: set[Path] = field(default_factory=set)
+    root: Path = Path()  # the folder included names are relative to: the main file's
+    kpathsea: dict[str, Path] = field(default_factory=dict)
+    """Included names kpathsea found (``TEXINPUTS``, the TeX tree), asked once per file."""

@@ -1,0 +1,93 @@
+"""What the user pointed rwgate at, turned into references.
+
+A manuscript (.md, .tex, ...) contributes the works it cites; a bibliography given alone
+contributes all its entries; ``--doi`` values are references of their own. The same function serves
+``rwgate check`` and the MCP tools, so both see a document the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rwgate.contract.doi import try_normalize
+from rwgate.contract.models import CitedDocument, Location, Problem, Reference
+from rwgate.errors import RwgateError
+from rwgate.readers import load_bibliography
+from rwgate.readers.bibliographies.registry import STDIN, is_manuscript, reader_for
+
+
+@dataclass
+class Gathered:
+    references: list[Reference] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)
+    project_metadata: list[str] = field(default_factory=list)
+    """Project files (``_quarto.yml``, bookdown's ``index.Rmd``...) a manuscript's metadata came
+    from besides its own: the report names them."""
+    cited_at: dict[str, list[Location]] = field(default_factory=dict)
+    """Key -> the manuscript lines citing it (SARIF annotates those, not only the entry)."""
+
+
+def doi_reference(raw: str, where: str = "--doi") -> Reference:
+    """A reference for a DOI typed on the command line or passed to a tool."""
+    doi = try_normalize(raw)
+    return Reference(
+        key=doi or raw.strip() or '""',
+        doi=doi,
+        raw_doi=None if doi else raw.strip() or '""',
+        location=Location(file=where),
+    )
+
+
+def _read_manuscript(path: Path, out: Gathered) -> None:
+    from rwgate.readers.join import cited_references
+    from rwgate.readers.manuscripts.manuscript import read_manuscript
+
+    doc = read_manuscript(path)
+    if not out.metadata:
+        out.metadata = dict(doc.metadata)
+    out.project_metadata += [f for f in doc.project_metadata if f not in out.project_metadata]
+    result = cited_references(doc)
+    out.references.extend(result.references)
+    out.problems.extend(result.problems)
+    _add_places(path, doc, out)
+
+
+def _add_places(path: Path, doc: CitedDocument, out: Gathered) -> None:
+    """Where the manuscript cites each key (its own text; standard input has no lines to show)."""
+    from rwgate.readers.manuscripts.citescan import cited_places
+
+    if str(path) == STDIN:
+        return
+    text = path.read_bytes().decode("utf-8", "replace")
+    for key, places in cited_places(doc, text).items():
+        out.cited_at.setdefault(key, []).extend(places)
+
+
+def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
+    """References from every input; an unreadable file is recorded and the rest still read."""
+    out = Gathered()
+    for path in paths:
+        if str(path) != STDIN and not path.is_file():
+            why = "is a folder, not a file" if path.is_dir() else "no such file"
+            out.unreadable.append(str(path))
+            out.problems.append(Problem(message=f"{path}: {why}", severity="error"))
+            continue
+        try:
+            reader_for(path)  # an unknown suffix is an error before anything is read
+            if is_manuscript(path):
+                _read_manuscript(path, out)
+            else:
+                result = load_bibliography(path)
+                out.references.extend(result.references)
+                out.problems.extend(result.problems)
+        except (RwgateError, OSError, ValueError) as exc:
+            out.unreadable.append(str(path))
+            out.problems.append(Problem(message=str(exc), severity="error"))
+    out.references.extend(doi_reference(d) for d in dois)
+    out.unreadable.extend(str(p) for p in out.problems if p.unreadable)
+    return out

@@ -1,0 +1,1 @@
+"""Manuscripts and projects (Markdown, Quarto, R Markdown, pandoc ASTs) -> cited keys."""

@@ -1,0 +1,258 @@
+"""Code chunks of R Markdown and Quarto sources, found as knitr finds them, made inert for pandoc.
+
+pandoc does not take a chunk header such as ```` ```{r setup, include=FALSE} ```` as a fence: read
+raw, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a citation) and,
+after a chunk that holds a blank line, its closing fence opens a code block that swallows the
+citations up to the next chunk. knitr (and Quarto, whose knitr and Jupyter engines find chunks
+the same way) replaces each chunk by its output before pandoc reads anything, so rwgate does what
+knitr does, minus running code: every chunk becomes blank lines, one per line it had, so that
+pandoc's ``file:line`` locations still point at the source.
+
+The rules are knitr's own (``all_patterns$md`` in ``R/pattern.R`` and ``group_indices`` in
+``R/parser.R``, the same in knitr 1.42, Debian 12's, and 1.51): a chunk opens on a line
+``^[\\t >]*```+\\s*\\{engine( *[ ,].*)?\\}\\s*$`` and closes on the next line that is exactly its
+opening prefix (indent or blockquote) and backticks; a header with the same prefix and backticks
+inside an open chunk starts the next chunk; a closing line with other backticks ends the chunk when
+no exact one follows (knitr 1.42 to 1.45 warn, 1.46 and later refuse the file). Quarto's cell
+regex adds ``.`` to engine names, which is accepted too. ``{=html}`` is a pandoc raw block, not a
+chunk.
+
+Chunks whose engine writes its text into the document as Markdown (``asis``, ``block``,
+``block2``, bookdown's theorem and proof environments) keep their text: the citations inside are
+printed. A chunk's captions (``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) are Markdown
+knitr and Quarto put in the page: they take the chunk's place, one paragraph each. A ``child``
+document named literally is knitted in place (the caller reads it: ``child``). Inline code
+(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc; one that may print a citation is
+unseen. What code would print when run is
+not known, since nothing is executed: a chunk whose output is Markdown (``results='asis'``,
+``output: asis``), a computed caption or child path, are :attr:`Chunks.unseen`, which the caller
+reports (DESIGN.md rule 3: a warning, and cannot judge under strict).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rwgate.readers.manuscripts.chunkopts import Computed, Value, chunk_options
+
+CHUNK_BEGIN = re.compile(r"^([\t >]*`{3,})\s*\{([a-zA-Z0-9_][a-zA-Z0-9_.]*)( *[ ,].*)?\}\s*$")
+CHUNK_END = re.compile(r"^[\t >]*`{3,}\s*$")
+LOOKAHEAD = 2000
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+PROSE_ENGINES = frozenset(
+    {
+        "asis",
+        "block",
+        "block2",
+        # bookdown's theorem and proof engines (bookdown::: eng_theorem, eng_proof)
+        "theorem",
+        "lemma",
+        "corollary",
+        "proposition",
+        "conjecture",
+        "definition",
+        "example",
+        "exercise",
+        "hypothesis",
+        "proof",
+        "remark",
+        "solution",
+    }
+)
+"""Engines whose chunk text is Markdown that knitr writes into the document."""
+
+CAPTIONS = (
+    *("fig.cap", "fig.scap", "fig.subcap", "tab.cap"),  # knitr, bookdown, flextable
+    *("fig-cap", "fig-scap", "fig-subcap", "tbl-cap", "tbl-subcap", "lst-cap"),  # Quarto
+)
+"""Chunk options whose text is Markdown in the page (a caption is rendered as Markdown)."""
+
+Child = Callable[[str, int], list[str] | None]
+"""Reads the child document named (with the chunk's line): its text as lines, or None when it
+could not be read (the reader says why)."""
+
+
+@dataclass
+class Chunks:
+    """A source with its chunks blanked, and what was seen on the way."""
+
+    text: str
+    count: int = 0
+    children: list[tuple[str, int]] = field(default_factory=list)
+    """``child=`` documents a chunk names literally (name, line)."""
+    mismatched: list[int] = field(default_factory=list)
+    """Lines of closing fences that do not match their opening (knitr ≥ 1.46 refuses these)."""
+    unseen: list[tuple[str, int]] = field(default_factory=list)
+    """What a chunk would print that is not known without running it (message, line)."""
+
+
+def _prefix(line: str) -> str:
+    """A chunk line's blockquote/indent prefix, kept so a chunk in a list or quote stays there."""
+    match = re.match(r"[\t >]*", line)
+    return match.group(0).rstrip(" \t") if match else ""
+
+
+def _closes(fence: str, lines: list[str], i: int) -> bool:
+    """Whether the closing-fence line ``i`` ends the chunk opened by ``fence`` (knitr's
+    ``match_chunk_end``): an exact match does; another does only when no exact one follows
+    before the next header of this chunk's kind (looked for up to :data:`LOOKAHEAD` lines on: a
+    crafted file of mismatched fences must not take quadratic time)."""
+    if re.fullmatch(re.escape(fence) + r"\s*", lines[i]):
+        return True
+    for later in lines[i + 1 : i + 1 + LOOKAHEAD]:
+        if re.fullmatch(re.escape(fence) + r"\s*", later):
+            return False
+        if re.match(re.escape(fence) + r"`*\{", later):
+            break
+    return True
+
+
+def _spans(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, engine) of every chunk, ``last`` included; an unclosed one runs to the end."""
+    spans: list[tuple[int, int, str]] = []
+    fence = ""
+    start, engine = -1, ""
+    for i, line in enumerate(lines):
+        begin = CHUNK_BEGIN.match(line)
+        if start >= 0:
+            if begin and line.startswith(fence + "{"):  # the next chunk, this one left open
+                spans.append((start, i - 1, engine))
+                start, engine = i, begin.group(2)
+            elif not begin and CHUNK_END.match(line) and _closes(fence, lines, i):
+                spans.append((start, i, engine))
+                start = -1
+        elif begin:
+            start, fence, engine = i, begin.group(1), begin.group(2)
+    if start >= 0:
+        spans.append((start, len(lines) - 1, engine))
+    return spans
+
+
+def _notice_fence(lines: list[str], first: int, last: int, out: Chunks) -> None:
+    """Record a closing fence unlike its opening."""
+    fence = CHUNK_BEGIN.match(lines[first])
+    end = lines[last]
+    if last > first and fence and CHUNK_END.match(end) and end.rstrip() != fence.group(1):
+        out.mismatched.append(last + 1)
+
+
+def _off(value: Value) -> bool:
+    """Whether a logical option is literally false (``eval=FALSE``, ``include: false``)."""
+    return value is False or value == ["false"]
+
+
+def _strings(value: Value) -> list[str]:
+    return value if isinstance(value, list) else []
+
+
+def _printed(options: dict[str, Value], engine: str, line: int, out: Chunks) -> list[str]:
+    """The Markdown a chunk puts in the page that rwgate can read (its captions); what it would
+    print that cannot be known is noted in ``out.unseen``."""
+    if _off(options.get("eval")) or _off(options.get("include")):
+        return []  # nothing runs, or nothing of it is shown
+    captions: list[str] = []
+    for name in CAPTIONS:
+        value = options.get(name)
+        if isinstance(value, Computed):
+            out.unseen.append((f"a caption computed by code ({name}: {value.code})", line))
+        captions += [" ".join(text.split()) for text in _strings(value) if text.strip()]
+    results = [options.get("results"), options.get("output")]
+    if engine.lower() not in PROSE_ENGINES:
+        if any(_strings(value) == ["asis"] for value in results):
+            out.unseen.append(("a chunk whose output is Markdown printed by code (asis)", line))
+        elif any(isinstance(value, Computed) for value in results):
+            out.unseen.append(("a chunk whose output format is computed by code", line))
+    return captions
+
+
+def _children(options: dict[str, Value], line: int, out: Chunks, child: Child | None) -> list[str]:
+    """The lines of the ``child`` documents a chunk names (knitr's ``sc_split``: a string may
+    name several, separated by ``,`` or ``;``)."""
+    value = options.get("child")
+    if _off(options.get("eval")) or value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, Computed):
+        out.unseen.append((f"a child document named by code ({value.code})", line))
+        return []
+    found: list[str] = []
+    for name in [n.strip() for text in value for n in re.split(r"[;,]", text) if n.strip()]:
+        out.children.append((name, line))
+        text = child(name, line) if child else None
+        found += ["", *text, ""] if text is not None else []
+    return found
+
+
+def _replacement(
+    lines: list[str], span: tuple[int, int, str], out: Chunks, child: Child | None, unclosed: bool
+) -> list[str]:
+    """What a chunk's lines become: blank lines (or its body, for a prose engine, or when
+    ``unclosed`` is read as prose), with its captions and child documents in its place."""
+    first, last, engine = span
+    _notice_fence(lines, first, last, out)
+    header = CHUNK_BEGIN.match(lines[first])
+    options = chunk_options(header.group(3) or "" if header else "", lines[first + 1 : last + 1])
+    closed = last > first and CHUNK_END.match(lines[last]) is not None
+    keep_body = engine.lower() in PROSE_ENGINES or (unclosed and not closed)
+    new = []
+    for number in range(first, last + 1):
+        blank = not keep_body or number == first or (number == last and closed)
+        new.append(_prefix(lines[number]) if blank else lines[number])
+    prefix = _prefix(lines[first])
+    added = [
+        f"{prefix}{text}"
+        for caption in _printed(options, engine, first + 1, out)
+        for text in ("", caption, "")
+    ]
+    added += [
+        f"{prefix}{text}" if text else prefix for text in _children(options, first + 1, out, child)
+    ]
+    if keep_body or not added:
+        return new + added
+    return added + new[len(added) :] if len(added) <= len(new) else added
+
+
+_INLINE_CODE = re.compile(r"`(?:r|\{r\})[ \t]+([^`]+)`")
+_PRINTS_CITATIONS = re.compile(
+    r"\b(?:[Cc]ite[pt]?|[Cc]itation|(?:Auto|Text|Paren|Foot)[Cc]ite|cite_\w+)\s*\(|[\"'\[]@"
+)
+
+
+def _inline_citations(lines: list[str], spans: list[tuple[int, int, str]], out: Chunks) -> None:
+    """Inline code (`` `r expr` ``) that may print a citation: a call of a citation function
+    (knitcitations' ``citep``, RefManageR's ``Citet``...) or a string that opens with ``@``. Its
+    output is not known without running it (unseen); inline code that prints numbers is not."""
+    inside = {i for first, last, _ in spans for i in range(first, last + 1)}
+    for i, line in enumerate(lines):
+        if "`" not in line or i in inside:
+            continue
+        for match in _INLINE_CODE.finditer(line):
+            if _PRINTS_CITATIONS.search(match.group(1)):
+                said = f"inline code that may print a citation (`r {match.group(1).strip()}`)"
+                out.unseen.append((said, i + 1))
+
+
+def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = False) -> Chunks:
+    """``text`` with every code chunk turned into blank lines (prose engines keep their body),
+    its captions and (with ``child``) its child documents in its place. ``keep_unclosed``: the
+    body of a chunk still open at the end is kept too (Quarto's Jupyter engine reads it as
+    Markdown)."""
+    lines = _NEWLINE.split(text)
+    out = Chunks(text=text)
+    spans = _spans(lines)
+    _inline_citations(lines, spans, out)
+    if not spans:
+        return out
+    result: list[str] = []
+    done = 0
+    for span in spans:
+        result += lines[done : span[0]]
+        unclosed = keep_unclosed and span[1] == len(lines) - 1
+        result += _replacement(lines, span, out, child, unclosed)
+        done = span[1] + 1
+    result += lines[done:]
+    out.count = len(spans)
+    out.text = "\n".join(result)
+    return out

@@ -1,0 +1,180 @@
+"""The Markdown Quarto or knitr hands to pandoc, built from a source without running anything.
+
+Before pandoc reads a ``.qmd`` (or a ``.Rmd``/``.md`` of a Quarto project), Quarto and knitr
+rewrite it; rwgate does the same, minus running code, so the citations it reads are the ones
+pandoc will see. The rules are quarto-cli 1.11's and knitr's:
+
+1. Quarto expands ``{{< include file >}}`` lines before any engine runs
+   (``src/core/handlers/include-standalone.ts`` and ``base.ts`` ``expandIncludes``): a line that
+   is only the shortcode (``isBlockShortcode``) is replaced by the file's text, recursively (the
+   included file's own include lines too). A path is relative to the folder of the document
+   being rendered, not of the including file (``resolvePath``); one starting with ``/`` is
+   relative to the project's folder. Quarto stops on a missing file or a circular include.
+2. knitr (Quarto's knitr engine, or rmarkdown) replaces each chunk by its output
+   (:mod:`rwgate.readers.manuscripts.knitr`): code becomes blank lines, captions and literal
+   ``child``
+   documents take the chunk's place (a child path is relative to the document's folder: knitr
+   knits in it). Quarto's Jupyter engine takes an unclosed cell's text for Markdown
+   (``breakQuartoMd`` flushes what is left as a Markdown cell), so for a Quarto source the body
+   of a chunk that is never closed is read as prose as well: both readings are judged.
+3. Quarto's own Markdown reader (``src/resources/pandoc/datadir/readqmd.lua``,
+   ``escape_invalid_tags``) makes every fence line whose braces hold no ``.`` or ``=``
+   (```` ```{{r}} ````, ```` ```{r} ```` in a ``.md``) a code block, where plain pandoc 3 takes no
+   fence at all and the stray closing fence swallows the citations after it.
+
+What cannot be resolved (a file not found or not readable, a loop, a path or output computed by
+code) is :attr:`Staged.unseen`: the caller reports it, a warning and cannot judge under strict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rwgate.readers.locate import Allowed
+from rwgate.readers.manuscripts.knitr import blank_chunks
+
+DEPTH = 16
+"""Includes and child documents nested deeper than this are not followed (a loop guard besides
+the check for a file that includes itself)."""
+
+_SHORTCODE = re.compile(r"^\s*\{\{< (?!/\*)(.+?)(?<!\*/) >\}\}\s*$")
+_PARAM = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^"'\s]+))""")
+_QUARTO_TAG_FIRST = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]*\}+)")
+_QUARTO_TAG = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]+\}+)")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass
+class Staged:
+    """The Markdown pandoc is to read, and what could not be seen on the way."""
+
+    text: str
+    count: int = 0
+    mismatched: list[tuple[Path, int]] = field(default_factory=list)
+    unseen: list[tuple[str, Path, int]] = field(default_factory=list)
+    """(message, file, line) of what is not read: includes, children, code that prints."""
+    read: list[Path] = field(default_factory=list)
+    """Included and child files read (besides the document)."""
+
+
+@dataclass
+class _Context:
+    document: Path
+    root: Path
+    allowed: Allowed | None
+    quarto: bool
+    out: Staged
+    stack: list[Path] = field(default_factory=list)
+
+
+def include_target(line: str) -> str | None:
+    """The file an ``{{< include file >}}`` line names ("" for none), or None for another line."""
+    match = _SHORTCODE.match(line)
+    if match is None:
+        return None
+    words = match.group(1).split(None, 1)
+    if not words or words[0].lower() != "include":
+        return None
+    param = _PARAM.match(words[1]) if len(words) > 1 else None
+    return next((g for g in param.groups() if g is not None), "") if param else ""
+
+
+Read = tuple[Path, list[str]]
+
+
+def _read(name: str, kind: str, where: tuple[Path, int], ctx: _Context) -> Read | None:
+    """The path and lines of an include or child file, or None (why: in ``ctx.out.unseen``)."""
+    file, line = where
+    base = ctx.root if name.startswith("/") else ctx.document.parent
+    path = (base / name.lstrip("/")).resolve() if name else base
+    said = f"{kind} not read (its citations are not checked): {name or '(no file named)'}"
+    if len(ctx.stack) >= DEPTH or path in ctx.stack:
+        ctx.out.unseen.append((f"{said}; it includes itself, or nests over {DEPTH} deep", *where))
+        return None
+    if ctx.allowed is not None and not ctx.allowed(path):
+        ctx.out.unseen.append((f"a {kind} lies outside the allowed roots; refused", file, line))
+        return None
+    try:
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError as exc:
+        ctx.out.unseen.append((f"{said} ({exc.strerror or 'not a file'})", file, line))
+        return None
+    if path not in ctx.out.read:
+        ctx.out.read.append(path)
+    return path, _NEWLINE.split(text.removeprefix("\ufeff"))
+
+
+def _expand(lines: list[str], file: Path, ctx: _Context) -> list[str]:
+    """``lines`` of ``file`` with each include line replaced by its file's (expanded) lines."""
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        name = include_target(line)
+        if name is None:
+            out.append(line)
+            continue
+        found = _read(name, "included file", (file, number), ctx)
+        if found is None:
+            out.append("")
+            continue
+        ctx.stack.append(found[0])
+        out += [*_expand(found[1], found[0], ctx), ""]
+        ctx.stack.pop()
+    return out
+
+
+def _knit(lines: list[str], file: Path, ctx: _Context) -> list[str]:
+    """knitr's reading of ``lines``: chunks blanked, captions and child documents in place."""
+
+    def child(name: str, line: int) -> list[str] | None:
+        found = _read(name, "child document", (file, line), ctx)
+        if found is None:
+            return None
+        ctx.stack.append(found[0])
+        try:
+            return _knit(found[1], found[0], ctx)
+        finally:
+            ctx.stack.pop()
+
+    chunks = blank_chunks("\n".join(lines), child, keep_unclosed=ctx.quarto)
+    ctx.out.count += chunks.count
+    ctx.out.mismatched += [(file, line) for line in chunks.mismatched]
+    ctx.out.unseen += [(message, file, line) for message, line in chunks.unseen]
+    return chunks.text.split("\n")
+
+
+def quarto_fences(lines: list[str]) -> list[str]:
+    """Quarto's reader's rule: a fence line's braced tag with no ``.`` or ``=`` becomes a class
+    (rwgate writes ``q``s of the same length: only the code block matters here)."""
+    out = []
+    for index, line in enumerate(lines):
+        match = (_QUARTO_TAG_FIRST if index == 0 else _QUARTO_TAG).match(line)
+        if match:
+            line = match.group(1) + "q" * len(match.group(2)) + line[match.end() :]
+        out.append(line)
+    return out
+
+
+def stage(
+    path: Path,
+    text: str,
+    *,
+    quarto: bool,
+    knitr: bool,
+    root: Path | None = None,
+    allowed: Allowed | None = None,
+) -> Staged:
+    """What pandoc reads of ``path`` (whose text is ``text``) once Quarto (``quarto``: includes,
+    its reader's fences) and knitr (``knitr``: chunks) have rewritten it."""
+    out = Staged(text=text)
+    ctx = _Context(path, root or path.parent, allowed, quarto, out, [path.resolve()])
+    lines = _NEWLINE.split(text)
+    if quarto:
+        lines = _expand(lines, path, ctx)
+    if knitr:
+        lines = _knit(lines, path, ctx)
+    if quarto:
+        lines = quarto_fences(lines)
+    out.text = "\n".join(lines)
+    return out

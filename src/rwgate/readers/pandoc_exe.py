@@ -1,0 +1,180 @@
+"""Finding and running pandoc.
+
+rwgate reads Markdown through pandoc itself, so that the keys it checks are exactly the keys
+pandoc's citeproc will see (footnotes, tables, ``nocite`` and every other corner of pandoc's syntax
+included). pandoc runs with ``--sandbox``: an include directive (reStructuredText ``.. include::``,
+Org ``#+INCLUDE``, AsciiDoc ``include::``) could otherwise make it read any file on the machine,
+which the MCP server, whose manuscripts an agent may have written, must not allow; rwgate reads
+bibliographies itself, so pandoc needs no file but the manuscript.
+
+A ``pandoc`` on PATH wins, because that is the one the user builds with, when it is at least the
+floor (:mod:`rwgate.readers.pandoc_version`); otherwise the binary that the ``pypandoc-binary``
+wheel ships
+is used (found on disk so that no heavy import is needed), and a pandoc on PATH that was passed
+over is named in one line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rwgate.errors import ToolError
+from rwgate.readers.pandoc_version import FLOOR, Version, shown, too_old, version_of
+
+PANDOC_TIMEOUT = 60.0
+PANDOC_HEAP_MB = 1024
+"""The bounds of every pandoc rwgate starts itself (``rwgate check``, the MCP server, RIS
+reading, the Lua filter's own citeproc run): ``+RTS -M`` is pandoc's own heap limit (its manual's
+advice for untrusted input; every pandoc build tested accepts it: 2.17 from Debian, the wheels'),
+and a run past either bound is the one-line "split the document" error. ``RWGATE_PANDOC_HEAP_MB``
+and ``RWGATE_PANDOC_SECONDS`` (the invoking user's environment) change them."""
+_WARNING = "[WARNING] "
+_said: set[str] = set()
+
+
+class PandocError(ToolError):
+    """pandoc could not read a document; the message is one line and names the file."""
+
+
+class PandocNotFound(PandocError):
+    """No pandoc executable is available."""
+
+
+def bounds() -> tuple[float, int]:
+    """(seconds, heap MB) for this run, from the environment or the defaults."""
+
+    def number(name: str, default: float) -> float:
+        raw = os.environ.get(name, "").strip()
+        try:
+            value = float(raw) if raw else default
+        except ValueError:
+            value = default
+        return value if value > 0 else default
+
+    return number("RWGATE_PANDOC_SECONDS", PANDOC_TIMEOUT), int(
+        number("RWGATE_PANDOC_HEAP_MB", PANDOC_HEAP_MB)
+    )
+
+
+def bundled_pandoc() -> str | None:
+    """The pandoc inside the pypandoc-binary wheel, located without importing pypandoc."""
+    spec = importlib.util.find_spec("pypandoc")
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or []:
+        for name in ("pandoc", "pandoc.exe"):
+            candidate = Path(location) / "files" / name
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    try:
+        import pypandoc
+
+        found = pypandoc.get_pandoc_path()
+    except (ImportError, OSError, RuntimeError):
+        return None
+    return str(found) if found else None
+
+
+def _note(line: str) -> None:
+    """Say ``line`` on stderr once per process (a long-running server reads many files)."""
+    if line not in _said:
+        _said.add(line)
+        print(f"rwgate: {line}", file=sys.stderr)
+
+
+def pandoc_path(minimum: Version = FLOOR, what: str = "rwgate") -> str:
+    """The pandoc to run: the one on PATH when it is at least ``minimum``, else the one
+    pypandoc-binary ships (saying so once, in one line), else a one-line error naming the
+    version, the floor and what to do."""
+    on_path = shutil.which("pandoc")
+    found = version_of(on_path) if on_path else None
+    if on_path and (found is None or found >= minimum):
+        return on_path  # (a pandoc that prints no version is not second-guessed)
+    bundled = bundled_pandoc()
+    wheel = version_of(bundled) if bundled else None
+    if bundled and (wheel is None or wheel >= minimum):
+        if on_path and found is not None:
+            _note(
+                f"pandoc {shown(found)} on PATH is older than {shown(minimum)}, the oldest "
+                f"{what} supports: reading with the pypandoc-binary wheel's pandoc"
+                + (f" {shown(wheel)}" if wheel else "")
+            )
+        return bundled
+    if found is not None or wheel is not None:
+        raise PandocError(too_old(found or wheel or minimum, minimum, what))
+    raise PandocNotFound(
+        "pandoc not found: install pandoc (https://pandoc.org/installing.html) "
+        "or `pip install pypandoc-binary`"
+    )
+
+
+def _short_message(text: str) -> str:
+    """pandoc's error in one line: its first two lines carry the position and the reason."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " ".join(lines[:2]) if lines else "no message"
+
+
+def run_bounded(
+    args: list[str], label: str, stdin: bytes | None = None, exe: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``pandoc ARGS`` under rwgate's bounds; past one, or not started, a one-line PandocError
+    naming ``label`` (the file). A non-zero exit is the caller's to word."""
+    timeout, heap = bounds()
+    cmd = [exe or pandoc_path(), "+RTS", f"-M{heap}m", "-RTS", *args]
+    try:
+        proc = subprocess.run(
+            cmd,
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PandocError(
+            f"{label}: pandoc took longer than {timeout:.0f} s; split the document"
+        ) from exc
+    except OSError as exc:
+        raise PandocError(f"{label}: cannot run pandoc ({cmd[0]}): {exc.strerror}") from exc
+    if proc.returncode != 0 and b"Heap exhausted" in proc.stderr:
+        raise PandocError(f"{label}: pandoc needed more than {heap} MB; split the document")
+    return proc
+
+
+def run_pandoc_json(
+    path: Path | str, input_fmt: str = "markdown", warnings: list[str] | None = None
+) -> dict[str, Any]:
+    """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed
+    and bounded (:func:`run_bounded`).
+
+    pandoc's ``[WARNING]`` lines (an include the sandbox refused, for one) are appended to
+    ``warnings`` when it is given, without the prefix. ``input_fmt`` is the reader's
+    (:data:`rwgate.readers.bibliographies.registry.READERS`): the registry, not pandoc's guess,
+    chooses it.
+    """
+    path = Path(path)
+    # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
+    args = ["--sandbox", f"--from={input_fmt}", "--to=json", "--", str(path)]
+    proc = run_bounded(args, str(path))
+    if proc.returncode != 0:
+        said = proc.stderr.decode("utf-8", "replace")
+        raise PandocError(f"{path}: pandoc failed: {_short_message(said)}")
+    try:
+        ast = json.loads(proc.stdout)
+    except ValueError as exc:
+        raise PandocError(f"{path}: pandoc returned output that is not JSON") from exc
+    except RecursionError:
+        raise PandocError(f"{path}: the document is nested too deeply to be checked") from None
+    if not isinstance(ast, dict) or "blocks" not in ast:
+        raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
+    if warnings is not None:
+        for line in proc.stderr.decode("utf-8", "replace").splitlines():
+            if line.startswith(_WARNING):
+                warnings.append(line.removeprefix(_WARNING))
+    return ast
