@@ -30,7 +30,9 @@ Definitions (a *settings object* is an instance of :class:`rwgate.config.Setting
   importing upward, so a climb can only be a call back (a function or object handed down);
 * **crossings** (for context): the same pairs in either direction, down the layers included.
 
-Usage: ``.venv/bin/python benchmarks/settings_walk.py [--json FILE]``.
+Usage: ``.venv/bin/python benchmarks/settings_walk.py [-v] [--only NAME] [--json FILE]``. The
+rwgate measured is the one Python imports: ``PYTHONPATH=OTHER/src`` measures another tree (the
+"before" figures in benchmarks/README.md are 74ac5de's ``src`` measured so).
 """
 
 from __future__ import annotations
