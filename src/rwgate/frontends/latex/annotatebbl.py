@@ -48,7 +48,7 @@ def annotate_build(
         raise HookError(str(exc)) from None
     result, refs = judge_document(doc, settings)
     try:
-        notes = latex_notes(result, settings.template)
+        notes = latex_notes(result.citations, settings.template)
     except TemplateProblem as exc:
         raise HookError(str(exc)) from None
     if not bbl.is_file():
@@ -66,7 +66,7 @@ def annotate_build(
     before = read_state(bbl) or {}
     try:
         done = annotate_bbl(bbl, notes)
-        write_state(bbl, result, notes, digest)
+        write_state(bbl, result.citations, notes, digest)
     except OSError as exc:
         raise HookError(f"{exc.filename or bbl}: cannot write: {exc.strerror or exc}") from None
     if settings.report is not None:

@@ -158,11 +158,11 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
     both = judge_documents(docs, settings)
     judged = [result for result, _ in both]
     result, main = judged[0], judged[1 if doc.parts else 0]
-    prints = {build.bbl: fingerprint(latex_notes(main, settings.template))}
+    prints = {build.bbl: fingerprint(latex_notes(main.citations, settings.template))}
     written = [(build.bbl, doc, both[1 if doc.parts else 0])]
     for part, said in zip(parts, both[len(docs) - len(parts) :], strict=True):
         bbl = Path(part.path).with_suffix(".bbl")
-        prints[bbl] = fingerprint(latex_notes(said[0], settings.template))
+        prints[bbl] = fingerprint(latex_notes(said[0].citations, settings.template))
         written.append((bbl, part, said))
     own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
     lines = [] if own else _unjudged(written, settings.template, result)
@@ -182,7 +182,7 @@ def _unjudged(
     lines: list[str] = []
     for bbl, doc, (result, refs) in written:
         if bbl.is_file():
-            notes = latex_notes(result, template)  # what the hook wrote into it
+            notes = latex_notes(result.citations, template)  # what the hook wrote into it
             strict = result.policy.action("unverified") == "fail"
             stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, notes, strict)
             lines += stops

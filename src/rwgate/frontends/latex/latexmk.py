@@ -129,7 +129,7 @@ def _gate(
     stale = current.stale()
     # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict (deleting it lost a
     # bundle's only bibliography and failed latexmk, 12): LaTeX reads an annotated copy.
-    code, env, why = _noted_copies(build, current, settings, (cmd, env, code), keeps_bbl)
+    code, env, why = _noted_copies(build, current, settings.template, (cmd, env, code), keeps_bbl)
     if why is not None:
         return _cannot_note(tex, build, why)
     if not keeps_bbl and code == 0 and stale:
@@ -167,7 +167,7 @@ def _gate(
 def _noted_copies(
     build: Build,
     current: Verdict,
-    settings: Settings,
+    template: str | None,
     run: tuple[list[str], dict[str, str], int],
     keeps: bool,
 ) -> tuple[int, dict[str, str], str | None]:
@@ -190,7 +190,7 @@ def _noted_copies(
     used = env.get(ENV_PRETEX, "")
     copies = Copies("", [])
     try:
-        notes = latex_notes(current.result, settings.template) if keeps else None
+        notes = latex_notes(current.result.citations, template) if keeps else None
         if notes:
             files = users_files(build, current.doc)
             copies = make_copies(build.tex, build.job, build.aux_dir, build.bbl, files, notes)

@@ -15,9 +15,13 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rwgate.frontends.latex.env import EXIT_GATE, EXIT_USAGE, HookError
-from rwgate.frontends.latex.hooks import hook_settings, split_hook_args
+from .env import EXIT_GATE, EXIT_USAGE, HookError
+from .hooks import hook_settings, split_hook_args
+
+if TYPE_CHECKING:
+    from rwgate.settings.config import Settings
 
 PROG = "rwgate latex-notes"
 
@@ -72,18 +76,12 @@ def _tool_writes_it(tex: Path, aux_dir: Path, job: str) -> bool:
     return "\\bibcite" not in aux  # no \bibdata and nothing cited from a thebibliography
 
 
-def _notes(tex: Path, aux_dir: Path, job: str, settings: object) -> int:
-    from rwgate.frontends.latex.gate import (
-        Build,
-        cited_document,
-        regenerable,
-        users_bibliography,
-        users_files,
-        verdict,
-    )
-    from rwgate.frontends.latex.notedcopy import NoCopy, cannot_note, make_copies
-    from rwgate.frontends.latex.verdict import latex_notes
+def _notes(tex: Path, aux_dir: Path, job: str, settings: Settings) -> int:
     from rwgate.render.report import render_text
+
+    from .gate import Build, cited_document, regenerable, users_bibliography, users_files, verdict
+    from .notedcopy import NoCopy, cannot_note, make_copies
+    from .verdict import latex_notes
 
     build = Build(tex=tex, out_dir=aux_dir, aux_dir=aux_dir, job=job)
     cwd = Path.cwd()
@@ -93,12 +91,12 @@ def _notes(tex: Path, aux_dir: Path, job: str, settings: object) -> int:
     files = users_files(build, doc)
     if not files:
         return 0  # nothing LaTeX reads yet (latexmk's first, empty .aux)
-    current = verdict(build, settings, cwd)  # type: ignore[arg-type]
-    template = getattr(settings, "template", None)
+    current = verdict(build, settings, cwd)
+    template = settings.template
     if current.result.citations:
         sys.stderr.write(render_text(current.result, False, False, template))
     try:
-        notes = latex_notes(current.result, template)
+        notes = latex_notes(current.result.citations, template)
         copies = make_copies(tex, job, aux_dir, build.bbl, files, notes)
     except (NoCopy, OSError) as exc:
         print(f"{PROG}: error: {cannot_note(tex, exc)}", file=sys.stderr)

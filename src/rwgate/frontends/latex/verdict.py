@@ -12,23 +12,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rwgate.frontends.kit import annotations_for
-from rwgate.frontends.latex.env import HookError
-from rwgate.frontends.latex.reuse import read_state, state_path
 from rwgate.fsutil import write_atomic
 from rwgate.render.latex import annotation_latex
 from rwgate.verdicts.result import CheckResult
 
+from .env import HookError
+from .reuse import read_state, state_path
+
+if TYPE_CHECKING:
+    from rwgate.contract.models import Citation
+
 STATE_SCHEMA = "rwgate.frontends.latex/1"
 
 
-def latex_notes(result: CheckResult, template: str | None = None) -> dict[str, str]:
+def latex_notes(citations: Sequence[Citation], template: str | None = None) -> dict[str, str]:
+    """The LaTeX note each annotated work of ``citations`` carries, by key."""
     return {
-        key: annotation_latex(note)
-        for key, note in annotations_for(result.citations, template).items()
+        key: annotation_latex(note) for key, note in annotations_for(citations, template).items()
     }
 
 
@@ -39,7 +44,7 @@ def fingerprint(notes: Mapping[str, str]) -> str:
 
 def write_state(
     bbl: Path,
-    result: CheckResult,
+    citations: Sequence[Citation],
     notes: Mapping[str, str],
     report: str | None = None,
 ) -> None:
@@ -53,7 +58,7 @@ def write_state(
         "report": report,  # digest of the report printed for this pass (one report per build)
         "citations": [
             c.model_dump(mode="json", include={"key", "doi", "status", "action", "allowed"})
-            for c in result.citations
+            for c in citations
         ],
     }
     # Compact: only then does json use its C encoder (1,300 citations: 35 ms -> 5 ms a pass).

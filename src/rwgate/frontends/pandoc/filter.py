@@ -116,37 +116,13 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
             say("WARNING", describe(citation))
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who runs the filter, chosen once from its arguments (:meth:`of`): pandoc itself, or the
-    Lua filter (``_extensions/rwgate/rwgate.lua``), which may ask for the ``verdicts`` to place
-    the notices itself and name a ``memo`` of its own
-    (:func:`rwgate.frontends.pandoc.lua.store_for_lua`)."""
-
-    verdicts: bool = False
-    memo: Path | None = None
-
-    @classmethod
-    def of(cls, options: Sequence[str]) -> Caller:
-        """From the arguments after the format (pandoc itself passes none)."""
-        rest = [a for a in options if a != "--verdicts"]
-        memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
-        return cls("--verdicts" in options, memo)
-
-    def untouched(self, source: bytes) -> bytes:
-        """The answer that leaves the document as it came."""
-        return lua_answer({}, {}) if self.verdicts else source
-
-
 @dataclass
 class Run:
-    """One full run as it goes through the three phases (:func:`check_document`)."""
+    """One full run as it goes through the three phases (:meth:`Filter.check_document`)."""
 
     settings: Settings
     cited: CitedDocument
-    env: Mapping[str, str]
     bookmark: int
-    caller: Caller = field(default_factory=Caller)
     result: CheckResult | None = None
     refs: dict[str, Reference] = field(default_factory=dict)
     verdict: Verdict | None = None
@@ -154,128 +130,191 @@ class Run:
     :func:`rwgate.verdicts.remembered.refusal`)."""
 
 
-def prepare(
-    ast: dict[str, Any], env: Mapping[str, str], keys: list[str] | None, bookmark: int
-) -> Run:
-    """Phase 1: the settings (defaults < rwgate.toml/pyproject.toml upward from the working
-    directory < env < metadata) and what the document cites (no source asked yet)."""
-    from rwgate.readers.manuscripts.manuscript import document_from_ast
-    from rwgate.readers.manuscripts.pandoc_ast import rwgate_block_malformed, rwgate_metadata
-    from rwgate.settings.config import ConfigError, load_settings
+@dataclass(frozen=True)
+class Filter:
+    """One rw-filter run, chosen once from its arguments (:meth:`of`): the output format, the
+    environment it reads (every read recorded, :mod:`rwgate.settings.recorded`, as the
+    configuration's
+    are), and who runs it: pandoc itself, or the Lua filter (``_extensions/rwgate/rwgate.lua``),
+    which may ask for the ``verdicts`` to place the notices itself and name a ``memo`` of its own
+    (:func:`rwgate.frontends.pandoc.lua.store_for_lua`). The phases read the mode here: it is never
+    a
+    parameter handed on from one function to the next."""
 
-    if rwgate_block_malformed(ast):
-        raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
-    try:
-        settings = load_settings(Path.cwd(), env=env, metadata=rwgate_metadata(ast))
-    except ConfigError as exc:
-        raise FilterError(str(exc)) from None
-    cited = document_from_ast(ast, DOCUMENT, resource_path(env), keys=keys)
-    return Run(settings, cited, env, bookmark)
+    fmt: str
+    env: Mapping[str, str]
+    verdicts: bool = False
+    memo: Path | None = None
+
+    @classmethod
+    def of(cls, args: Sequence[str], env: Mapping[str, str]) -> Filter:
+        """From ``FORMAT [--verdicts] [--lua-memo FILE]`` (pandoc itself passes the format
+        alone; the other two are the Lua filter's)."""
+        fmt, options = (args[0], list(args[1:])) if args else ("html", [])
+        rest = [a for a in options if a != "--verdicts"]
+        memo = Path(rest[1]) if len(rest) == 2 and rest[0] == "--lua-memo" else None
+        return cls(fmt, recorded.environ(env), "--verdicts" in options, memo)
+
+    def untouched(self, source: bytes) -> bytes:
+        """The answer that leaves the document as it came."""
+        return lua_answer({}, {}) if self.verdicts else source
+
+    def process(self, source: bytes) -> tuple[int, bytes | None]:
+        """Filter one document: (exit status, output AST or None when the gate stops the build),
+        through the door of :mod:`rwgate.verdicts.remembered` (find, re-check, replay; or run and
+        keep),
+        the Lua filter's own memo written too when it named one."""
+        from rwgate.readers.manuscripts.pandoc_ast import cited_keys
+        from rwgate.verdicts.remembered import door, memo_base, through
+
+        ast = _parse(source)
+        keys = cited_keys(ast)  # one walk of the document for the memo's name and the check
+        printed = printed_entries(ast)
+        asked = request(ast, self.fmt, keys, request_part(printed))
+        entry = None if asked is None else door(memo_base(self.env), MEMO_DIR, asked)
+
+        def for_lua(run: recorded.Recorder, payload: Any) -> None:
+            verdict = verdict_of(payload)
+            if self.memo is not None and verdict is not None:
+                store_for_lua(self.memo, run, verdict)
+
+        return through(
+            entry,
+            lambda data: replay(data, source, self.fmt),
+            lambda: self.check_document(ast, source, keys, printed),
+            for_lua if self.memo is not None else None,
+        )
+
+    def check_document(
+        self, ast: dict[str, Any], source: bytes, keys: list[str], printed: list[Entry]
+    ) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
+        """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
+        ((exit status, output AST or None), the payload to remember or None). ``keys`` and
+        ``printed``: the cited keys and the entries citeproc rendered (each verified against
+        what was judged, DESIGN.md rule 2, :func:`verify_printed`)."""
+        run = self.prepare(ast, keys)
+        if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
+            run.verdict = self._verdict(run, 0, None)  # nothing to judge: as it came
+            return (0, self.untouched(source)), _payload(run.verdict)
+        result = self.judge(run)
+        if not verify_printed(run, printed):
+            return (result.exit_code or 1, None), None
+        if result.exit_code != 0:
+            return (result.exit_code, None), _payload(run.verdict)
+        output = self.finalize(run, ast, source)
+        if output is None:
+            return (1, None), None
+        return (0, output), _payload(run.verdict)
+
+    def prepare(self, ast: dict[str, Any], keys: list[str]) -> Run:
+        """Phase 1: the settings (defaults < rwgate.toml/pyproject.toml upward from the working
+        directory < env < metadata) and what the document cites (no source asked yet)."""
+        from rwgate.readers.manuscripts.manuscript import document_from_ast
+        from rwgate.readers.manuscripts.pandoc_ast import rwgate_block_malformed, rwgate_metadata
+        from rwgate.settings.config import ConfigError, load_settings
+
+        bookmark = mark()
+        if rwgate_block_malformed(ast):
+            raise FilterError("metadata rwgate: must be a map (e.g. rwgate: {policy: strict})")
+        try:
+            settings = load_settings(Path.cwd(), env=self.env, metadata=rwgate_metadata(ast))
+        except ConfigError as exc:
+            raise FilterError(str(exc)) from None
+        cited = document_from_ast(ast, DOCUMENT, resource_path(self.env), keys=keys)
+        return Run(settings, cited, bookmark)
+
+    def judge(self, run: Run) -> CheckResult:
+        """Phase 2: the verdict on every cited work (one batched core call, as ``rwgate
+        check``), its messages, report and lockfile, and whether it may be remembered."""
+        from rwgate.frontends.kit import failure_lines, judge_document, record_lock
+        from rwgate.render.emit import write_output
+
+        settings = run.settings
+        result, run.refs = judge_document(run.cited, settings)
+        report_messages(result, verbose=self.env.get("RWGATE_VERBOSE", "") not in ("", "0"))
+        for line in failure_lines(result) if result.exit_code else ():
+            say("ERROR", line)
+        report = None if settings.report is None else result.report().to_json() + "\n"
+        if report is not None and settings.report is not None:
+            write_output(settings.report, report)
+        record_lock(result, settings)
+        run.result = result
+        run.verdict = self._verdict(run, result.exit_code, report)
+        return result
+
+    def finalize(self, run: Run, ast: dict[str, Any], source: bytes) -> bytes | None:
+        """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and
+        asked: :attr:`verdicts`); the output, or None when a flagged work would be shown
+        without its notice (the build stops, exit 1)."""
+        from rwgate.frontends.kit import annotations_for
+        from rwgate.frontends.pandoc.notices import announce
+
+        assert run.result is not None
+        fmt, inline = self.fmt, run.settings.inline
+        annotations = annotations_for(run.result.citations, run.settings.template)
+        if not annotations:
+            return self.untouched(source)
+        entries = lua_entries(ast, fmt, annotations, inline) if self.verdicts else None
+        if entries is not None:
+            placed = {key: "in its bibliography entry" for key in annotations}
+            announce(run.result.citations, placed, fmt, "")
+            _placed(run.verdict, run.bookmark, Placed(annotations, "entries", None, False))
+            return lua_answer(annotations, entries)
+        from rwgate.frontends.pandoc.render import load, place, placement_mode, write_shadows
+
+        doc = load(source, fmt)
+        mode = placement_mode(doc, fmt)
+        files = bibliography_files(ast, resource_path(self.env)) if mode == "shadow" else []
+        shadowing, complete = (
+            write_shadows(annotations, run.refs, files) if mode == "shadow" else (None, True)
+        )
+        placement = place(doc, mode, annotations, shadowing, inline)
+        for line in placement.messages:
+            write_line(line)
+        if announce(run.result.citations, placement.placed, fmt, mode):
+            return None
+        if complete:
+            _placed(run.verdict, run.bookmark, Placed(annotations, mode, shadowing, inline))
+        else:
+            run.verdict = None  # a shadow .bib not written: the next build tries again
+        return placement.output
+
+    def _verdict(self, run: Run, code: int, report: str | None) -> Verdict | None:
+        """What to remember of a full run: None when :func:`rwgate.verdicts.remembered.refusal`
+        says it
+        may not be. rw-filter replays a failing verdict and a report (see that function)."""
+        from rwgate.verdicts.remembered import memo_base, refusal
+
+        settings = run.settings
+        why = refusal(
+            settings, run.result, memo_base(self.env), replays_failure=True, replays_report=True
+        )
+        if why is not None:
+            return None
+        return Verdict(
+            exit_code=code,
+            lines=lines_since(run.bookmark),
+            report_path=str(settings.report) if settings.report is not None else None,
+            report_text=report,
+        )
 
 
-def judge(run: Run) -> CheckResult:
-    """Phase 2: the verdict on every cited work (one batched core call, as ``rwgate check``),
-    its messages, report and lockfile, and whether it may be remembered."""
-    from rwgate.frontends.kit import failure_lines, judge_document, record_lock
-    from rwgate.render.emit import write_output
+@dataclass(frozen=True)
+class Placed:
+    """Where the notices went, as the verdict to remember notes it (:func:`replay`)."""
 
-    settings = run.settings
-    result, run.refs = judge_document(run.cited, settings)
-    report_messages(result, verbose=run.env.get("RWGATE_VERBOSE", "") not in ("", "0"))
-    for line in failure_lines(result) if result.exit_code else ():
-        say("ERROR", line)
-    report = None if settings.report is None else result.report().to_json() + "\n"
-    if report is not None and settings.report is not None:
-        write_output(settings.report, report)
-    record_lock(result, settings)
-    run.result = result
-    run.verdict = _verdict(run, result.exit_code, report)
-    return result
+    annotations: dict[str, Annotation]
+    mode: Mode
+    shadowing: Shadowing | None
+    inline: bool
 
 
-def finalize(run: Run, ast: dict[str, Any], source: bytes, fmt: str) -> bytes | None:
-    """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and asked:
-    :attr:`Caller.verdicts`); the output, or None when a flagged work would be shown without its
-    notice (the build stops, exit 1)."""
-    from rwgate.frontends.kit import annotations_for
-    from rwgate.frontends.pandoc.notices import announce
-
-    assert run.result is not None
-    settings = run.settings
-    annotations = annotations_for(run.result.citations, settings.template)
-    if not annotations:
-        return run.caller.untouched(source)
-    entries = lua_entries(ast, fmt, annotations, settings.inline) if run.caller.verdicts else None
-    if entries is not None:
-        announce(run.result, {key: "in its bibliography entry" for key in annotations}, fmt, "")
-        _placed(run, annotations, "entries", None, False)
-        return lua_answer(annotations, entries)
-    from rwgate.frontends.pandoc.render import load, place, placement_mode, write_shadows
-
-    doc = load(source, fmt)
-    mode = placement_mode(doc, fmt)
-    files = bibliography_files(ast, resource_path(run.env)) if mode == "shadow" else []
-    shadowing, complete = (
-        write_shadows(annotations, run.refs, files) if mode == "shadow" else (None, True)
-    )
-    placement = place(doc, mode, annotations, shadowing, settings.inline)
-    for line in placement.messages:
-        write_line(line)
-    if announce(run.result, placement.placed, fmt, mode):
-        return None
-    if complete:
-        _placed(run, annotations, mode, shadowing, settings.inline)
-    else:
-        run.verdict = None  # a shadow .bib not written: the next build tries again
-    return placement.output
-
-
-def _placed(
-    run: Run,
-    annotations: dict[str, Annotation],
-    mode: Mode,
-    shadowing: Shadowing | None,
-    inline: bool,
-) -> None:
+def _placed(verdict: Verdict | None, bookmark: int, placed: Placed) -> None:
     """Note in the verdict to remember where the notices went (and every line said so far)."""
-    if run.verdict is not None:
-        run.verdict.lines = lines_since(run.bookmark)
-        run.verdict.annotations, run.verdict.mode = annotations, mode
-        run.verdict.shadowing, run.verdict.inline = shadowing, inline
-
-
-def check_document(
-    ast: dict[str, Any],
-    source: bytes,
-    fmt: str,
-    env: Mapping[str, str],
-    caller: Caller = Caller(),
-    keys: list[str] | None = None,
-    printed: list[Entry] | None = None,
-) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
-    """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
-    ((exit status, output AST or None), the payload to remember or None).
-
-    ``caller``: with the Lua filter's ``--verdicts``, where it can place the notices itself
-    (:func:`rwgate.frontends.pandoc.lua.lua_entries`), the output is its answer instead.
-    ``printed``: the entries citeproc rendered
-    (:func:`rwgate.frontends.pandoc.printed.printed_entries`
-    of ``ast``), each verified against what was judged (DESIGN.md rule 2, :func:`verify_printed`).
-    """
-    run = prepare(ast, env, keys, mark())
-    run.caller = caller
-    if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
-        run.verdict = _verdict(run, 0, None)  # nothing to judge: the document as it came
-        return (0, caller.untouched(source)), _payload(run)
-    result = judge(run)
-    if not verify_printed(run, printed if printed is not None else printed_entries(ast)):
-        return (result.exit_code or 1, None), None
-    if result.exit_code != 0:
-        return (result.exit_code, None), _payload(run)
-    output = finalize(run, ast, source, fmt)
-    if output is None:
-        return (1, None), None
-    return (0, output), _payload(run)
+    if verdict is not None:
+        verdict.lines = lines_since(bookmark)
+        verdict.annotations, verdict.mode = placed.annotations, placed.mode
+        verdict.shadowing, verdict.inline = placed.shadowing, placed.inline
 
 
 def verify_printed(run: Run, printed: list[Entry]) -> bool:
@@ -303,28 +342,8 @@ def verify_printed(run: Run, printed: list[Entry]) -> bool:
     return True
 
 
-def _payload(run: Run) -> dict[str, Any] | None:
-    return None if run.verdict is None else asdict(run.verdict)
-
-
-def _verdict(run: Run, code: int, report: str | None) -> Verdict | None:
-    """What to remember of a full run: None when :func:`rwgate.verdicts.remembered.refusal` says it
-    may
-    not be. rw-filter replays a failing verdict and a report (see that function's docstring)."""
-    from rwgate.verdicts.remembered import memo_base, refusal
-
-    settings = run.settings
-    why = refusal(
-        settings, run.result, memo_base(run.env), replays_failure=True, replays_report=True
-    )
-    if why is not None:
-        return None
-    return Verdict(
-        exit_code=code,
-        lines=lines_since(run.bookmark),
-        report_path=str(settings.report) if settings.report is not None else None,
-        report_text=report,
-    )
+def _payload(verdict: Verdict | None) -> dict[str, Any] | None:
+    return None if verdict is None else asdict(verdict)
 
 
 def replay(data: Any, source: bytes, fmt: str) -> tuple[int, bytes | None] | None:
@@ -356,50 +375,12 @@ def replay(data: Any, source: bytes, fmt: str) -> tuple[int, bytes | None] | Non
     return 0, output
 
 
-def process(
-    source: bytes,
-    fmt: str,
-    env: Mapping[str, str],
-    caller: Caller = Caller(),
-) -> tuple[int, bytes | None]:
-    """Filter one document: (exit status, output AST or None when the gate stops the build),
-    through the door of :mod:`rwgate.verdicts.remembered` (find, re-check, replay; or run and keep).
-
-    ``caller``: pandoc, or the Lua filter (:class:`Caller`: the verdicts it places itself, the
-    memo it replays on its own next time).
-    Every read of ``env`` is recorded (:mod:`rwgate.settings.recorded`), as the configuration's
-    are."""
-    from rwgate.readers.manuscripts.pandoc_ast import cited_keys
-    from rwgate.verdicts.remembered import door, memo_base, through
-
-    env = recorded.environ(env)
-    ast = _parse(source)
-    keys = cited_keys(ast)  # one walk of the document for the memo's name and the check
-    printed = printed_entries(ast)
-    asked = request(ast, fmt, keys, request_part(printed))
-    entry = None if asked is None else door(memo_base(env), MEMO_DIR, asked)
-
-    def for_lua(run: recorded.Recorder, payload: Any) -> None:
-        verdict = verdict_of(payload)
-        if caller.memo is not None and verdict is not None:
-            store_for_lua(caller.memo, run, verdict)
-
-    return through(
-        entry,
-        lambda data: replay(data, source, fmt),
-        lambda: check_document(ast, source, fmt, env, caller, keys, printed),
-        for_lua if caller.memo is not None else None,
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rw-filter`` console script (and of ``filters/rw-filter.py``)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    fmt = args[0] if args else "html"
-    caller = Caller.of(args[1:])  # the Lua filter's own options, chosen once
+    run = Filter.of(list(sys.argv[1:] if argv is None else argv), os.environ)
     try:
         check_filter_env(os.environ)  # a pandoc below the floor: one line, before any reading
-        status, output = process(sys.stdin.buffer.read(), fmt, os.environ, caller)
+        status, output = run.process(sys.stdin.buffer.read())
     except RwgateError as exc:  # bad input, configuration, template or output: one line
         say("ERROR", str(exc))
         return 2

@@ -10,13 +10,13 @@ would show it. An allowed work is never failed: it is said as a warning instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rwgate.frontends.pandoc.log import say
 
 if TYPE_CHECKING:
-    from rwgate.verdicts.result import CheckResult
+    from rwgate.contract.models import Citation
 
 
 def _how(fmt: str, mode: str) -> str:
@@ -43,13 +43,13 @@ def _how(fmt: str, mode: str) -> str:
     )
 
 
-def announce(result: CheckResult, placed: Mapping[str, str], fmt: str, mode: str) -> bool:
+def announce(citations: Sequence[Citation], placed: Mapping[str, str], fmt: str, mode: str) -> bool:
     """One line per annotated work saying where its notice went; True when the build must stop
     (a work that is not allowed and whose notice the output cannot show: an ERROR line)."""
     from rwgate.frontends.kit import describe, should_annotate
 
     stop = False
-    for citation in result.citations:
+    for citation in citations:
         if not should_annotate(citation):
             continue
         where = placed.get(citation.key)
