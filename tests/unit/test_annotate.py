@@ -28,6 +28,25 @@ CASES = [
     citation("expression_of_concern", [Notice(type="expression_of_concern", doi="10.1/e")]),
     citation("reinstated", [Notice(type="reinstatement", doi="10.1/r", date=dt.date(2023, 2, 21))]),
     citation("amended", [Notice(type="retraction_and_replacement", doi="10.1/u")]),
+    citation(
+        "withdrawn",
+        [
+            Notice(
+                type="withdrawal",
+                date=dt.date(2021, 5, 11),
+                record_id="arXiv:2104.01234v2",
+                label="an error in the proof of Lemma 3",
+            )
+        ],
+    ),
+    Citation(
+        key="pub",
+        doi="10.48550/arxiv.2301.00001",
+        status="retracted",
+        action="annotate",
+        reason="published as doi:10.1016/s0140-6736(97)11096-0: retracted 2010",
+        notices=[Notice(type="retraction", doi="10.1016/n", date=dt.date(2010, 2, 6))],
+    ),
 ]
 
 
@@ -40,6 +59,19 @@ def test_default_text() -> None:
     assert annotate(CASES[0]).text == "Retracted 2010; notice doi:10.1016/s0140-6736(10)60175-4"
     assert annotate(CASES[1]).text == "Withdrawn 2011"
     assert annotate(CASES[3]).text == "Reinstated 2023; notice doi:10.1/r"
+
+
+def test_a_preprint_says_its_version_reason_and_journal_version() -> None:
+    """Issue 49: a withdrawn preprint has no notice DOI; the server's version and reason say
+    what was withdrawn and why. A preprint judged by its journal version names that version."""
+    assert annotate(CASES[5]).text == (
+        "Withdrawn 2021 (arXiv:2104.01234v2): an error in the proof of Lemma 3"
+    )
+    assert annotate(CASES[6]).text == (
+        "Retracted 2010; notice doi:10.1016/n; published as doi:10.1016/s0140-6736(97)11096-0"
+    )
+    rw_record = citation("withdrawn", [Notice(type="withdrawal", record_id="4036", label="x")])
+    assert annotate(rw_record).text == "Withdrawn"
 
 
 def test_user_template_and_bad_template() -> None:

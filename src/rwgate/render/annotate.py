@@ -10,12 +10,13 @@ default never imports Jinja2 (some 70 ms of a pandoc filter's start-up); a test 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.evidence import deciding_notice
-from rwgate.contract.models import Citation
+from rwgate.contract.models import Citation, Notice
 from rwgate.contract.vocab import capitalised, notice_label, status_label
 from rwgate.errors import ConfigError
 from rwgate.render.annotation import Annotation  # defined apart so the filter memo needs no models
@@ -75,7 +76,30 @@ def _default_text(values: dict[str, Any]) -> str:
         text += f" {values['year']}"
     if values["notice_doi"]:
         text += f"; notice doi:{values['notice_doi']}"
+    elif values["notice_record"]:
+        text += f" ({values['notice_record']})"
+        if values["notice_reason"]:
+            text += f": {values['notice_reason']}"
+    if values["published_doi"]:
+        text += f"; published as doi:{values['published_doi']}"
     return text
+
+
+_PUBLISHED = re.compile(r"^published as doi:(\S+)")
+
+
+def _preprint_values(citation: Citation, notice: Notice | None) -> dict[str, str | None]:
+    """What a reader needs of a preprint's verdict, which no notice DOI gives: the server's
+    version that was withdrawn (``arXiv:2104.01234v2``) and why, as the server says; and the
+    journal version whose notices decided (the core's reason starts ``published as doi:``)."""
+    record = notice.record_id if notice and not notice.doi and notice.record_id else None
+    preprint = record if record and not record.isdigit() else None  # digits: a RW record
+    published = _PUBLISHED.match(citation.reason or "")
+    return {
+        "notice_record": one_line(preprint) if preprint else None,
+        "notice_reason": one_line(notice.label) if preprint and notice and notice.label else None,
+        "published_doi": one_line(published[1].rstrip(":;,")) if published else None,
+    }
 
 
 def annotate(citation: Citation, template: str | None = None) -> Annotation:
@@ -96,6 +120,7 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
         "doi": one_line(citation.doi) if citation.doi else None,
         "title": one_line(citation.title) if citation.title else None,
         "allowed": citation.allowed,
+        **_preprint_values(citation, notice),
     }
     text = render_template(template, values) if template else _default_text(values)
     # Every renderer (pandoc AST, LaTeX, DOCX, terminal, SARIF, JUnit) starts from this text:

@@ -11,24 +11,45 @@ answered at all, the headline says so first (:func:`unanswered`).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 
 from rwgate.contract.models import SourceInfo
 from rwgate.render.safe import term_safe
 
-SOURCE_NAMES = {
-    "crossref": "Crossref",
-    "snapshot": "Retraction Watch snapshot",
-    "openalex": "OpenAlex",
+OTHER_NAMES = {
+    "openalex": "OpenAlex",  # a verification source (rwgate verify), not an integrity source
+    "retraction-watch-csv": "Retraction Watch",  # a notice from its CSV export
+    "retraction-watch": "Retraction Watch",  # Crossref's record, as Retraction Watch entered it
+    "medrxiv": "medRxiv",  # a harvested withdrawal names its server
 }
+"""Names a report may meet that are no integrity source's: the sources name themselves."""
 OFFLINE_WORDS = "not asked (offline); only answers already in its cache count"
 _NOTE_WORDS = {"offline: cache only": OFFLINE_WORDS, "cache disabled": "no cache"}
 _SNAPSHOT_NOTE = "local Retraction Watch snapshot: "
 NOTHING_TO_ASK = "nothing to look up"
 
 
+@functools.cache
+def _titles() -> dict[str, str]:
+    """Each integrity source's id -> how it calls itself (its ``title``: ``Crossref``, ``arXiv``,
+    ``bioRxiv/medRxiv``). Imported when a report is written: the sources are loaded by then."""
+    from rwgate.sources import SOURCES
+
+    return {**OTHER_NAMES, **{s.name: s.title for s in SOURCES}}
+
+
+def display_name(ident: str) -> str:
+    """How a person reads a source id of a report: ``arxiv`` -> ``arXiv``; a notice's
+    ``crossref:retraction-watch`` -> ``Crossref (Retraction Watch)``; an id nobody named stays
+    as it is (never guessed)."""
+    head, _, detail = ident.partition(":")
+    name = _titles().get(head, head)
+    return f"{name} ({_titles().get(detail, detail)})" if detail else name
+
+
 def source_name(info: SourceInfo) -> str:
-    return SOURCE_NAMES.get(info.name, info.name)
+    return display_name(info.name)
 
 
 def _age(when: dt.datetime | None) -> str | None:

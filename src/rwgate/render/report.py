@@ -29,7 +29,7 @@ from rwgate.contract.vocab import (
 from rwgate.render.annotate import annotate
 from rwgate.render.headline import nothing_checked
 from rwgate.render.interface import ReportFormat, View
-from rwgate.render.provenance import describe_source
+from rwgate.render.provenance import describe_source, display_name
 from rwgate.render.safe import term_safe
 from rwgate.verdicts.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
 
@@ -169,7 +169,7 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
         when = n.date.isoformat() if n.date else "undated"
         rid = f" {term_safe(record_label(n.record_id))}" if n.record_id else ""
         ndoi = f" doi:{term_safe(n.doi)}" if n.doi else ""
-        sources = term_safe(", ".join(n.source))
+        sources = term_safe(", ".join(display_name(s) for s in n.source))
         lines.append(f"        {when} {term_safe(notice_label(n.type))}{ndoi}{rid} [{sources}]")
     if c.reason:
         lines.append(f"        {term_safe(c.reason)}")

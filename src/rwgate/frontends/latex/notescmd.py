@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .env import EXIT_GATE, EXIT_USAGE, HookError
-from .hooks import hook_settings, split_hook_args
+from rwgate.frontends.latex.env import EXIT_GATE, EXIT_USAGE, HookError
+from rwgate.frontends.latex.hooks import hook_settings, split_hook_args
 
 if TYPE_CHECKING:
     from rwgate.settings.config import Settings
@@ -77,11 +77,17 @@ def _tool_writes_it(tex: Path, aux_dir: Path, job: str) -> bool:
 
 
 def _notes(tex: Path, aux_dir: Path, job: str, settings: Settings) -> int:
+    from rwgate.frontends.latex.gate import (
+        Build,
+        cited_document,
+        regenerable,
+        users_bibliography,
+        users_files,
+        verdict,
+    )
+    from rwgate.frontends.latex.notedcopy import NoCopy, cannot_note, make_copies
+    from rwgate.frontends.latex.verdict import latex_notes
     from rwgate.render.report import render_text
-
-    from .gate import Build, cited_document, regenerable, users_bibliography, users_files, verdict
-    from .notedcopy import NoCopy, cannot_note, make_copies
-    from .verdict import latex_notes
 
     build = Build(tex=tex, out_dir=aux_dir, aux_dir=aux_dir, job=job)
     cwd = Path.cwd()

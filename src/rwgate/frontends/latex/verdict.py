@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rwgate.frontends.kit import annotations_for
+from rwgate.frontends.latex.env import HookError
+from rwgate.frontends.latex.reuse import read_state, state_path
 from rwgate.fsutil import write_atomic
 from rwgate.render.latex import annotation_latex
 from rwgate.verdicts.result import CheckResult
-
-from .env import HookError
-from .reuse import read_state, state_path
 
 if TYPE_CHECKING:
     from rwgate.contract.models import Citation

@@ -129,30 +129,25 @@ def record(snap: Snapshot, doi: str | None, record_id: str | None) -> Record | N
         year=lookup.year,
         authors=held.authors,
         url=f"https://doi.org/{lookup.doi}" if lookup.doi else None,
-        updated_by=[_notice_update(n) for n in lookup.notices],
+        updated_by=[_update(n) for n in lookup.notices],
         update_to=[_update(u) for u in held.notice_of],
     )
 
 
-def _notice_update(notice: Notice) -> Update:
+def _update(link: Notice | queries.NoticeUpdate) -> Update:
+    """One update link as the tools answer it: a work's notice (its ``doi`` is the notice's) or
+    a notice's work (``work_doi``); the sources that state it, merged into one string."""
+    if isinstance(link, Notice):
+        doi, sources = link.doi, link.source
+    else:
+        doi, sources = link.work_doi, link.sources
     return Update(
-        doi=notice.doi,
-        type=notice.type,
-        label=notice.label,
-        source=";".join(notice.source),
-        date=notice.date,
-        record_id=notice.record_id,
-    )
-
-
-def _update(update: queries.NoticeUpdate) -> Update:
-    return Update(
-        doi=update.work_doi,
-        type=update.type,
-        label=update.label,
-        source=";".join(update.sources),
-        date=update.date,
-        record_id=update.record_id,
+        doi=doi,
+        type=link.type,
+        label=link.label,
+        source=";".join(sources),
+        date=link.date,
+        record_id=link.record_id,
     )
 
 

@@ -59,7 +59,7 @@ Detail = Annotated[bool, Field(description="true: clean works in full too")]
 Doi = Annotated[
     str,
     Field(
-        description="a DOI in any form (10.x/y, doi:, doi.org URL)",
+        description="a DOI (10.x/y, doi:, doi.org URL) or arXiv id",
         max_length=1000,
     ),
 ]
@@ -129,12 +129,12 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
     async def rw_check_dois(
         dois: Annotated[
             list[Annotated[str, Field(max_length=1000)]],
-            Field(description="DOIs, any spelling", max_length=MAX_BATCH),
+            Field(description="DOIs or arXiv ids, any spelling", max_length=MAX_BATCH),
         ],
         ctx: Context,
         detail: Detail = False,
     ) -> BatchCheck:
-        """Use to vet a reference list (up to 1,000 DOIs): verdicts in input order, clean
+        """Use to vet a reference list (up to 1,000 works): verdicts in input order, clean
         works as clean.keys."""
         return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
 
@@ -236,8 +236,8 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         ctx: Context,
         detail: Detail = False,
     ) -> DocumentCheck:
-        """Use before handing over a .md/.qmd/.tex manuscript: each cited work's verdict and
-        the gate (pass/fail), as its build gives them."""
+        """Use before handing over a manuscript: each cited work's verdict and the gate
+        (pass/fail), as its build gives them."""
         return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.doi import try_normalize
+from rwgate.contract.models import Location, Reference
 from rwgate.errors import RwgateError
 from rwgate.frontends.door import (
     TTL_FEED,
@@ -52,6 +53,7 @@ from rwgate.frontends.mcp.records import (
 )
 from rwgate.frontends.mcp.safety import BadArgument, Roots
 from rwgate.frontends.mcp.safety import one_line as _one_line
+from rwgate.identify.ids import arxiv_id, identifiers_in_url
 from rwgate.readers import load_bibliography, parse_bibliography
 from rwgate.readers.bibliographies.registry import is_manuscript, suffixes
 from rwgate.readers.gather import Gathered, doi_reference
@@ -61,6 +63,21 @@ from rwgate.settings.config import USER_KEYS, ConfigError, Settings, load_settin
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
+
+
+def work_reference(raw: str, where: str) -> Reference:
+    """The work an agent names by a DOI or an arXiv id (``1706.03762``, ``arXiv:1706.03762v2``,
+    ``hep-th/9901001``, an arxiv.org URL), as ``rwgate check`` reads a BibTeX entry with that
+    ``eprint`` (or ``url``): its id is looked up by the identify stage, as its DataCite DOI, so
+    the verdict is the one the build gives. Anything else is a DOI as written (``invalid_doi``
+    when it is none: never dropped)."""
+    text, place = raw.strip(), Location(file=where)
+    if try_normalize(text) is None:
+        if (bare := arxiv_id(text)) is not None:
+            return Reference(key=f"arXiv:{bare}", arxiv_id=text, location=place)
+        if (linked := identifiers_in_url(text)[1]) is not None:
+            return Reference(key=f"arXiv:{linked}", url=text, location=place)
+    return doi_reference(raw, where=where)
 
 
 class Toolbox:
@@ -80,7 +97,7 @@ class Toolbox:
 
     def check_doi(self, doi: str) -> DoiCheck:
         (raw,) = safety.batch_within_limit([doi], "doi")
-        result = judge([doi_reference(raw, where="rw_check_doi")], self.settings)
+        result = judge([work_reference(raw, where="rw_check_doi")], self.settings)
         report = result.report()
         return DoiCheck(
             citation=result.citations[0], sources=report.sources, warnings=report.warnings
@@ -88,7 +105,7 @@ class Toolbox:
 
     def check_dois(self, dois: Sequence[str], progress: Progress | None = None) -> BatchCheck:
         values = safety.batch_within_limit(dois, "dois")
-        refs = [doi_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
+        refs = [work_reference(d, where=f"rw_check_dois[{i}]") for i, d in enumerate(values)]
         result = judge(refs, self.settings, progress=progress)
         report = result.report()
         return BatchCheck(
