@@ -53,6 +53,7 @@ class RecordedRequest:
     query: dict[str, list[str]]
     headers: dict[str, str]  # lower-case names
     time: float = field(default=0.0)  # time.monotonic() on arrival
+    peer: int = field(default=0)  # the client's port: one per TCP connection (kept alive)
 
     @property
     def polite(self) -> bool:
@@ -212,6 +213,12 @@ class FakeCrossref:
             if records:
                 self.records = self._load()
 
+    @property
+    def connections(self) -> int:
+        """TCP connections the recorded requests came on: a client that keeps its connections
+        alive asks on one (the fake keeps them open), two clients need two."""
+        return len({r.peer for r in self.requests})
+
     def requests_to(self, path_prefix: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.startswith(path_prefix)]
 
@@ -280,6 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=parse_qs(parts.query, keep_blank_values=True),
             headers={k.lower(): v for k, v in self.headers.items()},
             time=time.monotonic(),
+            peer=self.client_address[1],
         )
         fault = self.fake._enter(request)
         try:

@@ -6,7 +6,6 @@ import pytest
 
 from rwgate.sources.preprint_ids import (
     ArxivId,
-    arxiv_from_fields,
     arxiv_of_doi,
     biorxiv_doi,
     parse_arxiv,
@@ -67,25 +66,6 @@ def test_non_ids_are_not_taken(written: str):
     assert parse_arxiv(written) is None
 
 
-def test_bibliography_fields():
-    assert arxiv_from_fields({"eprint": "1706.03762", "archivePrefix": "arXiv"}) == ArxivId(
-        "1706.03762"
-    )
-    assert arxiv_from_fields({"eprint": "hep-th/9901001", "eprinttype": "arxiv"}) == ArxivId(
-        "hep-th/9901001"
-    )
-    assert arxiv_from_fields({"eprint": "1706.03762"}) == ArxivId("1706.03762")
-    assert arxiv_from_fields({"eprint": "1706.03762", "archivePrefix": "HAL"}) is None
-    assert arxiv_from_fields({"journal": "CoRR", "volume": "abs/1706.03762"}) == ArxivId(
-        "1706.03762"
-    )
-    assert arxiv_from_fields({"note": "arXiv:2104.01234v2 [math.PR]"}) == ArxivId("2104.01234", 2)
-    assert arxiv_from_fields({"howpublished": "\\url{https://arxiv.org/abs/2104.01234}"}) == (
-        ArxivId("2104.01234")
-    )
-    assert arxiv_from_fields({"pages": "1706.03762"}) is None  # a bare number in pages
-
-
 def test_the_datacite_doi():
     assert arxiv_of_doi("10.48550/ARXIV.1706.03762") == ArxivId("1706.03762")
     assert ArxivId("1706.03762", 2).doi == "10.48550/arxiv.1706.03762"
@@ -136,3 +116,22 @@ def test_journal_dois_are_no_preprint_server():
     assert preprint_server("10.1101/gr.277335.122") is None
     assert preprint_server("10.1126/science.1256151") is None
     assert preprint_server("not a doi") is None
+
+
+@pytest.mark.parametrize(
+    ("written", "paper"),
+    [
+        ("math.GT/0309136", "math/0309136"),  # arXiv files it without the subject class
+        ("arXiv:1706.03762v5", "1706.03762"),
+        ("1713.01234", None),  # no month 13: not guessed at
+        ("hep-xx/9901001", None),  # no such archive
+    ],
+)
+def test_an_entry_and_the_arxiv_source_read_one_id(written: str, paper: str | None) -> None:
+    """The identity stage reads an entry's arXiv id with the arXiv source's one parser, so the
+    DataCite DOI it asks by is the paper the source answers for (was: a second, laxer parser)."""
+    from rwgate.identify.ids import arxiv_id, identifiers_in_url
+
+    found = parse_arxiv(written)
+    assert arxiv_id(written) == (found.id if found else None) == paper
+    assert identifiers_in_url(f"https://arxiv.org/abs/{written}") == (None, paper)

@@ -118,7 +118,7 @@ class Identifier:
             if self._registries is None:
                 from rwgate.identify.lookup import open_registries
 
-                self._registries = open_registries(self.settings, cache=self.srcs.cache)
+                self._registries = open_registries(self.settings, sources=self.srcs)
             recovery = recover_dois(refs, self._registries)
         except Exception as exc:  # any failure of the extra must leave the check itself intact
             self.warnings.append(f"DOI recovery failed ({exc}); {_STAY}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -24,8 +24,6 @@ from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
 
 if TYPE_CHECKING:
-    import httpx
-
     from rwgate.sources.crossref import CrossrefSource, Kind, Reply
 
 BIBTEX_TYPE = "application/x-bibtex"
@@ -44,17 +42,26 @@ class WorkList(BaseModel):
 
 
 class CrossrefQuery:
-    """Cached, polite Crossref GETs for searches, records and BibTeX (thread-safe)."""
+    """Cached, polite Crossref GETs for searches, records and BibTeX (thread-safe).
 
-    def __init__(self, settings: Settings, cache: Cache | None = None) -> None:
+    ``source``: the run's Crossref client (a check's integrity source, made on first use), so a
+    run has one; None: one of its own, made on first use and closed by :meth:`close`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        cache: Cache | None = None,
+        source: Callable[[], CrossrefSource | None] | None = None,
+    ) -> None:
         if cache is None:
             cache = Cache(settings.lookup_cache)
         self.settings = settings
         self.cache = cache
         self.base_url = settings.crossref_url.rstrip("/")
         self.offline = settings.offline
+        self._given = source
         self._source: CrossrefSource | None = None
-        self._client: httpx.Client | None = None
+        self._own = False
         self._lock = threading.Lock()
 
     # --- public look-ups ---------------------------------------------------------------------
@@ -87,9 +94,9 @@ class CrossrefQuery:
 
     def close(self) -> None:
         with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+            if self._own and self._source is not None:
+                self._source.close()
+            self._source = None
 
     # --- the request path --------------------------------------------------------------------
 
@@ -117,24 +124,19 @@ class CrossrefQuery:
     def _fetch(self, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
         if self.offline:
             raise SourceUnavailable("crossref: offline (RWGATE_OFFLINE=1) and not in the cache")
-        source, client = self._open()
-        reply = source.request(client, url, params, kind)
+        reply = self._open().request(url, params, kind)
         if reply.error is not None:
             raise SourceUnavailable(reply.error)
         return reply
 
-    def _open(self) -> tuple[CrossrefSource, httpx.Client]:
-        """The shared source and client, made on first use (so ``httpx`` loads only then)."""
+    def _open(self) -> CrossrefSource:
+        """The run's Crossref source, or one of its own made on first use (so ``httpx`` loads
+        only then)."""
         with self._lock:
+            if self._source is None and self._given is not None:
+                self._source = self._given()
             if self._source is None:
                 from rwgate.sources.crossref import CrossrefSource
 
-                self._source = CrossrefSource(
-                    base_url=self.settings.crossref_url,
-                    mailto=self.settings.mailto,
-                    timeout=self.settings.timeout,
-                    max_total_seconds=self.settings.max_total_seconds,
-                )
-            if self._client is None:
-                self._client = self._source.open_client()
-            return self._source, self._client
+                self._source, self._own = CrossrefSource.from_settings(self.settings), True
+            return self._source

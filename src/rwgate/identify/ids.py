@@ -13,22 +13,16 @@ import re
 
 from rwgate.contract import doi as doimod
 from rwgate.contract.models import Reference
+from rwgate.sources.preprint_ids import ARXIV_PREFIX, parse_arxiv
 
-ARXIV_PREFIX = "10.48550/arxiv."
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z.\-]*/\d{7}"
-_ARXIV_ID = re.compile(rf"^(?:arxiv\s*:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
-_ARXIV_URL = re.compile(
-    rf"arxiv\.org/(?:abs|pdf|html|format)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE
-)
+_ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf|html|format)/\S+", re.IGNORECASE)
 
 
 def arxiv_id(raw: str | None) -> str | None:
-    """The bare arXiv identifier (no version) in ``arXiv:1706.03762v5`` and the like."""
-    if not raw:
-        return None
-    match = _ARXIV_ID.match(raw.strip())
-    return match.group(1).lower() if match else None
+    """The canonical arXiv id (no version) in ``arXiv:1706.03762v5`` and the like: the one
+    parser's (:func:`rwgate.sources.preprint_ids.parse_arxiv`), as the arXiv source reads it."""
+    found = parse_arxiv(raw)
+    return found.id if found else None
 
 
 def arxiv_doi(identifier: str) -> str:
@@ -42,7 +36,7 @@ def identifiers_in_url(url: str | None) -> tuple[str | None, str | None]:
         return None, None
     match = _ARXIV_URL.search(url)
     if match:
-        return None, match.group(1).lower()
+        return None, arxiv_id(match.group(0))
     return doimod.find_in_text(url), None
 
 

@@ -15,6 +15,7 @@ import contextvars
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
 from rwgate.contract.models import Reference
 from rwgate.identify.crossref_search import CrossrefQuery, SourceUnavailable
@@ -22,7 +23,9 @@ from rwgate.identify.openalex import OpenAlexSource
 from rwgate.identify.same import PARTIAL, score
 from rwgate.identify.works import ScoreParts, Work, merge, work_from_crossref, work_from_openalex
 from rwgate.settings.config import Settings
+from rwgate.sources import OpenSources
 from rwgate.sources.cache import Cache
+from rwgate.sources.crossref import CrossrefSource
 from rwgate.titles import normalize_title
 
 SOURCES = ("crossref", "openalex")
@@ -37,13 +40,11 @@ CANDIDATES = 5
 class Registries:
     """The query clients one verification run shares (one cache, one rate limiter each)."""
 
-    settings: Settings
-    names: tuple[str, ...] = SOURCES
-    cache: Cache = field(default_factory=lambda: Cache(None))
+    cache: Cache
     crossref: CrossrefQuery | None = None
     openalex: OpenAlexSource | None = None
     own_cache: bool = True
-    """False: the cache is the caller's (a check's one cache), closed by it."""
+    """False: the cache is the run's (its integrity sources'), closed by them."""
 
     def close(self) -> None:
         if self.crossref is not None:
@@ -60,20 +61,21 @@ def sources_note(answered: Sequence[str], failed: dict[str, str]) -> str:
 
 
 def open_registries(
-    settings: Settings, names: Sequence[str] | None = None, cache: Cache | None = None
+    settings: Settings, names: Sequence[str] | None = None, sources: OpenSources | None = None
 ) -> Registries:
     """Clients for the named sources (default: both); unknown names raise ``ValueError``.
-    ``cache``: the caller's look-up cache (a check shares its one); None: one of its own."""
+    ``sources``: the run's integrity sources, whose one look-up cache and one Crossref client
+    the searches share (closed by their owner); None: a cache and clients of their own."""
 
     chosen = tuple(dict.fromkeys(n.strip().lower() for n in (names or SOURCES)))
     unknown = [n for n in chosen if n not in SOURCES]
     if unknown or not chosen:
         raise ValueError(f"unknown source {unknown[0] if unknown else ''!r}; choose from {SOURCES}")
-    own = cache is None
-    cache = Cache(settings.lookup_cache) if cache is None else cache
-    regs = Registries(settings, chosen, cache, own_cache=own)
+    cache = Cache(settings.lookup_cache) if sources is None else sources.cache
+    regs = Registries(cache, own_cache=sources is None)
     if "crossref" in chosen:
-        regs.crossref = CrossrefQuery(settings, cache)
+        run = None if sources is None else partial(sources.live, CrossrefSource)
+        regs.crossref = CrossrefQuery(settings, cache, run)
     if "openalex" in chosen:
         regs.openalex = OpenAlexSource(settings, cache)
     return regs

@@ -22,7 +22,7 @@ from rwgate.contract.doi import doi_path
 from rwgate.identify.crossref_search import SourceUnavailable
 from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
-from rwgate.sources.http import Failure, GaveUp, Retrying, json_body, open_client
+from rwgate.sources.http import Failure, GaveUp, Retrying, json_body
 from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
@@ -73,9 +73,9 @@ class OpenAlexSource:
             max_attempts=max(1, max_attempts),
             backoff_base=backoff_base,
             backoff_cap=20.0,
+            mailto=self.mailto,
+            connections=_CONCURRENCY,
         )
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
         self._down: str | None = None  # why OpenAlex is taken to be down for the rest of the run
         self._gone = threading.Event()  # set with _down: stops the threads still retrying
 
@@ -110,10 +110,7 @@ class OpenAlexSource:
         return flag if isinstance(flag, bool) else None
 
     def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+        self.http.close()
 
     # --- the request path --------------------------------------------------------------------
 
@@ -129,7 +126,7 @@ class OpenAlexSource:
             raise OpenAlexUnavailable("openalex: offline (RWGATE_OFFLINE=1) and not in the cache")
         if self._down is not None:
             raise OpenAlexUnavailable(self._down)
-        run = self.http.run(self._open(), cancel=self._gone)
+        run = self.http.run(cancel=self._gone)
         try:
             data = self.http.get(
                 run, self.base_url + path, params, partial(_interpret, list_answer=list_answer)
@@ -145,12 +142,6 @@ class OpenAlexSource:
             raise OpenAlexUnavailable(self._down or str(exc)) from None
         self.cache.set(key, data if data is not None else _NOT_FOUND, ttl)
         return data or {}
-
-    def _open(self) -> httpx.Client:
-        with self._lock:
-            if self._client is None:
-                self._client = open_client(self.mailto, self.http.timeout, _CONCURRENCY)
-            return self._client
 
 
 def _interpret(response: httpx.Response, list_answer: bool) -> dict[str, Any] | None:

@@ -44,7 +44,7 @@ def resolve_short_dois(
         return found
     if settings.offline:
         return {**found, **dict.fromkeys(ask)}
-    from rwgate.sources.http import GaveUp, Retrying, open_client
+    from rwgate.sources.http import GaveUp, Retrying
     from rwgate.sources.ratelimit import Limiter, shared_limiter
 
     base = settings.doi_url.rstrip("/")
@@ -57,10 +57,10 @@ def resolve_short_dois(
         max_attempts=3,
         backoff_base=0.5,
         backoff_cap=10.0,
+        mailto=settings.mailto,
     )
-    client = open_client(settings.mailto, settings.timeout, 1)
     try:
-        run = http.run(client)
+        run = http.run()
         for short in ask:
             try:
                 found[short] = http.get(run, f"{base}/api/handles/{short}", {}, _alias)
@@ -69,7 +69,7 @@ def resolve_short_dois(
             if found[short] is not None:
                 cache.set(_KEY + short, found[short], TTL_AGENCY)
     finally:
-        client.close()
+        http.close()
     return found
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.errors import RwgateError
@@ -19,7 +20,7 @@ from rwgate.settings.config import Settings
 from rwgate.settings.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.biorxiv import BiorxivSource
-from rwgate.sources.cache import Cache
+from rwgate.sources.cache import Cache, CachedSource
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
 from rwgate.sources.snapshot import Snapshot
@@ -36,6 +37,7 @@ SOURCES: tuple[type[IntegritySource], ...] = (
 """Every integrity source, in the order reports name them. The preprint sources are asked only
 the identifiers of their servers (:meth:`IntegritySource.takes`) and named only when asked."""
 
+S = TypeVar("S", bound=IntegritySource)
 Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
 """(kind, identifier) -> what each source that answers that kind said, in :data:`SOURCES` order."""
 
@@ -118,6 +120,19 @@ class OpenSources:
                 info = info.model_copy(update=said or {"state": "answered"})
             infos.append(info)
         return infos
+
+    def live(self, kind: type[S]) -> S | None:
+        """The run's one ``kind`` source itself (made now if not yet), for the other questions a
+        run asks of its API (DOI recovery's and verification's Crossref searches): one client
+        per API and run. None when it is not open, or offline."""
+        for source in self.sources:
+            if isinstance(source, CachedSource) and source.kind is kind:
+                real: IntegritySource | None = source.real()
+            else:
+                real = source
+            if isinstance(real, kind):
+                return real
+        return None
 
     @property
     def failed(self) -> bool:

@@ -24,11 +24,10 @@ know). Any answer that does not validate is an ``error`` look-up: unverified, ne
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rwgate.contract.models import Lookup, Notice, SourceInfo
+from rwgate.contract.models import Lookup, Notice
 from rwgate.settings.config import Settings
 from rwgate.sources.arxiv_pace import Pacer, arxiv_pacer
 from rwgate.sources.arxiv_xml import (
@@ -40,9 +39,9 @@ from rwgate.sources.arxiv_xml import (
     parse_atom,
     parse_oai,
 )
-from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
-from rwgate.sources.http import Failure, GaveUp, Retrying, Run, open_client
-from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.http import Failure, GaveUp, Run
+from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import ArxivId, arxiv_of_doi, parse_arxiv
 
 if TYPE_CHECKING:
@@ -67,7 +66,7 @@ def withdrawal_notice(
     )
 
 
-class ArxivSource(IntegritySource):
+class ArxivSource(PacedSource):
     """arXiv's Atom API and OAI-PMH ``arXivRaw`` (see the module docstring)."""
 
     name = NAME
@@ -77,6 +76,7 @@ class ArxivSource(IntegritySource):
     absence = "unknown"
     vouches = True  # the latest version's flags are the paper's whole withdrawal state
     servers = frozenset({"arXiv"})
+    url_setting = "arxiv_url"
 
     def __init__(
         self,
@@ -94,47 +94,26 @@ class ArxivSource(IntegritySource):
         self.oai_url = oai_url.rstrip("/")
         self.batch_size = batch_size
         self.pacer = pacer or arxiv_pacer()
-        self.http = Retrying(
-            NAME,
+        super().__init__(
+            self.api_url,
             self.pacer,
             timeout=timeout,
             max_total_seconds=max_total_seconds,
             max_attempts=max_attempts,
-            backoff_base=1.0,
-            backoff_cap=30.0,
         )
-        self._answered = 0
-        self._failed: Counter[str] = Counter()
-        self._as_of: dt.datetime | None = None
 
     @classmethod
-    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
-        """Behind the look-up cache, like Crossref; offline, cache misses are errors."""
-        if settings.offline and settings.no_cache:
-            return None
-
-        def factory() -> IntegritySource:
-            return cls(
-                api_url=settings.arxiv_url,
-                oai_url=settings.arxiv_oai_url,
-                timeout=settings.timeout,
-                max_total_seconds=settings.max_total_seconds,
-            )
-
-        info = SourceInfo(name=cls.name, url=settings.arxiv_url)
-        return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+    def from_settings(cls, settings: Settings) -> ArxivSource:
+        return cls(
+            api_url=settings.arxiv_url,
+            oai_url=settings.arxiv_oai_url,
+            timeout=settings.timeout,
+            max_total_seconds=settings.max_total_seconds,
+        )
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """arXiv ids, and of DOIs only arXiv's DataCite ones (every other DOI is not arXiv's)."""
         return kind == "arxiv" or (kind == "doi" and arxiv_of_doi(ident) is not None)
-
-    @property
-    def requests_made(self) -> int:
-        return self.http.requests_made
-
-    def info(self) -> SourceInfo:
-        info = SourceInfo(name=self.name, url=self.api_url, as_of=self._as_of)
-        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
 
     def query(self, ident: str, kind: IdKind = "arxiv") -> Lookup:
         return self.query_all([ident], kind=kind)[ident]
@@ -150,7 +129,8 @@ class ArxivSource(IntegritySource):
         for ident in wanted:
             found = arxiv_of_doi(ident) if kind == "doi" else parse_arxiv(ident)
             if found is None:
-                answers[ident] = _lookup(ident, "error", f"arxiv: {ident[:60]!r} is no arXiv id")
+                said = f"arxiv: {ident[:60]!r} is no arXiv id"
+                answers[ident] = self._answer(ident, "error", said)
             else:
                 parsed[ident] = found
         papers = list(dict.fromkeys(a.id for a in parsed.values()))
@@ -162,17 +142,13 @@ class ArxivSource(IntegritySource):
         return {ident: answers[ident] for ident in wanted}
 
     def _ask(self, papers: list[str], progress: Progress | None, total: int) -> dict[str, Lookup]:
-        client = open_client(None, self.http.timeout, 1)  # one connection, as arXiv asks
-        run = self.http.run(client)
+        run = self.run()  # one connection, as arXiv asks
         results: dict[str, Lookup] = {}
-        try:
-            for start in range(0, len(papers), self.batch_size):
-                batch = papers[start : start + self.batch_size]
-                results.update(self._batch(run, batch))
-                if progress is not None:
-                    progress(min(start + len(batch), total), total)
-        finally:
-            client.close()
+        for start in range(0, len(papers), self.batch_size):
+            batch = papers[start : start + self.batch_size]
+            results.update(self._batch(run, batch))
+            if progress is not None:
+                progress(min(start + len(batch), total), total)
         return results
 
     def _batch(self, run: Run, batch: list[str]) -> dict[str, Lookup]:
@@ -180,7 +156,7 @@ class ArxivSource(IntegritySource):
         try:
             feed = self.http.get(run, self.api_url, params, _atom)
         except GaveUp as exc:
-            return {p: _lookup(p, "error", str(exc)) for p in batch}
+            return {p: self._answer(p, "error", str(exc)) for p in batch}
         entries = {e.arxiv.id: e for e in feed.entries}
         out: dict[str, Lookup] = {}
         unknown_ok = len(feed.entries) + feed.empty >= len(batch)
@@ -189,9 +165,9 @@ class ArxivSource(IntegritySource):
             if entry is not None:
                 out[paper] = self._judge(run, entry)
             elif unknown_ok and feed.empty:
-                out[paper] = _lookup(paper, "not_found")
+                out[paper] = self._answer(paper, "not_found")
             else:  # left out without an empty entry in its place: no proof of absence
-                out[paper] = _lookup(paper, "error", "arxiv: the answer left this id out")
+                out[paper] = self._answer(paper, "error", "arxiv: the answer left this id out")
         return out
 
     def _judge(self, run: Run, entry: AtomEntry) -> Lookup:
@@ -204,13 +180,13 @@ class ArxivSource(IntegritySource):
             journal=entry.journal_ref,
             year=entry.published.year if entry.published else None,
             published_doi=entry.doi,
-            as_of=_now(),
+            as_of=now(),
         )
         if not entry.hints_withdrawal:
             return found
         record = self.raw_record(run, entry.arxiv.id)
         if isinstance(record, str):
-            return _lookup(entry.arxiv.id, "error", record)
+            return self._answer(entry.arxiv.id, "error", record)
         withdrawal = record.withdrawal()
         if withdrawal is None:
             return found
@@ -236,24 +212,6 @@ class ArxivSource(IntegritySource):
         if record.arxiv.id != paper:
             return f"arxiv: OAI-PMH answered with the record of {record.arxiv.id}"
         return record
-
-    def _tally(self, lookups: Iterable[Lookup]) -> None:
-        for lookup in lookups:
-            if lookup.outcome == "error":
-                self._failed[lookup.error or "error"] += 1
-            else:
-                self._answered += 1
-                self._as_of = self._as_of or lookup.as_of
-
-
-def _lookup(ident: str, outcome: str, error: str | None = None) -> Lookup:
-    return Lookup.model_validate(
-        {"doi": ident, "outcome": outcome, "source": NAME, "error": error, "as_of": _now()}
-    )
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 def _xml_body(response: httpx.Response) -> bytes:

@@ -18,17 +18,16 @@ an answer that does not validate (HTML, a message that is not ``ok``, items of a
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.doi import doi_path, try_normalize
-from rwgate.contract.models import Lookup, Notice, SourceInfo
+from rwgate.contract.models import Lookup, Notice
 from rwgate.settings.config import Settings
-from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
-from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
-from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.http import Failure, GaveUp, Run, json_body
+from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import biorxiv_doi
 from rwgate.sources.ratelimit import Limiter, shared_limiter
 
@@ -45,7 +44,6 @@ class Details:
     """One ``details`` answer: ``ok`` with the items, or ``no posts found`` (empty)."""
 
     items: list[dict[str, Any]]
-    cursor: int | None = None
     total: int | None = None
 
 
@@ -71,7 +69,7 @@ def details(response: httpx.Response) -> Details:
         ok = isinstance(item, dict) and try_normalize(str(item.get("doi", ""))) is not None
         if not ok or not str(item.get("version", "")).isdigit() or "type" not in item:
             raise Failure("answer has an item that is not a version record", retry=False)
-    return Details(collection, _int(messages[0].get("cursor")), _int(messages[0].get("total")))
+    return Details(collection, _int(messages[0].get("total")))
 
 
 def _int(value: Any) -> int | None:
@@ -111,7 +109,7 @@ def _date(value: Any) -> dt.date | None:
         return None
 
 
-class BiorxivSource(IntegritySource):
+class BiorxivSource(PacedSource):
     """bioRxiv and medRxiv, through ``api.biorxiv.org`` (see the module docstring)."""
 
     name = NAME
@@ -120,6 +118,7 @@ class BiorxivSource(IntegritySource):
     absence = "nothing"  # neither server holding a 10.1101 DOI proves nothing: Crossref's to say
     vouches = True  # every version is listed with its type
     servers = frozenset({"bioRxiv/medRxiv"})
+    url_setting = "biorxiv_url"
 
     def __init__(
         self,
@@ -132,44 +131,21 @@ class BiorxivSource(IntegritySource):
         limiter = shared_limiter(
             NAME, self.base_url, lambda: Limiter(concurrency=1, limit=2, interval=1.0)
         )
-        self.http = Retrying(
-            NAME,
+        super().__init__(
+            self.base_url,
             limiter,
             timeout=timeout,
             max_total_seconds=max_total_seconds,
             max_attempts=max_attempts,
-            backoff_base=1.0,
-            backoff_cap=30.0,
         )
-        self._answered = 0
-        self._failed: Counter[str] = Counter()
-        self._as_of: dt.datetime | None = None
 
     @classmethod
-    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
-        if settings.offline and settings.no_cache:
-            return None
-
-        def factory() -> IntegritySource:
-            return cls(settings.biorxiv_url, settings.timeout, settings.max_total_seconds)
-
-        info = SourceInfo(name=cls.name, url=settings.biorxiv_url)
-        return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
+    def from_settings(cls, settings: Settings) -> BiorxivSource:
+        return cls(settings.biorxiv_url, settings.timeout, settings.max_total_seconds)
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """Only bioRxiv/medRxiv preprint DOIs (not the Cold Spring Harbor journals')."""
         return kind == "doi" and biorxiv_doi(ident) is not None
-
-    @property
-    def requests_made(self) -> int:
-        return self.http.requests_made
-
-    def info(self) -> SourceInfo:
-        info = SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
-        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
-
-    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
-        return self.query_all([ident], kind=kind)[ident]
 
     def query_all(
         self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
@@ -178,18 +154,14 @@ class BiorxivSource(IntegritySource):
         ``not_found`` without a request (this source proves nothing by absence)."""
         wanted = list(dict.fromkeys(idents))
         out: dict[str, Lookup] = {}
-        client = open_client(None, self.http.timeout, 1)
-        run = self.http.run(client)
-        try:
-            for done, ident in enumerate(wanted, start=1):
-                preprint = biorxiv_doi(ident) if kind == "doi" else None
-                out[ident] = (
-                    self._ask(run, preprint) if preprint else _lookup(ident, "not_found")
-                ).model_copy(update={"doi": ident})
-                if progress is not None:
-                    progress(done, len(wanted))
-        finally:
-            client.close()
+        run = self.run()
+        for done, ident in enumerate(wanted, start=1):
+            preprint = biorxiv_doi(ident) if kind == "doi" else None
+            out[ident] = (
+                self._ask(run, preprint) if preprint else self._answer(ident, "not_found")
+            ).model_copy(update={"doi": ident})
+            if progress is not None:
+                progress(done, len(wanted))
         self._tally(out.values())
         return out
 
@@ -199,13 +171,13 @@ class BiorxivSource(IntegritySource):
             try:
                 answer = self.http.get(run, url, {}, details)
             except GaveUp as exc:
-                return _lookup(doi, "error", str(exc))
+                return self._answer(doi, "error", str(exc))
             items = [i for i in answer.items if try_normalize(str(i["doi"])) == doi]
             if len(items) != len(answer.items):
-                return _lookup(doi, "error", f"biorxiv: {server} answered with another DOI")
+                return self._answer(doi, "error", f"biorxiv: {server} answered with another DOI")
             if items:
                 return self._found(doi, items)
-        return _lookup(doi, "not_found")
+        return self._answer(doi, "not_found")
 
     def _found(self, doi: str, items: list[dict[str, Any]]) -> Lookup:
         latest = max(items, key=lambda i: int(str(i["version"])))
@@ -223,28 +195,8 @@ class BiorxivSource(IntegritySource):
             journal=str(latest.get("server") or "") or None,
             year=first.year if first else None,
             published_doi=published_of(items),
-            as_of=dt.datetime.now(dt.UTC),
+            as_of=now(),
         )
-
-    def _tally(self, lookups: Iterable[Lookup]) -> None:
-        for lookup in lookups:
-            if lookup.outcome == "error":
-                self._failed[lookup.error or "error"] += 1
-            else:
-                self._answered += 1
-                self._as_of = self._as_of or lookup.as_of
-
-
-def _lookup(ident: str, outcome: str, error: str | None = None) -> Lookup:
-    return Lookup.model_validate(
-        {
-            "doi": ident,
-            "outcome": outcome,
-            "source": NAME,
-            "error": error,
-            "as_of": dt.datetime.now(dt.UTC),
-        }
-    )
 
 
 __all__ = ["NAME", "SERVERS", "BiorxivSource", "Details", "details", "withdrawal_of"]

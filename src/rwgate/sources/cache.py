@@ -215,10 +215,8 @@ class CachedSource(IntegritySource):
                     Lookup,
                     {"doi": ident, "outcome": "error", "source": self.name, "error": OFFLINE},
                 )
-        elif misses:
-            if self.inner is None:
-                self.inner = self.factory()  # type: ignore[misc]
-            fresh = self.inner.query_all(misses, progress, kind=kind)
+        elif (inner := self.real()) is not None:
+            fresh = inner.query_all(misses, progress, kind=kind)
             for ident in misses:
                 lookup = fresh.get(ident) or Lookup(
                     doi=ident, outcome="error", source=self.name, error="no answer from the source"
@@ -232,6 +230,13 @@ class CachedSource(IntegritySource):
                     self.failed[lookup.error or "error"] += 1
                 results[ident] = lookup
         return results
+
+    def real(self) -> IntegritySource | None:
+        """The wrapped source itself, made now if not yet (None offline): what else the run asks
+        of the same API goes through it, on its one client."""
+        if self.inner is None and self.factory is not None:
+            self.inner = self.factory()
+        return self.inner
 
     def info(self) -> SourceInfo:
         info = self.inner.info() if self.inner is not None else self.default_info

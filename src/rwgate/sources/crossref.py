@@ -14,9 +14,7 @@ cache never loads the HTTP client).
 
 from __future__ import annotations
 
-import datetime as dt
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
@@ -24,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rwgate.contract.doi import doi_path, try_normalize
 from rwgate.contract.evidence import lookup_from_crossref, merge_notices
-from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.contract.models import Lookup
 from rwgate.settings.config import Settings
-from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
-from rwgate.sources.http import Failure, GaveUp, Retrying, Run, json_body, open_client
-from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.http import Failure, GaveUp, Run, json_body
+from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
@@ -54,7 +52,7 @@ _Result = tuple[dict[str, Lookup], list[str]]
 """What a worker returns: the look-ups it settled and the DOIs still to confirm one by one."""
 
 
-class CrossrefSource(IntegritySource):
+class CrossrefSource(PacedSource):
     """The Crossref REST API as an integrity source: a DOI registry (``not_found`` = unknown)."""
 
     name = "crossref"
@@ -64,6 +62,8 @@ class CrossrefSource(IntegritySource):
     )
     absence = "unknown"
     vouches = True  # a record without ``updated-by`` is a work with no notice registered
+    url_setting = "crossref_url"
+    connections = _MAX_THREADS
 
     def __init__(
         self,
@@ -89,7 +89,6 @@ class CrossrefSource(IntegritySource):
         # The DOI resolver's registration-agency API: which agency holds each DOI a batch left
         # out, for many DOIs in one request (None: confirm each with /works/{doi} instead).
         self.doi_url = doi_url.rstrip("/") if doi_url else None
-        self.mailto = mailto
         self.batch_size = batch_size
         # Public-pool defaults until the first answer says otherwise; kept across calls.
         self.limiter = shared_limiter(
@@ -97,53 +96,26 @@ class CrossrefSource(IntegritySource):
             self.base_url,
             lambda: Limiter(concurrency=1, limit=5, interval=1.0, max_concurrency=_MAX_THREADS),
         )
-        self.http = Retrying(
-            self.name,
+        super().__init__(
+            self.base_url,
             self.limiter,
             timeout=timeout,
             max_total_seconds=max_total_seconds,
             max_attempts=max_attempts,
             backoff_base=backoff_base,
-            backoff_cap=30.0,
             learn_limits=True,
+            mailto=mailto,
         )
-        self._as_of: dt.datetime | None = None
-        self._answered = 0
-        self._failed: Counter[str] = Counter()
-        """Look-ups this run that got no usable answer, by reason."""
-
-    @property
-    def requests_made(self) -> int:
-        return self.http.requests_made
-
-    def info(self) -> SourceInfo:
-        """Named with what happened this run: answered (dated when the first answer came), or
-        not reached (with the commonest reason); never dated when nothing answered."""
-        info = SourceInfo(name=self.name, url=self.base_url, as_of=self._as_of)
-        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
 
     @classmethod
-    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
-        """Behind the look-up cache; the client itself is made on the first miss (never when
-        offline: then a miss is an ``error`` answer). Offline without a cache there is nothing
-        to ask: not opened."""
-        if settings.offline and settings.no_cache:
-            return None
-
-        def factory() -> IntegritySource:
-            return cls(
-                base_url=settings.crossref_url,
-                mailto=settings.mailto,
-                timeout=settings.timeout,
-                max_total_seconds=settings.max_total_seconds,
-                doi_url=settings.doi_url,
-            )
-
-        info = SourceInfo(name=cls.name, url=settings.crossref_url)
-        return CachedSource(cls, cache, None if settings.offline else factory, info, TTL_WORK)
-
-    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
-        return self.query_all([ident], kind=kind)[ident]
+    def from_settings(cls, settings: Settings) -> CrossrefSource:
+        return cls(
+            base_url=settings.crossref_url,
+            mailto=settings.mailto,
+            timeout=settings.timeout,
+            max_total_seconds=settings.max_total_seconds,
+            doi_url=settings.doi_url,
+        )
 
     def query_all(
         self, dois: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
@@ -158,7 +130,7 @@ class CrossrefSource(IntegritySource):
             batchable[i : i + self.batch_size] for i in range(0, len(batchable), self.batch_size)
         ]
         singles = [d for d in wanted if "," in d]
-        run = self.http.run(self.open_client())
+        run = self.run()
         pool = ThreadPoolExecutor(max_workers=_MAX_THREADS, thread_name_prefix="rwgate-crossref")
         completed = False
         try:
@@ -168,21 +140,11 @@ class CrossrefSource(IntegritySource):
             if not completed:  # Ctrl-C or a failing progress callback: stop the workers now
                 run.cancel.set()
                 self.limiter.wake()
+                self.close()  # their connections too (a later call opens another client)
             pool.shutdown(wait=completed, cancel_futures=True)
-            run.client.close()
         answers = {doi: results[doi] for doi in wanted}
         self._tally(answers.values())
         return answers
-
-    def _tally(self, lookups: Iterable[Lookup]) -> None:
-        """Count what this run's look-ups brought, for :meth:`info`."""
-        for lookup in lookups:
-            if lookup.outcome == "error":
-                self._failed[lookup.error or "error"] += 1
-                continue
-            self._answered += 1
-            if self._as_of is None or (lookup.as_of and lookup.as_of < self._as_of):
-                self._as_of = lookup.as_of or _now()
 
     def _drive(
         self,
@@ -240,11 +202,9 @@ class CrossrefSource(IntegritySource):
             agency = str(item.get("RA") or "").strip()
             if agency and agency.lower() != "crossref":
                 text = f"registered with {agency[:40]}, not Crossref"
-                settled[doi] = Lookup(
-                    doi=doi, outcome="foreign", source=self.name, error=text, as_of=_now()
-                )
+                settled[doi] = self._answer(doi, "foreign", text)
             elif str(item.get("status") or "").lower() == "doi does not exist":
-                settled[doi] = Lookup(doi=doi, outcome="not_found", source=self.name, as_of=_now())
+                settled[doi] = self._answer(doi, "not_found")
         return settled, [d for d in dois if d not in settled]
 
     # --- workers (run on pool threads; they never raise) ------------------------------------
@@ -277,7 +237,7 @@ class CrossrefSource(IntegritySource):
         if reply.error is not None:
             lookup = self._error(doi, reply.error)
         elif reply.status == 404:
-            lookup = Lookup(doi=doi, outcome="not_found", source=self.name, as_of=_now())
+            lookup = self._answer(doi, "not_found")
         else:
             message = reply.data["message"]
             own = try_normalize(message.get("DOI"))
@@ -297,25 +257,20 @@ class CrossrefSource(IntegritySource):
             lookup = lookup_from_crossref(message, source=self.name)
         except (ValueError, TypeError, AttributeError) as exc:
             return self._error(doi, f"crossref: unreadable record for {doi}: {exc}")
-        return lookup.model_copy(update={"doi": doi, "as_of": _now()})
+        return lookup.model_copy(update={"doi": doi, "as_of": now()})
 
     def _error(self, doi: str, text: str) -> Lookup:
-        return Lookup(doi=doi, outcome="error", source=self.name, error=text, as_of=_now())
+        return self._answer(doi, "error", text)
 
     # --- HTTP --------------------------------------------------------------------------------
 
-    def open_client(self) -> httpx.Client:
-        """An HTTP client for :meth:`request` (the caller closes it)."""
-        return open_client(self.mailto, self.http.timeout, _MAX_THREADS)
-
-    def request(
-        self, client: httpx.Client, url: str, params: Mapping[str, str], kind: Kind
-    ) -> Reply:
-        """One GET on the same retry, ``Retry-After`` and rate-limit path as :meth:`query_all`.
+    def request(self, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
+        """One GET on the source's client and the same retry, ``Retry-After`` and rate-limit path
+        as :meth:`query_all` (the searches of DOI recovery and verification use it).
 
         Never raises for HTTP trouble: the one-line reason is ``Reply.error``.
         """
-        return self._get(self.http.run(client), url, params, kind)
+        return self._get(self.run(), url, params, kind)
 
     def _get(self, run: Run, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
         try:
@@ -334,10 +289,6 @@ def _merge(first: Lookup, second: Lookup) -> Lookup:
     notices = merge_notices([*first.notices, *second.notices])
     notice_for = list(dict.fromkeys([*first.notice_for, *second.notice_for]))
     return first.model_copy(update={"notices": notices, "notice_for": notice_for})
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 def _crossref_message(response: httpx.Response) -> str:

@@ -1,4 +1,4 @@
-"""The one retrying GET behind every registry rwgate asks (Crossref, OpenAlex).
+"""The one retrying GET behind every registry rwgate asks (Crossref, OpenAlex, arXiv, bioRxiv).
 
 Giving up too early turns a citation ``unverified``; never giving up hangs a build. So every GET
 has one discipline: backoff with full jitter, ``Retry-After`` honoured by the whole client (the
@@ -200,16 +200,37 @@ class Retrying:
     backoff_cap: float
     learn_limits: bool = False
     """Adopt the ``x-rate-limit-*`` limits each answer advertises (Crossref does)."""
+    mailto: str | None = None
+    connections: int = 1
+    """What :meth:`client` is opened with (:func:`open_client`)."""
     requests_made: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _client: httpx.Client | None = field(default=None, repr=False)
     _unreachable: dict[str, tuple[float, str]] = field(default_factory=dict, repr=False)
     _answered: set[str] = field(default_factory=set, repr=False)
     """Servers that answered this run: a reset from one of them is passing trouble."""
 
-    def run(self, client: httpx.Client, cancel: threading.Event | None = None) -> Run:
-        """A run whose deadline is ``max_total_seconds`` from now."""
+    def client(self) -> httpx.Client:
+        """The API's one HTTP client, opened on first use and kept until :meth:`close`: every
+        question to the API in a run (every thread, every caller) shares its connections."""
+        with self._lock:
+            if self._client is None:
+                self._client = open_client(self.mailto, self.timeout, self.connections)
+            return self._client
+
+    def close(self) -> None:
+        """Close :meth:`client` (its connections end; a later request opens another)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def run(self, client: httpx.Client | None = None, cancel: threading.Event | None = None) -> Run:
+        """A run whose deadline is ``max_total_seconds`` from now, on ``client`` (by default the
+        API's own, :meth:`client`)."""
         deadline = time.monotonic() + self.max_total_seconds
         cancel = cancel if cancel is not None else CANCEL.get()
+        client = self.client() if client is None else client
         return Run(client, deadline, threading.Event() if cancel is None else cancel)
 
     def get(

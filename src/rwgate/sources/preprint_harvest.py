@@ -22,7 +22,7 @@ from typing import Any
 from rwgate.contract.doi import try_normalize
 from rwgate.sources.arxiv import ArxivSource, oai_answer
 from rwgate.sources.biorxiv import BiorxivSource, details, withdrawal_of
-from rwgate.sources.http import GaveUp, open_client
+from rwgate.sources.http import GaveUp
 from rwgate.sources.snapshot_preprints import Harvested, arxiv_row
 
 FIRST_DAY = {"biorxiv": dt.date(2013, 11, 1), "medrxiv": dt.date(2019, 6, 1)}
@@ -43,10 +43,9 @@ def harvest_arxiv(
     params: dict[str, str] = {"verb": "ListRecords", "metadataPrefix": "arXivRaw"}
     if since is not None:
         params["from"] = since.isoformat()
-    client = open_client(None, source.http.timeout, 1)
     try:
         while True:
-            run = source.http.run(client)  # each page its own deadline: a harvest takes hours
+            run = source.run()  # each page its own deadline: a harvest takes hours
             page = source.http.get(run, source.oai_url, params, oai_answer)
             got.requests += 1
             for record in page.records:
@@ -64,7 +63,7 @@ def harvest_arxiv(
     except GaveUp as exc:
         got.error = str(exc)
     finally:
-        client.close()
+        source.close()
     return got
 
 
@@ -82,11 +81,10 @@ def harvest_biorxiv(
     got = Harvested(part=server, source=f"{source.base_url}/details/{server}")
     latest: dict[str, dict[str, Any]] = {}
     cursor = 0
-    client = open_client(None, source.http.timeout, 1)
     try:
         while True:
             url = f"{source.base_url}/details/{server}/{start}/{today}/{cursor}/json"
-            answer = source.http.get(source.http.run(client), url, {}, details)
+            answer = source.http.get(source.run(), url, {}, details)
             got.requests += 1
             for item in answer.items:
                 doi = try_normalize(str(item["doi"]))
@@ -101,7 +99,7 @@ def harvest_biorxiv(
     except GaveUp as exc:
         got.error = str(exc)
     finally:
-        client.close()
+        source.close()
     for doi, item in latest.items():
         notice = withdrawal_of([item])
         if notice is None:

@@ -18,7 +18,6 @@ version (what arXiv's ``id_list`` answers with its latest version), the version 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rwgate.contract.doi import try_normalize
@@ -73,9 +72,7 @@ _ARCHIVES = frozenset(
         "supr-con",
     ]
 )
-_ARXIV_FIELDS = ("eprint", "arxiv", "arxivid", "arxiv_id")
-_TEXT_FIELDS = ("url", "doi", "note", "howpublished", "journal", "journaltitle", "volume", "pages")
-_ARXIV_PREFIX = "10.48550/arxiv."
+ARXIV_PREFIX = "10.48550/arxiv."
 
 
 @dataclass(frozen=True, order=True)
@@ -92,11 +89,7 @@ class ArxivId:
     @property
     def doi(self) -> str:
         """The DataCite DOI arXiv registers for the paper (canonical: lower case)."""
-        return f"{_ARXIV_PREFIX}{self.id}".lower()
-
-    @property
-    def new_style(self) -> bool:
-        return "/" not in self.id
+        return f"{ARXIV_PREFIX}{self.id}".lower()
 
 
 def _from_match(match: re.Match[str]) -> ArxivId | None:
@@ -138,40 +131,12 @@ def parse_arxiv(text: str | None) -> ArxivId | None:
     return None
 
 
-def arxiv_from_fields(fields: Mapping[str, str | None]) -> ArxivId | None:
-    """The arXiv id of a bibliography entry (field names lower-case, BibTeX or CSL spelling).
-
-    ``eprint`` counts bare only when the entry says arXiv (``archiveprefix``/``eprinttype``) or
-    names no other archive; otherwise an ``arXiv:``-style mention in a text field or URL."""
-    get = {k.lower().replace("-", "_"): (v or "") for k, v in fields.items()}
-    archive = (get.get("archiveprefix") or get.get("eprinttype") or "").strip().lower()
-    for name in _ARXIV_FIELDS:
-        value = get.get(name, "").strip()
-        if not value:
-            continue
-        if name == "eprint" and archive not in ("", "arxiv"):
-            continue
-        found = parse_arxiv(value)
-        if found is not None:
-            return found
-    for name in _TEXT_FIELDS:
-        found = parse_arxiv(get.get(name)) if _mentions_arxiv(get.get(name, "")) else None
-        if found is not None:
-            return found
-    return None
-
-
-def _mentions_arxiv(text: str) -> bool:
-    """A bare id in ``volume`` or ``pages`` is a number; only an introduced one counts there."""
-    return _IN_TEXT.search(text) is not None
-
-
 def arxiv_of_doi(doi: str | None) -> ArxivId | None:
     """The paper of an arXiv DataCite DOI (``10.48550/arXiv.1706.03762``), else None."""
     canonical = try_normalize(doi) if doi else None
-    if not canonical or not canonical.startswith(_ARXIV_PREFIX):
+    if not canonical or not canonical.startswith(ARXIV_PREFIX):
         return None
-    return parse_arxiv(canonical[len(_ARXIV_PREFIX) :])
+    return parse_arxiv(canonical[len(ARXIV_PREFIX) :])
 
 
 # --- bioRxiv / medRxiv -------------------------------------------------------------------------
@@ -223,7 +188,7 @@ posted content either): SSRN, Research Square, Authorea, Preprints.org, the OSF-
 (OSF Preprints 10.31219, PsyArXiv 10.31234, SocArXiv 10.31235, LawArXiv 10.31228, ...)."""
 
 
-PREPRINT_PREFIXES: tuple[str, ...] = (_ARXIV_PREFIX, *(prefix for prefix, _ in _SILENT))
+PREPRINT_PREFIXES: tuple[str, ...] = (ARXIV_PREFIX, *(prefix for prefix, _ in _SILENT))
 """Every preprint DOI prefix but bioRxiv's (``10.1101/`` is shared with CSHL journals: see
 :data:`BIORXIV_DOI`), for the screen's SQL."""
 BIORXIV_DOI = r"^10\.1101/(?:\d{6,}|\d{4}\.\d{2}\.\d{2}\.\d{6,})(?:v\d{1,3})?$"
@@ -246,9 +211,9 @@ def preprint_server(doi: str | None) -> PreprintServer | None:
 
 
 __all__ = [
+    "ARXIV_PREFIX",
     "ArxivId",
     "PreprintServer",
-    "arxiv_from_fields",
     "arxiv_of_doi",
     "biorxiv_doi",
     "parse_arxiv",

@@ -18,10 +18,10 @@ from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
 from rwgate.frontends.verify.bibtex_export import NoticeField
 from rwgate.frontends.verify.models import BibtexEntry, BibtexResult, Work
-from rwgate.frontends.verify.verify import match_one
+from rwgate.frontends.verify.verify import match_one, opened
 from rwgate.identify.crossref_search import SourceUnavailable
 from rwgate.identify.ids import arxiv_doi, arxiv_id
-from rwgate.identify.lookup import Registries, ask, doi_tasks, open_registries
+from rwgate.identify.lookup import Registries, ask, doi_tasks
 from rwgate.settings.config import Settings
 
 
@@ -79,17 +79,14 @@ def get_bibtex(
     out = BibtexResult()
     if not doi and not dois and not (title and title.strip()):
         raise ValueError("get_bibtex: give a doi, dois or a title")
-    regs = open_registries(settings)
-    try:
+    with opened(settings) as (regs, srcs):
         wanted = _wanted(doi, dois, out)
         if title and title.strip():
             found = _resolve_title(regs, title.strip(), out)
             if found:
                 wanted = list(dict.fromkeys([*wanted, found]))
         made = _entries(regs, wanted, out)
-    finally:
-        regs.close()
-    citations = integrity.judge([(d, d) for d, _, _ in made], settings)
+        citations = integrity.judge([(d, d) for d, _, _ in made], settings, srcs)
     keys = bibtex_export.unique_keys(key for _, key, _ in made)
     for (d, _, source), key, citation in zip(made, keys, citations, strict=True):
         text = None

@@ -17,18 +17,22 @@ from rwgate.core import check
 from rwgate.identify.ids import ARXIV_PREFIX
 from rwgate.render.annotate import annotate
 from rwgate.settings.config import Settings
+from rwgate.sources import OpenSources
 from rwgate.verdicts.result import FLAGGED
 
 SERIOUS = frozenset(SERIOUS_STATUSES)
 _RETRACTED_LIKE = frozenset(RETRACTED_LIKE)
 
 
-def judge(pairs: Sequence[tuple[str, str]], settings: Settings) -> list[Citation]:
-    """One citation per ``(key, doi)`` pair, in order, from a single batched check."""
+def judge(
+    pairs: Sequence[tuple[str, str]], settings: Settings, sources: OpenSources | None = None
+) -> list[Citation]:
+    """One citation per ``(key, doi)`` pair, in order, from a single batched check (on the
+    run's ``sources`` when given: their one cache and clients)."""
     if not pairs:
         return []
     refs = [Reference(key=key, doi=doi, location=Location(file="verify")) for key, doi in pairs]
-    result = check(refs, settings)
+    result = check(refs, settings, sources=sources)
     policy = settings.to_policy()
     out = []
     for citation in result.citations:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from rwgate.frontends.verify import integrity
 from rwgate.frontends.verify.models import SearchHit, SearchResult, Work
-from rwgate.identify.lookup import ask, open_registries, search_tasks, sources_note
+from rwgate.frontends.verify.verify import opened
+from rwgate.identify.lookup import ask, search_tasks, sources_note
 from rwgate.identify.same import normalize_title
 from rwgate.identify.works import merge
 from rwgate.settings.config import Settings
@@ -55,18 +56,15 @@ def search_references(
         raise ValueError(f"search_references: max_results must be 1..{MAX_RESULTS}")
     if year_from is not None and year_to is not None and year_from > year_to:
         raise ValueError(f"search_references: year_from {year_from} is after year_to {year_to}")
-    regs = open_registries(settings, sources)
-    try:
+    with opened(settings, sources) as (regs, srcs):
         answers = ask(search_tasks(regs, text, max_results, year_from, year_to))
-    finally:
-        regs.close()
-    works = _dedupe(answers.works)[:max_results]
+        works = _dedupe(answers.works)[:max_results]
+        pairs = [(w.doi, w.doi) for w in works if w.doi]
+        judged = iter(integrity.judge(pairs, settings, srcs))
     result = SearchResult(query=text, sources_answered=answers.answered)
     result.sources_failed = answers.failed
     result.complete = not answers.failed
     if answers.failed:
         result.warnings.append(sources_note(answers.answered, answers.failed))
-    pairs = [(w.doi, w.doi) for w in works if w.doi]
-    judged = iter(integrity.judge(pairs, settings))
     result.results = [SearchHit(work=w, integrity=next(judged) if w.doi else None) for w in works]
     return result

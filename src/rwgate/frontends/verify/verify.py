@@ -11,8 +11,9 @@ core in one batch, so each result carries the status and notices ``rwgate check`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
@@ -23,6 +24,7 @@ from rwgate.identify.lookup import Answers, Registries, look_up, open_registries
 from rwgate.identify.lookup import best as best_match
 from rwgate.identify.same import PARTIAL, VERIFIED, verdict_for
 from rwgate.settings.config import Settings, load_settings
+from rwgate.sources import OpenSources, open_sources
 
 _ENTRY_THREADS = 3
 
@@ -105,11 +107,13 @@ def _finish(result: VerifyResult) -> VerifyResult:
     return result
 
 
-def attach_integrity(results: Sequence[VerifyResult], settings: Settings) -> None:
+def attach_integrity(
+    results: Sequence[VerifyResult], settings: Settings, sources: OpenSources
+) -> None:
     """One batched integrity check for every matched work; corrected BibTeX with its notice."""
     matched = [(i, r) for i, r in enumerate(results) if r.matched and r.matched.doi]
     pairs = [(r.key or r.matched.doi, r.matched.doi) for _, r in matched]  # type: ignore[union-attr]
-    citations = integrity.judge(pairs, settings)  # type: ignore[arg-type]
+    citations = integrity.judge(pairs, settings, sources)  # type: ignore[arg-type]
     for (_, result), citation in zip(matched, citations, strict=True):
         assert result.matched is not None
         result.integrity = citation
@@ -124,22 +128,31 @@ def attach_integrity(results: Sequence[VerifyResult], settings: Settings) -> Non
         result.bibtex = bibtex_export.from_work(result.matched, key, result.integrity)
 
 
+@contextmanager
+def opened(
+    settings: Settings, names: Sequence[str] | None = None
+) -> Iterator[tuple[Registries, OpenSources]]:
+    """The run's integrity sources, and the registry searches (``names``: default both) on
+    their one look-up cache and one client per API; all closed at the end."""
+    srcs = open_sources(settings)
+    try:
+        regs = open_registries(settings, names, srcs)
+        try:
+            yield regs, srcs
+        finally:
+            regs.close()
+    finally:
+        srcs.close()
+
+
 def verify_many(
-    cited: Sequence[Reference],
-    settings: Settings,
-    sources: Sequence[str] | None = None,
-    regs: Registries | None = None,
+    cited: Sequence[Reference], settings: Settings, sources: Sequence[str] | None = None
 ) -> list[VerifyResult]:
     """Verify every citation (a few at a time; the clients' limiters keep the registries happy)."""
-    own = regs is None
-    regs = regs or open_registries(settings, sources)
-    try:
+    with opened(settings, sources) as (regs, srcs):
         with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
             results = list(pool.map(lambda c: match_one(regs, c), cited))
-    finally:
-        if own:
-            regs.close()
-    attach_integrity(results, settings)
+        attach_integrity(results, settings, srcs)
     return [_finish(r) for r in results]
 
 

@@ -1,0 +1,130 @@
+"""One base for the integrity sources asked over HTTP at their server's pace (Crossref, arXiv,
+bioRxiv/medRxiv).
+
+Each such source had the same set-up three times over: a :class:`~rwgate.sources.http.Retrying`
+on its server's limiter, an HTTP client, the run's tally of what answered (for
+:meth:`~rwgate.sources.interface.IntegritySource.info`) and an ``open`` that puts it behind the
+look-up cache. They live here once. A source keeps one client for its whole life (a run: the
+check's :class:`~rwgate.sources.OpenSources` closes it), so everything that asks one server in a
+run, the integrity batches and the searches of DOI recovery and ``rwgate verify`` alike, shares
+one client, one retry discipline and one memory of a server that could not be reached.
+``httpx`` is still loaded only when the first request goes out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from abc import abstractmethod
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar
+
+from rwgate.contract.models import Lookup, SourceInfo
+from rwgate.settings.config import Settings
+from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
+from rwgate.sources.http import Retrying, Run
+from rwgate.sources.interface import IdKind, IntegritySource, run_state
+
+if TYPE_CHECKING:
+    from rwgate.sources.ratelimit import Limiter
+
+
+class PacedSource(IntegritySource):
+    """An integrity source on one HTTP API: its retry discipline, its client, its run's tally."""
+
+    url_setting: ClassVar[str]
+    """The setting naming the server, for how reports name the source before it is asked."""
+    connections: ClassVar[int] = 1
+    """Connections its client may hold at once (arXiv and bioRxiv ask for one)."""
+
+    def __init__(
+        self,
+        url: str,
+        limiter: Limiter,
+        *,
+        timeout: float,
+        max_total_seconds: float,
+        max_attempts: int,
+        backoff_base: float = 1.0,
+        learn_limits: bool = False,
+        mailto: str | None = None,
+    ) -> None:
+        self.url = url
+        self.mailto = mailto
+        self.http = Retrying(
+            self.name,
+            limiter,
+            timeout=timeout,
+            max_total_seconds=max_total_seconds,
+            max_attempts=max_attempts,
+            backoff_base=backoff_base,
+            backoff_cap=30.0,
+            learn_limits=learn_limits,
+            mailto=mailto,
+            connections=self.connections,
+        )
+        self._answered = 0
+        self._failed: Counter[str] = Counter()
+        """Look-ups this run that got no usable answer, by reason."""
+        self._as_of: dt.datetime | None = None
+
+    @classmethod
+    @abstractmethod
+    def from_settings(cls, settings: Settings) -> PacedSource:
+        """The source as the invoking user's settings configure it (never offline)."""
+
+    @classmethod
+    def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
+        """Behind the look-up cache; the source itself is made on the first miss (never when
+        offline: then a miss is an ``error`` answer). Offline without a cache there is nothing
+        to ask: not opened."""
+        if settings.offline and settings.no_cache:
+            return None
+        info = SourceInfo(name=cls.name, url=getattr(settings, cls.url_setting))
+        factory = None if settings.offline else lambda: cls.from_settings(settings)
+        return CachedSource(cls, cache, factory, info, TTL_WORK)
+
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
+    @property
+    def requests_made(self) -> int:
+        return self.http.requests_made
+
+    def info(self) -> SourceInfo:
+        """Named with what happened this run: answered (dated when the first answer came), or
+        not reached (with the commonest reason); never dated when nothing answered."""
+        info = SourceInfo(name=self.name, url=self.url, as_of=self._as_of)
+        return info.model_copy(update=run_state(self._answered, self._failed, self.name))
+
+    def _answer(self, ident: str, outcome: str, error: str | None = None) -> Lookup:
+        """This source's look-up of ``ident``, dated now."""
+        return Lookup.model_validate(
+            {"doi": ident, "outcome": outcome, "source": self.name, "error": error, "as_of": now()}
+        )
+
+    def _tally(self, lookups: Iterable[Lookup]) -> None:
+        """Count what this run's look-ups brought, for :meth:`info`."""
+        for lookup in lookups:
+            if lookup.outcome == "error":
+                self._failed[lookup.error or "error"] += 1
+                continue
+            self._answered += 1
+            if self._as_of is None or (lookup.as_of and lookup.as_of < self._as_of):
+                self._as_of = lookup.as_of or now()
+
+    def run(self) -> Run:
+        """A run of GETs on the source's one client (:meth:`Retrying.client`), with its own
+        deadline."""
+        return self.http.run()
+
+    def close(self) -> None:
+        """Close the client (its connections end; a later request opens another)."""
+        self.http.close()
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+__all__ = ["PacedSource", "now"]
