@@ -37,7 +37,7 @@ import rwgate.verdicts.judge as judge
 from fakes.crossref import FakeCrossref, synthetic_record
 from rwgate.contract.models import Reference
 from rwgate.settings.config import Settings, load_settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 
 @contextmanager

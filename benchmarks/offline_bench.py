@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--dois", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    from rwgate.sources.snapshot import import_files
+    from rwgate.sources.snapshot.source import import_files
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)

@@ -68,7 +68,7 @@ def generate(path: Path, rows: int, dois: list[str]) -> None:
 
 
 def snapshot(folder: Path) -> Path:
-    from rwgate.sources.snapshot import import_files
+    from rwgate.sources.snapshot.source import import_files
 
     path = folder / "snapshot.sqlite"
     if not path.exists():

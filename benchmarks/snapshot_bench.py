@@ -82,7 +82,7 @@ def generate(path: Path, rows: int) -> None:
 
 
 def _child_import(db: Path, csv_path: Path) -> dict[str, float]:
-    from rwgate.sources.snapshot import import_files
+    from rwgate.sources.snapshot.source import import_files
 
     started = time.perf_counter()
     result = import_files(db, [csv_path])
@@ -91,7 +91,7 @@ def _child_import(db: Path, csv_path: Path) -> dict[str, float]:
 
 
 def _child_lookup(db: Path, rows: int, hits: int) -> dict[str, float]:
-    from rwgate.sources.snapshot import Snapshot
+    from rwgate.sources.snapshot.source import Snapshot
 
     step = max(2, rows // hits)
     listed = [work_doi(i) for i in range(0, rows, step)][:hits]

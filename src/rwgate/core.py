@@ -26,8 +26,8 @@ from rwgate.settings import recorded
 from rwgate.settings.config import Settings
 from rwgate.settings.policy import Policy
 from rwgate.sources import Answers, OpenSources, open_sources
-from rwgate.sources.http import NO_NETWORK
 from rwgate.sources.interface import Progress
+from rwgate.sources.net.http import NO_NETWORK
 from rwgate.verdicts.judge import (
     FLAG_RANK,
     SEVERITY,

@@ -20,7 +20,7 @@ from fakes.crossref import FakeCrossref
 from fakes.openalex import FakeOpenAlex
 from rwgate.frontends.cli.main import main
 from rwgate.sources.cache import Cache
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 WAKEFIELD = (

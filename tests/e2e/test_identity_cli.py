@@ -14,7 +14,7 @@ import pytest
 
 from rwgate.frontends.cli.main import main
 from rwgate.frontends.mcp.tools import Toolbox
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 WATSON_DOI = "10.1038/171737a0"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from test_latex_build import doc, pdf_text, rw_latexmk  # noqa: F401 (fixtures)
 
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TEX = r"""\documentclass{article}

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_latex_build import _tools, contains, doc, entry_text, pdf_text, rw_latexmk  # noqa: F401
 
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 RW_EXTRACT = Path(__file__).parents[1] / "fixtures" / "rw" / "rw-extract-2025.csv"
 KUCSKO = "10.1038/nature12373"  # cited by natbib.tex, clean at Crossref (the fake)

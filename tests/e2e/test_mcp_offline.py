@@ -12,7 +12,7 @@ import pytest
 from test_mcp import call, error_text, notices_of, structured
 
 from fakes.crossref import FakeCrossref
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

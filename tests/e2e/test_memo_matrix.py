@@ -33,7 +33,7 @@ import pytest
 from pandoc_build import copy_fixtures, pandoc, rw_filter
 
 from fakes.crossref import FakeCrossref, closed_port_url
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEX = ROOT / "tests" / "fixtures" / "latex"

@@ -21,9 +21,9 @@ from fakes.arxiv import FakeArxiv
 from fakes.biorxiv import FakeBiorxiv
 from fakes.crossref import FakeCrossref
 from rwgate.frontends.cli.main import main
-from rwgate.sources import snapshot_preprints
 from rwgate.sources.arxiv_pace import Pacer, use_pacer
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot import preprints as snapshot_preprints
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -21,7 +21,7 @@ from rwgate.contract.vocab import FLAGGED_STATUSES
 from rwgate.core import check
 from rwgate.frontends.screen.run import ScreenOptions, screen
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RW = ROOT / "tests" / "fixtures" / "rw"

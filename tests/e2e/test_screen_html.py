@@ -19,7 +19,7 @@ import pytest
 
 from conftest import require_tool
 from rwgate.frontends.screen.run import ScreenOptions, screen
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RW = ROOT / "tests" / "fixtures" / "rw" / "rw-extract-2025.csv"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RW = ROOT / "tests" / "fixtures" / "rw" / "rw-extract-2025.csv"

@@ -23,7 +23,7 @@ import pytest
 from rwgate.contract.models import Reference
 from rwgate.core import check
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot import import_files
+from rwgate.sources.snapshot.source import import_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RW = ROOT / "tests" / "fixtures" / "rw" / "rw-extract-2025.csv"

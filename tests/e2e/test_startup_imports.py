@@ -27,7 +27,7 @@ def test_importing_the_source_does_not_import_httpx(fake_crossref: FakeCrossref)
 
 def test_importing_the_sources_does_not_import_httpx() -> None:
     probe = (
-        "import sys, rwgate.sources.http, rwgate.identify.openalex\n"
+        "import sys, rwgate.sources.net.http, rwgate.identify.openalex\n"
         "import rwgate.identify.crossref_search\n"
         "print('httpx' in sys.modules)\n"
     )

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from rwgate.frontends.cli.main import main
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RECS1_TEX = (

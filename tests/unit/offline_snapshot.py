@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rwgate.settings.config import Settings, load_settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 

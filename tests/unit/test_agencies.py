@@ -14,7 +14,7 @@ from fakes.crossref import FakeCrossref
 from rwgate.contract.models import Reference
 from rwgate.core import check
 from rwgate.settings.config import load_settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 ARXIV = "10.48550/arxiv.1706.03762"

@@ -13,7 +13,7 @@ import pytest
 
 from fakes.crossref import FakeCrossref, PoolLimits, closed_port_url
 from rwgate.sources.crossref import CrossrefSource
-from rwgate.sources.ratelimit import parse_interval, retry_after_seconds
+from rwgate.sources.net.ratelimit import parse_interval, retry_after_seconds
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
 LACOUR = "10.1126/science.1256151"

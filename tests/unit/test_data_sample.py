@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rwgate.frontends.cli.data import main, sample_sources
-from rwgate.sources.snapshot import Snapshot
+from rwgate.sources.snapshot.source import Snapshot
 
 
 def test_the_sample_ships_in_the_package() -> None:

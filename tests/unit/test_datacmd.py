@@ -16,8 +16,8 @@ import pytest
 
 from fakes.rwexport import CSVServer
 from rwgate.frontends.cli import data as datacmd
-from rwgate.sources.rwdownload import TerminalProgress, part_paths
-from rwgate.sources.snapshot import Snapshot
+from rwgate.sources.snapshot.download import TerminalProgress, part_paths
+from rwgate.sources.snapshot.source import Snapshot
 
 RW = Path(__file__).parents[1] / "fixtures" / "rw"
 EXTRACT = RW / "rw-extract-2025.csv"

@@ -18,9 +18,9 @@ import pytest
 
 from fakes.rwexport import CSVServer
 from rwgate.frontends.cli import data as datacmd
-from rwgate.sources import rwdownload
-from rwgate.sources.rwdownload import part_paths
-from rwgate.sources.snapshot import Snapshot
+from rwgate.sources.snapshot import download as rwdownload
+from rwgate.sources.snapshot.download import part_paths
+from rwgate.sources.snapshot.source import Snapshot
 
 EXTRACT = Path(__file__).parents[1] / "fixtures" / "rw" / "rw-extract-2025.csv"
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

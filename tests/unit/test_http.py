@@ -1,4 +1,4 @@
-"""The shared retrying GET (rwgate.sources.http) against the loopback fakes."""
+"""The shared retrying GET (rwgate.sources.net.http) against the loopback fakes."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from fakes.hostile import WAKEFIELD, HostileCrossref
 from fakes.openalex import FakeOpenAlex
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.settings.config import Settings
-from rwgate.sources.http import Failure, GaveUp, Retrying, open_client, transport_reason
-from rwgate.sources.ratelimit import Limiter
+from rwgate.sources.net.http import Failure, GaveUp, Retrying, open_client, transport_reason
+from rwgate.sources.net.ratelimit import Limiter
 
 NATURE = "10.1038/nature12373"
 

@@ -20,7 +20,7 @@ from rwgate.core import check
 from rwgate.identify.same import mismatch, title_agrees
 from rwgate.readers import load_bibliography
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 from rwgate.titles import TitleRow, identity_similarity, title_key
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -11,7 +11,7 @@ import pytest
 from rwgate.contract.models import Reference
 from rwgate.frontends.kit import KeptSources, judge
 from rwgate.settings.config import load_settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 WAKE = Reference(key="wake", doi="10.1016/s0140-6736(97)11096-0")

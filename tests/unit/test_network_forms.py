@@ -24,7 +24,7 @@ from rwgate.frontends.cli.main import main
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.settings.config import Settings
 from rwgate.sources.crossref import CrossrefSource
-from rwgate.sources.netblock import blocked_transport
+from rwgate.sources.net.netblock import blocked_transport
 
 SAID = {
     "proxy_403": "refused by a proxy (HTTP 403, via: 1.1 proxy.corp.example (squid/5.7))",
@@ -93,7 +93,7 @@ def test_openalex_stops_asking_too(form: str) -> None:
 
 
 def test_a_proxy_page_without_headers_is_known_by_its_words() -> None:
-    from rwgate.sources.netblock import blocked_answer
+    from rwgate.sources.net.netblock import blocked_answer
 
     page = b"<html><body>Access to this site is blocked by your organisation</body></html>"
     response = httpx.Response(403, headers={"content-type": "text/html"}, content=page)

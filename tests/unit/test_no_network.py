@@ -25,7 +25,7 @@ from rwgate.frontends.cli.main import main
 from rwgate.identify.openalex import OpenAlexSource, OpenAlexUnavailable
 from rwgate.settings.config import Settings
 from rwgate.sources.crossref import CrossrefSource
-from rwgate.sources.http import NO_NETWORK, unreachable_reason
+from rwgate.sources.net.http import NO_NETWORK, unreachable_reason
 
 NOWHERE = "api.crossref.invalid"  # RFC 6761: never resolves
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

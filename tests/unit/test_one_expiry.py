@@ -11,8 +11,8 @@ from rwgate.contract.models import Reference
 from rwgate.core import check
 from rwgate.settings import recorded
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot import Snapshot
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.source import Snapshot
+from rwgate.sources.snapshot.store import import_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

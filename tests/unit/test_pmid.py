@@ -12,7 +12,7 @@ from rwgate.core import check
 from rwgate.readers.bibliographies.bibtex import parse_bib
 from rwgate.readers.bibliographies.csl import parse_csl_json
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 
 CLEAN_DOI = "10.1038/nature12373"  # not in the extract
 
@@ -80,7 +80,7 @@ def test_a_pmid_that_is_both_a_work_and_its_notice_is_judged_as_the_work(offline
 def test_a_schema_1_snapshot_is_read_and_upgraded_by_the_next_import(tmp_path: Path) -> None:
     import sqlite3
 
-    from rwgate.sources.snapshot import Snapshot
+    from rwgate.sources.snapshot.source import Snapshot
 
     snapshot = tmp_path / "s.sqlite3"
     export = RW / "rw-extract-2025.csv"

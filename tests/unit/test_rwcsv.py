@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rwgate.contract.models import Problem
-from rwgate.sources import rwcsv
-from rwgate.sources.rwcsv import CSVFormatError, RowError, RWRow, iter_rows
+from rwgate.sources.snapshot import rwcsv
+from rwgate.sources.snapshot.rwcsv import CSVFormatError, RowError, RWRow, iter_rows
 
 RW = Path(__file__).parents[1] / "fixtures" / "rw"
 
@@ -140,7 +140,7 @@ def test_natures_map_to_notice_types() -> None:
 
 
 def test_withdrawal_recorded_as_retraction() -> None:
-    from rwgate.sources.rwcsv import notice_type_of
+    from rwgate.sources.snapshot.rwcsv import notice_type_of
 
     assert notice_type_of("Retraction", ["Withdrawal", "Duplication of Article"]) == "withdrawal"
     assert notice_type_of("Retraction", ["Duplication of Article"]) == "retraction"

@@ -14,8 +14,9 @@ import pytest
 
 from rwgate.contract import trusted as trusted_module
 from rwgate.contract.evidence import status_from_notices
-from rwgate.sources import rwcsv, snapshot_store
-from rwgate.sources.snapshot import (
+from rwgate.sources.snapshot import rwcsv
+from rwgate.sources.snapshot import store as snapshot_store
+from rwgate.sources.snapshot.source import (
     Snapshot,
     SnapshotError,
     default_snapshot_path,
@@ -593,7 +594,7 @@ def test_only_the_exports_own_header_makes_a_full_export(tmp_path: Path) -> None
     with Snapshot(path) as snap:
         assert snap.is_registry is False
     for variant in ("rw-extract-2025.csv", "rw-labs-2023-one-row-20-columns.csv"):
-        from rwgate.sources.rwcsv import has_export_header
+        from rwgate.sources.snapshot.rwcsv import has_export_header
 
         assert has_export_header(RW / variant), variant  # 21- and 20-field headers
 

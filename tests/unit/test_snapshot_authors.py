@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from rwgate.sources import snapshot_queries
-from rwgate.sources.snapshot import Snapshot, import_files
+from rwgate.sources.snapshot import queries as snapshot_queries
+from rwgate.sources.snapshot.source import Snapshot, import_files
 
 RW = Path(__file__).resolve().parents[1] / "fixtures" / "rw"
 FILES = [RW / "rw-extract-2025.csv", RW / "wakefield-1998-lancet.json"]

@@ -23,7 +23,7 @@ from rwgate.core import check
 from rwgate.identify.same import mismatch
 from rwgate.readers.bibliographies.bibtex import parse_bib
 from rwgate.settings.config import Settings
-from rwgate.sources.snapshot_store import import_files
+from rwgate.sources.snapshot.store import import_files
 from rwgate.titles import title_key
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

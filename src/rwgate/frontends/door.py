@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from rwgate.identify.crossref_search import CrossrefQuery as CrossrefQuery
 from rwgate.identify.crossref_search import SourceUnavailable as SourceUnavailable
-from rwgate.sources import snapshot_queries as snapshot_queries
 from rwgate.sources.cache import TTL_FEED as TTL_FEED
 from rwgate.sources.cache import TTL_SEARCH as TTL_SEARCH
 from rwgate.sources.cache import TTL_WORK as TTL_WORK
-from rwgate.sources.http import CANCEL as CANCEL
-from rwgate.sources.http import remember_failures as remember_failures
-from rwgate.sources.http import share_connections as share_connections
 from rwgate.sources.interface import Progress as Progress
-from rwgate.sources.snapshot import Snapshot as Snapshot
-from rwgate.sources.snapshot import SnapshotError as SnapshotError
-from rwgate.sources.snapshot import snapshot_status as snapshot_status
-from rwgate.sources.snapshot_crossref import author_names as author_names
-from rwgate.sources.snapshot_info import SnapshotStatus as SnapshotStatus
-from rwgate.sources.snapshot_queries import AuthoredWork as AuthoredWork
+from rwgate.sources.net.http import CANCEL as CANCEL
+from rwgate.sources.net.http import remember_failures as remember_failures
+from rwgate.sources.net.http import share_connections as share_connections
+from rwgate.sources.snapshot import queries as snapshot_queries  # noqa: F401 (the door names the module)
+from rwgate.sources.snapshot.crossref_bodies import author_names as author_names
+from rwgate.sources.snapshot.info import SnapshotStatus as SnapshotStatus
+from rwgate.sources.snapshot.queries import AuthoredWork as AuthoredWork
+from rwgate.sources.snapshot.source import Snapshot as Snapshot
+from rwgate.sources.snapshot.source import SnapshotError as SnapshotError
+from rwgate.sources.snapshot.source import snapshot_status as snapshot_status

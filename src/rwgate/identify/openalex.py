@@ -3,7 +3,7 @@
 Citation verification asks OpenAlex what it asks Crossref (does a work with this title exist, what
 is the record behind this DOI), because the two registries fail differently: OpenAlex knows arXiv
 preprints (DataCite DOIs) that Crossref does not, and flags retractions with ``is_retracted``.
-The discipline is Crossref's (:mod:`rwgate.sources.http`: backoff with full jitter,
+The discipline is Crossref's (:mod:`rwgate.sources.net.http`: backoff with full jitter,
 ``Retry-After``, an overall deadline; ``httpx`` loaded only when a request really goes out), with
 successful answers cached with the per-kind time-to-live and failures never cached but raised as
 :class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked" rather than "nothing
@@ -22,8 +22,8 @@ from rwgate.contract.doi import doi_path
 from rwgate.identify.crossref_search import SourceUnavailable
 from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_SEARCH, TTL_WORK, Cache
-from rwgate.sources.http import Failure, GaveUp, Retrying, json_body
-from rwgate.sources.ratelimit import Limiter, shared_limiter
+from rwgate.sources.net.http import Failure, GaveUp, Retrying, json_body
+from rwgate.sources.net.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
     import httpx

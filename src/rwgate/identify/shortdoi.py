@@ -30,7 +30,7 @@ def resolve_short_dois(
 ) -> dict[str, str | None]:
     """shortDOI -> full DOI, or None when it cannot be resolved (offline, unknown, no answer).
 
-    Asked through the project's one retrying GET (:class:`~rwgate.sources.http.Retrying`): an
+    Asked through the project's one retrying GET (:class:`~rwgate.sources.net.http.Retrying`): an
     overall deadline, bounded bodies, same-host redirects only, as every other upstream."""
     found: dict[str, str | None] = {}
     ask: list[str] = []
@@ -44,8 +44,8 @@ def resolve_short_dois(
         return found
     if settings.offline:
         return {**found, **dict.fromkeys(ask)}
-    from rwgate.sources.http import GaveUp, Retrying
-    from rwgate.sources.ratelimit import Limiter, shared_limiter
+    from rwgate.sources.net.http import GaveUp, Retrying
+    from rwgate.sources.net.ratelimit import Limiter, shared_limiter
 
     base = settings.doi_url.rstrip("/")
     limiter = shared_limiter(_NAME, base, lambda: Limiter(concurrency=1, limit=5, interval=1.0))
@@ -75,7 +75,7 @@ def resolve_short_dois(
 
 def _alias(response: httpx.Response) -> str | None:
     """The DOI a handle record's ``HS_ALIAS`` names; None for anything else."""
-    from rwgate.sources.http import json_body
+    from rwgate.sources.net.http import json_body
 
     if response.status_code != 200 or len(response.content) > _MAX_RECORD:
         return None

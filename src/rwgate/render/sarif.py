@@ -22,7 +22,7 @@ from rwgate.contract.vocab import status_label
 from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
 from rwgate.render.safe import one_line
-from rwgate.sources.http import PROJECT_URL
+from rwgate.sources.net.http import PROJECT_URL
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -51,7 +51,7 @@ WARM = (
     "rwgate.sources",
     "rwgate.sources.cache",
     "rwgate.sources.crossref",
-    "rwgate.sources.snapshot",
+    "rwgate.sources.snapshot.source",
     "rwgate.render.annotate",
     "rwgate.render.report",
     "rwgate.frontends.latex.hooks",

@@ -248,7 +248,7 @@ def environ(env: Mapping[str, str] | None = None) -> Mapping[str, str]:
 
 
 def snapshot_id(path: str | os.PathLike[str]) -> str | None:
-    """The import id in the snapshot's SQLite header (``rwgate.sources.snapshot_schema`` sets it
+    """The import id in the snapshot's SQLite header (``rwgate.sources.snapshot.schema`` sets it
     on every import): None when there is no file, "" when the file has none (or is not SQLite).
     A 100-byte read: no ``sqlite3``, and pandoc's Lua can read it the same way."""
     try:

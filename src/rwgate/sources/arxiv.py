@@ -39,8 +39,8 @@ from rwgate.sources.arxiv_xml import (
     parse_atom,
     parse_oai,
 )
-from rwgate.sources.http import Failure, GaveUp, Run
 from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.net.http import Failure, GaveUp, Run
 from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import ArxivId, arxiv_of_doi, parse_arxiv
 

@@ -2,7 +2,8 @@
 
 arXiv's terms of use for its APIs ask for "no more than one request every three seconds" and "a
 single connection at a time", counted for all of a user's machines together. Crossref's
-:class:`~rwgate.sources.ratelimit.Limiter` learns limits from headers and lets several threads in;
+:class:`~rwgate.sources.net.ratelimit.Limiter` learns limits from headers and lets several threads
+in;
 arXiv advertises nothing, so this pacer is fixed: a request holds the one turn for its whole
 length (one connection), and starts no sooner than ``interval`` after the previous start. Every
 arXiv endpoint (the Atom API, OAI-PMH) and every source of the process share the one pacer
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
-from rwgate.sources.ratelimit import DeadlineExceeded, Limiter
+from rwgate.sources.net.ratelimit import DeadlineExceeded, Limiter
 
 INTERVAL = 3.0
 """Seconds between two request starts, as arXiv asks."""

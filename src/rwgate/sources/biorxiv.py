@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from rwgate.contract.doi import doi_path, try_normalize
 from rwgate.contract.models import Lookup, Notice
 from rwgate.settings.config import Settings
-from rwgate.sources.http import Failure, GaveUp, Run, json_body
 from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.net.http import Failure, GaveUp, Run, json_body
+from rwgate.sources.net.ratelimit import Limiter, shared_limiter
 from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import biorxiv_doi
-from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
     import httpx

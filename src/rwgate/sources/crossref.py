@@ -7,7 +7,8 @@ own (``/works/{doi}``) before it is called ``not_found``: a list answer that sil
 out is not proof that the DOI does not exist. A request that finally fails gives every DOI in it
 ``outcome="error"`` so that the core reports ``unverified``, never ``clean``.
 
-Retries, ``Retry-After``, the deadline and the learned rate limits are :mod:`rwgate.sources.http`'s;
+Retries, ``Retry-After``, the deadline and the learned rate limits are
+:mod:`rwgate.sources.net.http`'s;
 like it, this module loads ``httpx`` only when a request really goes out (a run answered from the
 cache never loads the HTTP client).
 """
@@ -24,10 +25,10 @@ from rwgate.contract.doi import doi_path, try_normalize
 from rwgate.contract.evidence import lookup_from_crossref, merge_notices
 from rwgate.contract.models import Lookup
 from rwgate.settings.config import Settings
-from rwgate.sources.http import Failure, GaveUp, Run, json_body
 from rwgate.sources.interface import IdKind, Progress
+from rwgate.sources.net.http import Failure, GaveUp, Run, json_body
+from rwgate.sources.net.ratelimit import Limiter, shared_limiter
 from rwgate.sources.paced import PacedSource, now
-from rwgate.sources.ratelimit import Limiter, shared_limiter
 
 if TYPE_CHECKING:
     import httpx

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from rwgate.contract.models import Lookup, SourceInfo
-from rwgate.sources.http import NO_NETWORK
+from rwgate.sources.net.http import NO_NETWORK
 from rwgate.titles import TitleRow
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """One base for the integrity sources asked over HTTP at their server's pace (Crossref, arXiv,
 bioRxiv/medRxiv).
 
-Each such source had the same set-up three times over: a :class:`~rwgate.sources.http.Retrying`
+Each such source had the same set-up three times over: a :class:`~rwgate.sources.net.http.Retrying`
 on its server's limiter, an HTTP client, the run's tally of what answered (for
 :meth:`~rwgate.sources.interface.IntegritySource.info`) and an ``open`` that puts it behind the
 look-up cache. They live here once. A source keeps one client for its whole life (a run: the
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, ClassVar
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
 from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
-from rwgate.sources.http import Retrying, Run
 from rwgate.sources.interface import IdKind, IntegritySource, run_state
+from rwgate.sources.net.http import Retrying, Run
 
 if TYPE_CHECKING:
-    from rwgate.sources.ratelimit import Limiter
+    from rwgate.sources.net.ratelimit import Limiter
 
 
 class PacedSource(IntegritySource):

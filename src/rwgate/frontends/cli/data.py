@@ -19,8 +19,8 @@ from rwgate.settings.paths import DEFAULT_RW_CSV_URL, default_snapshot_path
 
 if TYPE_CHECKING:
     from rwgate.settings.config import Settings
-    from rwgate.sources.snapshot import ImportResult, ImportSource
-    from rwgate.sources.snapshot_info import ProvenanceEntry, SnapshotStatus
+    from rwgate.sources.snapshot.info import ProvenanceEntry, SnapshotStatus
+    from rwgate.sources.snapshot.source import ImportResult, ImportSource
 
 # Every command module imports its machinery inside the command: building rwgate's parser must
 # stay cheap, because latexmk starts `rwgate bibtex` several times per build.
@@ -73,7 +73,7 @@ def _import(
     """Run the import and print what happened; ``None`` (error printed) if the snapshot failed."""
     import sqlite3
 
-    from rwgate.sources.snapshot import SnapshotError, import_files
+    from rwgate.sources.snapshot.source import SnapshotError, import_files
 
     try:
         result = import_files(path, files, allow_shrink=allow_shrink, require_full=require_full)
@@ -97,7 +97,7 @@ SAMPLE_NOTE = (
 def sample_sources() -> list[ImportSource]:
     """The sample data shipped in the package (``rwgate/sample``), each named ``sample:PATH``
     in the snapshot's provenance, so ``data status`` and every report say it is the sample."""
-    from rwgate.sources.snapshot import ImportSource
+    from rwgate.sources.snapshot.source import ImportSource
 
     folder = Path(__file__).resolve().parents[2] / "sample"
     files = [folder / "retraction-watch" / "rw-sample.csv"]
@@ -131,7 +131,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _last_download(path: Path, url: str) -> ProvenanceEntry | None:
     """The last import of ``url``; raises SnapshotError before a download that could not land."""
-    from rwgate.sources.snapshot import Snapshot
+    from rwgate.sources.snapshot.source import Snapshot
 
     if not path.exists():
         return None
@@ -145,8 +145,13 @@ def cmd_update(args: argparse.Namespace) -> int:
     harvest the preprint withdrawals instead (:func:`cmd_update_preprints`)."""
     if getattr(args, "preprints", False):
         return cmd_update_preprints(args)
-    from rwgate.sources.rwdownload import DownloadError, TerminalProgress, discard_part, download
-    from rwgate.sources.snapshot import ImportSource, SnapshotError
+    from rwgate.sources.snapshot.download import (
+        DownloadError,
+        TerminalProgress,
+        discard_part,
+        download,
+    )
+    from rwgate.sources.snapshot.source import ImportSource, SnapshotError
 
     path = snapshot_path(args)
     # The invoking user's choice only (flag or environment): a mirror, or a loopback fake in tests.
@@ -192,11 +197,11 @@ def cmd_update_preprints(args: argparse.Namespace) -> int:
     import sqlite3
 
     from rwgate.errors import RwgateError
-    from rwgate.sources import snapshot_preprints as tables
     from rwgate.sources.arxiv import ArxivSource
     from rwgate.sources.biorxiv import BiorxivSource
-    from rwgate.sources.preprint_harvest import harvest_arxiv, harvest_biorxiv
-    from rwgate.sources.snapshot_store import updating
+    from rwgate.sources.snapshot import preprints as tables
+    from rwgate.sources.snapshot.harvest import harvest_arxiv, harvest_biorxiv
+    from rwgate.sources.snapshot.store import updating
 
     path = snapshot_path(args)
     settings = _settings()
@@ -230,8 +235,8 @@ def _preprint_state(path: Path) -> tuple[dict[str, dt.date | None], dict[str, se
     """Each part's last harvest date and the idents it lists as withdrawn."""
     import sqlite3
 
-    from rwgate.sources import snapshot_preprints as tables
-    from rwgate.sources.snapshot_schema import check_schema
+    from rwgate.sources.snapshot import preprints as tables
+    from rwgate.sources.snapshot.schema import check_schema
 
     since: dict[str, dt.date | None] = {}
     known: dict[str, set[str]] = {part: set() for part in tables.PARTS}
@@ -309,7 +314,7 @@ def status_warnings(status: SnapshotStatus, max_age_days: int) -> list[str]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Where the snapshot is, what it holds, how old it is; exit 0 also when there is none."""
-    from rwgate.sources.snapshot import SnapshotError, snapshot_status
+    from rwgate.sources.snapshot.source import SnapshotError, snapshot_status
 
     path = snapshot_path(args)
     max_age = getattr(args, "max_age_days", None)

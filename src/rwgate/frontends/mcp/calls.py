@@ -102,7 +102,7 @@ def progress_for(ctx: Context) -> Callable[[int, int], None]:
 
 async def _in_thread(work: Callable[[], BaseModel]) -> BaseModel:
     """``work()`` in a worker thread that stops asking upstream when the call is cancelled: the
-    event reaches every source through :data:`rwgate.sources.http.CANCEL` (a cancelled call went
+    event reaches every source through :data:`rwgate.sources.net.http.CANCEL` (a cancelled call went
     on sending 6 of its 10 requests)."""
     from rwgate.frontends.door import CANCEL
 

@@ -110,7 +110,8 @@ def verdicts(snapshot: Path, cache: Path | None, scratch: Path) -> Verdicts:
     """The verdict table of ``snapshot``: kept in ``cache`` (None: built in ``scratch``, a
     folder that lives as long as the screen) and reused while its record holds.
 
-    Raises :class:`~rwgate.sources.snapshot.SnapshotError` when there is no usable snapshot."""
+    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` when there is no usable
+    snapshot."""
     ident = recorded.snapshot_id(snapshot)
     if cache is None or not ident:  # no file (build says so), or no id: nothing to key by
         return _build(snapshot, scratch, None)[0]

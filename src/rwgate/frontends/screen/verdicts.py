@@ -59,7 +59,7 @@ class Registry:
     def partial_registry(self) -> bool:
         """A "full export" smaller than any real one: a sample imported with ``--allow-shrink``,
         which makes every work it does not list clean (fail-open)."""
-        from rwgate.sources.snapshot_rwcsv import FULL_EXPORT_FLOOR
+        from rwgate.sources.snapshot.rw_import import FULL_EXPORT_FLOOR
 
         return self.full_export and (self.export_rows or 0) < FULL_EXPORT_FLOOR
 
@@ -111,7 +111,7 @@ class Verdicts(Registry):
 def _identifiers(path: Path) -> tuple[list[str], list[str], int | None]:
     """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records), and
     the rows of the newest full export imported."""
-    from rwgate.sources.snapshot_rwcsv import EXPORT_KIND
+    from rwgate.sources.snapshot.rw_import import EXPORT_KIND
 
     uri = f"{path.resolve().as_uri()}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
@@ -159,14 +159,15 @@ def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
 def build(snapshot: Path) -> VerdictTable:
     """Judge every work of ``snapshot`` with :func:`rwgate.core.check` (offline, snapshot only).
 
-    Raises :class:`~rwgate.sources.snapshot.SnapshotError` when there is no usable snapshot: a
+    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` when there is no usable snapshot:
+    a
     screen without its registry would call everything unverified, which is no screen at all.
     """
     from rwgate.contract.models import Reference
     from rwgate.core import check
     from rwgate.settings.config import Settings
     from rwgate.sources import open_sources
-    from rwgate.sources.snapshot import Snapshot, SnapshotError
+    from rwgate.sources.snapshot.source import Snapshot, SnapshotError
 
     with Snapshot(snapshot) as snap:
         full = snap.is_registry

@@ -22,8 +22,8 @@ from typing import Any
 from rwgate.contract.doi import try_normalize
 from rwgate.sources.arxiv import ArxivSource, oai_answer
 from rwgate.sources.biorxiv import BiorxivSource, details, withdrawal_of
-from rwgate.sources.http import GaveUp
-from rwgate.sources.snapshot_preprints import Harvested, arxiv_row
+from rwgate.sources.net.http import GaveUp
+from rwgate.sources.snapshot.preprints import Harvested, arxiv_row
 
 FIRST_DAY = {"biorxiv": dt.date(2013, 11, 1), "medrxiv": dt.date(2019, 6, 1)}
 """When each server opened: a first harvest starts there."""

@@ -1,7 +1,7 @@
 """The forms "no network" takes on a laptop, known from the first request.
 
 A name that does not resolve and a refused connection say plainly that there is no network
-(:func:`rwgate.sources.http.unreachable_reason`). The other forms look like answers, or like a
+(:func:`rwgate.sources.net.http.unreachable_reason`). The other forms look like answers, or like a
 server's passing trouble, and cost a build every retry of every request:
 
 - a corporate proxy refusing the request: a ``403`` whose headers (``Via``, ``X-Squid-Error``) or

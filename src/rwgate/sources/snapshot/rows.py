@@ -1,5 +1,6 @@
 """Snapshot rows as rwgate's models: the key a DOI is stored under, a notice from its row, and
-the Lookup a work's rows make. Apart from :mod:`rwgate.sources.snapshot`, which decides what to
+the Lookup a work's rows make. Apart from :mod:`rwgate.sources.snapshot.source`, which decides what
+to
 ask SQLite, so that a row is read one way for the DOI, PubMed id and title look-ups alike.
 """
 
@@ -15,7 +16,7 @@ from rwgate.contract.doi import try_normalize
 from rwgate.contract.evidence import merge_notices
 from rwgate.contract.models import Lookup, Notice
 from rwgate.contract.trusted import trusted
-from rwgate.sources.rwcsv import SOURCE_NAME as _CSV
+from rwgate.sources.snapshot.rwcsv import SOURCE_NAME as _CSV
 
 NOTICE_COLUMNS = (
     "n.type, n.notice_doi, n.date, n.source, n.label, n.record_id, n.reasons,"

@@ -96,7 +96,7 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
 def _upgrade_from_2(conn: sqlite3.Connection) -> None:
     """Version 2 kept no author names (the MCP author search reads them offline): add the
     columns, and forget the HTTP validators so that the next ``data update`` fills them in (a
-    file imported again is read again: :func:`rwgate.sources.snapshot_store.import_files`)."""
+    file imported again is read again: :func:`rwgate.sources.snapshot.store.import_files`)."""
     for table in ("notices", "works"):
         columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if "authors" not in columns:

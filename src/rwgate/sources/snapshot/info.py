@@ -1,7 +1,8 @@
 """What ``rwgate data status`` (and the MCP ``rw_data_status`` tool) report about a snapshot:
 its size, freshness and the provenance of every file imported into it.
 
-Read from an open snapshot connection by :class:`rwgate.sources.snapshot.Snapshot`; kept apart
+Read from an open snapshot connection by :class:`rwgate.sources.snapshot.source.Snapshot`; kept
+apart
 from its look-ups, which judge works and never need these models.
 """
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from rwgate.sources.snapshot_preprints import PreprintPart, parts
-from rwgate.sources.snapshot_rows import iso_date
+from rwgate.sources.snapshot.preprints import PreprintPart, parts
+from rwgate.sources.snapshot.rows import iso_date
 
 
 class ProvenanceEntry(BaseModel):
@@ -73,7 +74,7 @@ def read_status(
     now: dt.datetime | None = None,
 ) -> SnapshotStatus:
     """The status of the snapshot open on ``conn``; ``as_of`` and ``registry`` as the
-    :class:`~rwgate.sources.snapshot.Snapshot` reading it found them."""
+    :class:`~rwgate.sources.snapshot.source.Snapshot` reading it found them."""
     now = now or dt.datetime.now(dt.UTC)
     count, works, newest = conn.execute(
         "SELECT count(*), count(DISTINCT work_doi), max(date) FROM notices"

@@ -3,8 +3,8 @@
 The Retraction Watch database is the registry of record for retractions, so a local copy lets
 rwgate judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what
 Crossref's ``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the
-SQLite file that :mod:`rwgate.sources.snapshot_store` builds (whose tables
-:mod:`rwgate.sources.snapshot_schema` documents); the file is opened read-only, so a look-up can
+SQLite file that :mod:`rwgate.sources.snapshot.store` builds (whose tables
+:mod:`rwgate.sources.snapshot.schema` documents); the file is opened read-only, so a look-up can
 never damage it, and an import that replaces the file under an open :class:`Snapshot` does not
 disturb it either.
 
@@ -30,23 +30,24 @@ from rwgate.contract.trusted import gc_paused
 from rwgate.settings import recorded
 from rwgate.settings.config import Settings
 from rwgate.settings.paths import default_snapshot_path
-from rwgate.sources import snapshot_rows, title_index
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import Absence, IdKind, IntegritySource, Progress
-from rwgate.sources.snapshot_info import (
+from rwgate.sources.snapshot import rows as snapshot_rows
+from rwgate.sources.snapshot import title_index
+from rwgate.sources.snapshot.info import (
     ProvenanceEntry,
     SnapshotStatus,
     read_provenance,
     read_status,
 )
-from rwgate.sources.snapshot_rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
-from rwgate.sources.snapshot_schema import (
+from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
+from rwgate.sources.snapshot.schema import (
     SCHEMA_VERSION,
     SnapshotError,
     check_schema,
     read_import_id,
 )
-from rwgate.sources.snapshot_store import FileImport, ImportResult, ImportSource, import_files
+from rwgate.sources.snapshot.store import FileImport, ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
 
 __all__ = [
@@ -140,7 +141,7 @@ class Snapshot(IntegritySource):
             return rows
 
     def read(self, sql: str, params: Mapping[str, Any] | Sequence[Any] = ()) -> list[Any]:
-        """Every row of a read-only query (:mod:`rwgate.sources.snapshot_queries`' questions)."""
+        """Every row of a read-only query (:mod:`rwgate.sources.snapshot.queries`' questions)."""
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 

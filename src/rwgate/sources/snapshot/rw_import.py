@@ -1,8 +1,9 @@
 """Retraction Watch CSV files as snapshot input: their rows as notices, and the rule that says
 whether a file is the whole export (which replaces every Retraction Watch row) or an extract.
 
-Its sibling :mod:`rwgate.sources.snapshot_crossref` reads recorded Crossref bodies; both write
-the tables :mod:`rwgate.sources.snapshot_schema` documents.
+Its sibling :mod:`rwgate.sources.snapshot.crossref_bodies` reads recorded Crossref bodies; both
+write
+the tables :mod:`rwgate.sources.snapshot.schema` documents.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from rwgate.contract.models import Problem
 from rwgate.errors import DataError
-from rwgate.sources import rwcsv
+from rwgate.sources.snapshot import rwcsv
 
 _INSERT_NOTICE = (
     "INSERT OR REPLACE INTO notices (key, work_doi, work_pmid, type, label, notice_doi, date,"
@@ -70,7 +71,7 @@ def import_export(
 def _is_full_export(
     conn: sqlite3.Connection, rows: int, skipped: list[Problem], allow_shrink: bool
 ) -> bool:
-    """Whole, by the rules of :func:`rwgate.sources.snapshot_store.import_files`: every row
+    """Whole, by the rules of :func:`rwgate.sources.snapshot.store.import_files`: every row
     read, enough rows."""
     if skipped or rows == 0:
         return False

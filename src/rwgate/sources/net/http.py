@@ -2,12 +2,13 @@
 
 Giving up too early turns a citation ``unverified``; never giving up hangs a build. So every GET
 has one discipline: backoff with full jitter, ``Retry-After`` honoured by the whole client (the
-shared :class:`~rwgate.sources.ratelimit.Limiter`), an overall deadline and a one-line reason fit
+shared :class:`~rwgate.sources.net.ratelimit.Limiter`), an overall deadline and a one-line reason
+fit
 for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is imported
 only where a request really goes out: a run answered from the cache never loads it.
 
 An upstream is not trusted to behave. Every socket wait of a GET, connect, headers and body, ends
-at the run's deadline (:mod:`rwgate.sources.deadline_io`: a server that drips its headers or its
+at the run's deadline (:mod:`rwgate.sources.net.deadline_io`: a server that drips its headers or its
 body a byte at a time cannot outlast it, where httpx's timeouts bound only each read), and an
 answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
 is read whole. Redirects are followed only to the same scheme and host, at most three times; any
@@ -19,7 +20,8 @@ the socket layer reports) will not heal within a run, and five attempts with bac
 no-network build four seconds for nothing. Such a failure (:func:`unreachable_reason`) ends the
 look-ups of that server after one try, for every thread of the source and for
 :attr:`Retrying.max_total_seconds` (no run outlives its deadline); the reason says what to do.
-So do the forms no network takes that look like answers (:mod:`rwgate.sources.netblock`): a proxy
+So do the forms no network takes that look like answers (:mod:`rwgate.sources.net.netblock`): a
+proxy
 refusing the request or the tunnel, a connection reset before the server ever answered this run,
 a captive portal's web page or its redirect to another host. Timeouts, 5xx, 429, dropped
 connections and a reset after an answer keep their retries.
@@ -38,14 +40,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rwgate import __version__
 from rwgate.errors import SourceError
-from rwgate.sources.netblock import (
+from rwgate.sources.net.netblock import (
     blocked_answer,
     blocked_transport,
     redirected_away,
     transport_reason,
     unreachable_reason,
 )
-from rwgate.sources.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
+from rwgate.sources.net.ratelimit import DeadlineExceeded, Limiter, retry_after_seconds
 
 if TYPE_CHECKING:
     import httpx
@@ -95,7 +97,7 @@ def _new_client(mailto: str | None, timeout: float, connections: int, kept: bool
         def close(self) -> None:  # shared by every call of the process: never closed by one
             pass
 
-    from rwgate.sources.deadline_io import bound_by_deadline
+    from rwgate.sources.net.deadline_io import bound_by_deadline
 
     contact = f"; mailto:{mailto}" if mailto else ""
     client = (KeptClient if kept else httpx.Client)(
@@ -327,7 +329,7 @@ class Retrying:
         429, 5xx, a refused redirect or an over-size or undecodable body."""
         import httpx
 
-        from rwgate.sources.deadline_io import DEADLINE
+        from rwgate.sources.net.deadline_io import DEADLINE
 
         server = _server(url)
         self._not_again(server)

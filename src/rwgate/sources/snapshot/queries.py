@@ -2,9 +2,10 @@
 works by author name, notices by words, journal, years, type and date, and one work's or one
 Retraction Watch record's data.
 
-:mod:`rwgate.sources.snapshot` answers the core's look-ups (by DOI, PubMed id and title); these
+:mod:`rwgate.sources.snapshot.source` answers the core's look-ups (by DOI, PubMed id and title);
+these
 read the same rows for an agent exploring the data, with the same reading of a row
-(:func:`rwgate.sources.snapshot_rows.notice`), so a notice found here is the notice a check
+(:func:`rwgate.sources.snapshot.rows.notice`), so a notice found here is the notice a check
 shows. Nothing here judges a work: the tools judge what these find through the core.
 """
 
@@ -18,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.evidence import normalize_type
 from rwgate.contract.models import Lookup
-from rwgate.sources import snapshot_rows
-from rwgate.sources.snapshot_rows import NOTICE_COLUMNS, iso_date
+from rwgate.sources.snapshot import rows as snapshot_rows
+from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, iso_date
 
 if TYPE_CHECKING:
-    from rwgate.sources.snapshot import Snapshot
+    from rwgate.sources.snapshot.source import Snapshot
 
 _WORK_COLUMNS = "n.work_doi, n.title, n.journal, n.year"
 

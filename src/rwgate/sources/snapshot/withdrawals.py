@@ -1,7 +1,7 @@
 """The snapshot's harvested preprint withdrawals as an offline source.
 
 ``rwgate data harvest`` stores arXiv's and bioRxiv/medRxiv's withdrawals in the snapshot
-(:mod:`rwgate.sources.snapshot_preprints`). Offline, where the live arXiv and bioRxiv sources can
+(:mod:`rwgate.sources.snapshot.preprints`). Offline, where the live arXiv and bioRxiv sources can
 only answer from the cache, this source answers from those tables: a listed preprint is
 ``found`` with its withdrawal notice (``withdrawn``, the reason in the authors' words). A preprint
 it does not list proves nothing (``absence`` ``nothing``; it is never ``found`` without its
@@ -20,10 +20,10 @@ from pathlib import Path
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
 from rwgate.settings.paths import default_snapshot_path
-from rwgate.sources import snapshot_preprints
 from rwgate.sources.cache import Cache
 from rwgate.sources.interface import IdKind, IntegritySource, Progress
 from rwgate.sources.preprint_ids import arxiv_of_doi, biorxiv_doi
+from rwgate.sources.snapshot import preprints as snapshot_preprints
 
 NAME = "preprint_withdrawals"
 

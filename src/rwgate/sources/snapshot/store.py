@@ -1,8 +1,9 @@
 """Building the local Retraction Watch snapshot: import and provenance.
 
-The file's schema and its import id are :mod:`rwgate.sources.snapshot_schema`'s; how a Retraction
-Watch CSV and a recorded Crossref body become rows is :mod:`rwgate.sources.snapshot_rwcsv`'s and
-:mod:`rwgate.sources.snapshot_crossref`'s. This module decides which files to import and makes
+The file's schema and its import id are :mod:`rwgate.sources.snapshot.schema`'s; how a Retraction
+Watch CSV and a recorded Crossref body become rows is :mod:`rwgate.sources.snapshot.rw_import`'s and
+:mod:`rwgate.sources.snapshot.crossref_bodies`'s. This module decides which files to import and
+makes
 the import safe.
 
 Imports into one file are serialised by an advisory lock on ``<file>.lock`` (POSIX). An import
@@ -28,8 +29,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from rwgate.contract.models import Problem
-from rwgate.sources import rwcsv, snapshot_crossref, snapshot_rwcsv, title_index
-from rwgate.sources.snapshot_schema import SCHEMA_VERSION, check_schema, connect_rw, write_meta
+from rwgate.sources.snapshot import crossref_bodies as snapshot_crossref
+from rwgate.sources.snapshot import rw_import as snapshot_rwcsv
+from rwgate.sources.snapshot import rwcsv, title_index
+from rwgate.sources.snapshot.schema import SCHEMA_VERSION, check_schema, connect_rw, write_meta
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,8 @@ def import_files(
     Unreadable files are reported in ``failed`` and the others still import.
 
     A Retraction Watch CSV is a *full export* only when every row parsed and it has at least
-    :data:`~rwgate.sources.snapshot_rwcsv.FULL_EXPORT_FLOOR` rows (a first import) or
-    :data:`~rwgate.sources.snapshot_rwcsv.SHRINK_FLOOR` of the previous full export's rows
+    :data:`~rwgate.sources.snapshot.rw_import.FULL_EXPORT_FLOOR` rows (a first import) or
+    :data:`~rwgate.sources.snapshot.rw_import.SHRINK_FLOOR` of the previous full export's rows
     (``allow_shrink`` waives the floor). A full export replaces every Retraction
     Watch row wholesale (records deleted upstream disappear) and makes the snapshot the registry
     of record, where a work it does not list is clean offline. Anything else is an *extract*: its
