@@ -6,12 +6,20 @@ pytest-lsp's client), offline, on a snapshot imported from the bundled sample. A
 pass (warm), each change toggles a citation of a retracted work at the end of the buffer; the
 time is from sending `didChange` to receiving the diagnostics that show the change. Prints the
 median and 95th percentile, and the server's resident memory (VmRSS, VmHWM).
+
+Two clients: pytest-lsp's (which turns every diagnostic into an lsprotocol object with cattrs, a
+cost of its own on this side of the pipe) and a plain one that reads the message and parses its
+JSON, as an editor does (Neovim's client decodes with its C JSON decoder). Each runs the changes
+back to back (the author typing: the `.bib`'s diagnostics wait for a pause) and with a pause of
+half a second after each change (the `.bib`'s diagnostics sent in it).
 Run: .venv/bin/python benchmarks/lsp_bench.py
+(RWGATE_BENCH_PROFILE=FILE: the server's main thread under cProfile.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -20,7 +28,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from asyncio.subprocess import PIPE
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -31,6 +42,13 @@ RWGATE = str(Path(sys.executable).with_name("rwgate"))
 ENTRIES = 300
 WORDS = 10_000
 CHANGES = 40
+PROFILE = os.environ.get("RWGATE_BENCH_PROFILE")
+"""A file for the server's cProfile statistics (the server then runs under cProfile)."""
+SERVER = (
+    [sys.executable, "-m", "cProfile", "-o", PROFILE, "-m", "rwgate", "lsp"]
+    if PROFILE
+    else [RWGATE, "lsp"]
+)
 
 
 def _bibliography(folder: Path) -> list[str]:
@@ -65,6 +83,12 @@ def _memory(pid: int) -> str:
     return f"VmRSS {int(found['VmRSS']) / 1024:.0f} MiB, VmHWM {int(found['VmHWM']) / 1024:.0f} MiB"
 
 
+def _cpu(pid: int) -> float:
+    """The CPU time a process has used, user and system, in milliseconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 async def _until(client: LanguageClient, uri: str, wanted) -> None:
     while True:
         arrived = client.protocol.wait_for_notification("textDocument/publishDiagnostics")
@@ -81,11 +105,11 @@ def _cites_lacour(diagnostics) -> bool:
     )
 
 
-async def _run(folder: Path, env: dict[str, str]) -> None:
+async def _run(folder: Path, env: dict[str, str], pause: float) -> None:
     paper = folder / "paper.md"
     uri = paper.as_uri()
     text = paper.read_text(encoding="utf-8")
-    config = ClientServerConfig(server_command=[RWGATE, "lsp"], server_env=env)
+    config = ClientServerConfig(server_command=SERVER, server_env=env)
     client: LanguageClient = await config.start()  # type: ignore[assignment]
     await client.initialize_session(
         lsp.InitializeParams(
@@ -116,14 +140,109 @@ async def _run(folder: Path, env: dict[str, str]) -> None:
         )
         await _until(client, uri, lambda ds, c=cited: _cites_lacour(ds) == c)
         times.append((time.perf_counter() - started) * 1000)
-    times.sort()
-    p95 = times[int(0.95 * (len(times) - 1))]
-    median = statistics.median(times)
-    print(f"change -> diagnostics, {CHANGES} changes: median {median:.1f} ms, p95 {p95:.1f} ms")
+        await asyncio.sleep(pause)
+    _report("pytest-lsp client", pause, times)
     print(f"diagnostics on the manuscript: {len(client.diagnostics[uri])}")
     assert client._server is not None
     print(f"server memory: {_memory(client._server.pid)}")
     await client.shutdown_session()
+
+
+def _report(client: str, pause: float, times: list[float]) -> None:
+    times = sorted(times)
+    p95 = times[int(0.95 * (len(times) - 1))]
+    median = statistics.median(times)
+    how = f"a pause of {pause} s after each" if pause else "back to back"
+    print(
+        f"{client}, {len(times)} changes {how}: change -> diagnostics "
+        f"median {median:.1f} ms, p95 {p95:.1f} ms"
+    )
+
+
+class _Plain:
+    """A JSON-RPC client over the server's pipes that parses each message's JSON and no more."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.ids = 0
+
+    def send(self, method: str, params: object, request: bool = False) -> None:
+        message: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.ids += 1
+            message["id"] = self.ids
+        body = json.dumps(message).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = 0
+        while (line := await self.process.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(await self.process.stdout.readexactly(length))
+
+    async def diagnostics(self, uri: str, wanted: Callable[[list[dict[str, Any]]], bool]) -> None:
+        while True:
+            message = await asyncio.wait_for(self.receive(), 120)
+            params = message.get("params") or {}
+            if (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and params["uri"] == uri
+                and wanted(params["diagnostics"])
+            ):
+                return
+
+
+def _plain_cites_lacour(diagnostics: list[dict[str, Any]]) -> bool:
+    return any(
+        (d.get("data") or {}).get("key") == "lacour2014" and d["range"]["start"]["line"] > 300
+        for d in diagnostics
+    )
+
+
+async def _run_plain(folder: Path, env: dict[str, str], pause: float) -> None:
+    paper = folder / "paper.md"
+    uri = paper.as_uri()
+    text = paper.read_text(encoding="utf-8")
+    process = await asyncio.create_subprocess_exec(
+        *SERVER, env=env, stdin=PIPE, stdout=PIPE, limit=2**26
+    )
+    client = _Plain(process)
+    client.send(
+        "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}, True
+    )
+    await client.receive()
+    client.send("initialized", {})
+    document = {"uri": uri, "languageId": "markdown", "version": 1, "text": text}
+    client.send("textDocument/didOpen", {"textDocument": document})
+    await client.diagnostics(uri, lambda ds: len(ds) > 0)
+    times: list[float] = []
+    cpu = _cpu(process.pid)
+    for version in range(2, CHANGES + 2):
+        cited = version % 2 == 0
+        body = text + ("\nAnd [@lacour2014].\n" if cited else "\n")
+        started = time.perf_counter()
+        client.send(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": body}],
+            },
+        )
+        await client.diagnostics(uri, lambda ds, c=cited: _plain_cites_lacour(ds) == c)
+        times.append((time.perf_counter() - started) * 1000)
+        await asyncio.sleep(pause)
+    _report("plain JSON client", pause, times)
+    spent = (_cpu(process.pid) - cpu) / CHANGES
+    print(f"server CPU time per change (all threads, the .bib included): {spent:.1f} ms")
+    print(f"server memory: {_memory(process.pid)}")
+    client.send("shutdown", None, True)
+    client.send("exit", None)
+    assert process.stdin is not None
+    process.stdin.close()
+    await process.wait()
 
 
 def main() -> None:
@@ -142,8 +261,11 @@ def main() -> None:
         subprocess.run([RWGATE, "data", "import", *files], env=env, check=True, capture_output=True)
         keys = _bibliography(folder)
         (folder / "paper.md").write_text(_manuscript(keys), encoding="utf-8")
-        print(f"{ENTRIES} entries, {WORDS:,} words")
-        asyncio.run(_run(folder, env))
+        print(f"{ENTRIES} entries, {WORDS:,} words; load average {os.getloadavg()}")
+        for pause in (0.0, 0.5):
+            asyncio.run(_run(folder, env, pause))
+            asyncio.run(_run_plain(folder, env, pause))
+        print(f"load average {os.getloadavg()}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -143,12 +143,58 @@ def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str
     unseen = [
         k for k in saved if k not in manuscript.saved_keys
     ]  # project nocite, keys read from .aux
+    known = set(saved)  # (a list: a key per citation of a long manuscript, each looked up)
     added = [
         k
         for k in written
-        if k in saved or resolve_key(k, manuscript.entry_keys) or identifier_key(k)
+        if k in known or resolve_key(k, manuscript.entry_keys) or identifier_key(k)
     ]
     return list(dict.fromkeys([*added, *unseen]))
+
+
+class Said:
+    """What the notes say about each work of one verdict (its message and notice link), made
+    once per verdict: most keystrokes get the same verdict object again from the kept sources
+    (which nobody modifies), and saying it was half of a pass over a long manuscript. Kept
+    only for the last verdict, which it holds (so the ids it is keyed by stay its works')."""
+
+    def __init__(self) -> None:
+        self.verdict: object = None
+        self.template: str | None = None
+        self.known: dict[int, tuple[str, str | None]] = {}
+        self.entries: dict[int, tuple[Reference, list[str], Place]] = {}
+        """Where each work's entry is, with the lines it was found in (the same list object
+        while the file is unchanged: :meth:`rwgate.frontends.lsp.session.Session.lines`)."""
+        self.room = 64
+        self.notes: dict[tuple[object, ...], list[Note]] = {}
+        """A work's notes by where it is cited and where its entry is: a keystroke moves few
+        citations, and the same notes (the same objects) are cheaper to send again."""
+
+    def of(self, verdict: CheckResult, template: str | None) -> Said:
+        """This memo, emptied unless it was made for ``verdict`` and ``template``."""
+        if verdict is not self.verdict or template != self.template:
+            self.verdict, self.template = verdict, template
+            self.known, self.notes, self.entries = {}, {}, {}
+            self.room = 4 * len(verdict.citations) + 64
+        return self
+
+    def notes_of(self, citation: Citation, uses: list[Place], entry: Place | None) -> list[Note]:
+        """The notes of ``citation`` cited at ``uses`` with its entry at ``entry``."""
+        where = (id(citation), *uses, entry)
+        found = self.notes.get(where)
+        if found is None:
+            found = _notes(citation, self, uses, entry)
+            if len(self.notes) > self.room:  # places of passes long gone
+                self.notes.clear()
+            self.notes[where] = found
+        return found
+
+    def say(self, citation: Citation) -> tuple[str, str | None]:
+        found = self.known.get(id(citation))
+        if found is None:
+            found = (message_of(citation, self.template), notice_url(citation))
+            self.known[id(citation)] = found
+        return found
 
 
 def judge_manuscript(
@@ -157,9 +203,11 @@ def judge_manuscript(
     settings: Settings,
     lines: Lines,
     kept: KeptSources | None = None,
+    said: Said | None = None,
 ) -> Verdicts:
     """The verdicts on what the buffer cites, placed in it and in its bibliography files
-    (judged with ``kept`` sources, open across passes, when given)."""
+    (judged with ``kept`` sources, open across passes, when given; ``said``: the memo of what
+    the last verdict's notes say, for the passes that use those sources)."""
     from rwgate.frontends.kit import judge_document
     from rwgate.readers.keys import resolve_key
 
@@ -169,6 +217,7 @@ def judge_manuscript(
         result, refs = kept.judge_document(doc, settings)
     else:
         result, refs = judge_document(doc, settings)
+    memo = (said or Said()).of(result, settings.template)
     known = {c.key for c in result.citations}
     resolved = {s.key: resolve_key(s.key, known) or s.key for s in spans}
     out = _start(manuscript.path, result, spans, resolved)
@@ -183,10 +232,10 @@ def judge_manuscript(
             first = doc.key_locations.get(citation.key)
             line = (first.line or 1) - 1 if first and first.file == here else 0
             uses = [Place(here, Span(citation.key, line, 0, 0))]
-        entry = _entry_place(refs.get(citation.key), lines, where)
+        entry = _entry_place(refs.get(citation.key), lines, where, memo)
         if entry is not None:
             out.entries[citation.key] = entry
-        _add_notes(out, citation, settings, uses, entry)
+        out.notes += memo.notes_of(citation, uses, entry)
     _add_problems(out, result.problems, here, lines)
     _add_warnings(out, result.warnings, here)
     return out
@@ -215,7 +264,7 @@ def judge_bibliography(
         entry = Place(here, span) if span is not None else None
         if entry is not None:
             out.entries[citation.key] = entry
-        _add_notes(out, citation, settings, [], entry)
+        out.notes += _notes(citation, Said().of(result, settings.template), [], entry)
     _add_problems(out, result.problems, here, lambda p: own if p == here else lines(p))
     _add_warnings(out, result.warnings, here)
     return out
@@ -255,7 +304,7 @@ class _Resolved(dict[str, str]):
         return self[name]
 
 
-def _entry_place(ref: Reference | None, lines: Lines, where: _Resolved) -> Place | None:
+def _entry_place(ref: Reference | None, lines: Lines, where: _Resolved, said: Said) -> Place | None:
     """Where a reference's entry is written, when a reader gave its file and line."""
     if ref is None or ref.missing or ref.location is None or ref.location.line is None:
         return None
@@ -264,7 +313,12 @@ def _entry_place(ref: Reference | None, lines: Lines, where: _Resolved) -> Place
         text_lines = lines(path)
     except OSError:
         return None
-    return Place(path, key_on_line(text_lines, ref.key, ref.location.line))
+    known = said.entries.get(id(ref))
+    if known is not None and known[0] is ref and known[1] is text_lines:
+        return known[2]
+    place = Place(path, key_on_line(text_lines, ref.key, ref.location.line))
+    said.entries[id(ref)] = (ref, text_lines, place)
+    return place
 
 
 def message_of(citation: Citation, template: str | None) -> str:
@@ -285,18 +339,17 @@ def message_of(citation: Citation, template: str | None) -> str:
     return said[len(prefix) :] if said.startswith(prefix) else said
 
 
-def _add_notes(
-    out: Verdicts,
+def _notes(
     citation: Citation,
-    settings: Settings,
+    said: Said,
     uses: list[Place],
     entry: Place | None,
-) -> None:
+) -> list[Note]:
+    """The notes of a work: at each of its citations, and at its entry."""
     severity = SEVERITY_OF_ACTION.get(citation.action)
     if severity is None:  # ignored by the policy: nothing to say
-        return
-    message = message_of(citation, settings.template)
-    url = notice_url(citation)
+        return []
+    message, url = said.say(citation)
     shared = {
         "code": citation.status,
         "key": citation.key,
@@ -304,14 +357,16 @@ def _add_notes(
         "url": url,
     }
     notice: list[tuple[Place | str, str]] = [(url, f"the notice: {url}")] if url else []
+    out: list[Note] = []
     for use in uses:
         related: list[tuple[Place | str, str]] = []
         if entry is not None:
             related.append((entry, f"the entry of {citation.key}"))
-        out.notes.append(Note(use, message, severity, related=related + notice, **shared))  # type: ignore[arg-type]
+        out.append(Note(use, message, severity, related=related + notice, **shared))  # type: ignore[arg-type]
     if entry is not None:
         cited = [(use, f"{citation.key} cited here") for use in uses[:5]]
-        out.notes.append(Note(entry, message, severity, related=[*cited, *notice], **shared))  # type: ignore[arg-type]
+        out.append(Note(entry, message, severity, related=[*cited, *notice], **shared))  # type: ignore[arg-type]
+    return out
 
 
 def _add_problems(out: Verdicts, problems: list[Problem], here: str, lines: Lines) -> None:

@@ -9,6 +9,7 @@ of the file it is in.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +97,58 @@ def diagnostic(codec: PositionCodec, lines: Lines, note: Note) -> lsp.Diagnostic
         related_information=related or None,
         data={"key": note.key} if note.key else None,
     )
+
+
+def _range_json(codec: PositionCodec, lines: Lines, place: Place) -> dict[str, object]:
+    rng = _safe_range(codec, lines, place)
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
+
+
+def diagnostic_json(codec: PositionCodec, lines: Lines, note: Note) -> str:
+    """One note as the JSON of its diagnostic: what :func:`diagnostic` sends, built as plain
+    dictionaries and encoded by the C encoder (lsprotocol's converter makes a dictionary of every
+    attribute of every object first: for the hundreds of diagnostics of a long manuscript, most
+    of a change's time). Made once per note and kept by the server."""
+    out: dict[str, object] = {
+        "range": _range_json(codec, lines, note.place),
+        "message": note.message,
+        "severity": SEVERITY[note.severity].value,
+    }
+    if note.code is not None:
+        out["code"] = note.code
+    if note.url:
+        out["codeDescription"] = {"href": note.url}
+    out["source"] = "rwgate"
+    if note.struck:
+        out["tags"] = [lsp.DiagnosticTag.Deprecated.value]
+    related = [
+        {"location": _location_json(codec, lines, target), "message": said}
+        for target, said in note.related
+    ]
+    if related:
+        out["relatedInformation"] = related
+    if note.key:
+        out["data"] = {"key": note.key}
+    return json.dumps(out, separators=(",", ":"))
+
+
+def _location_json(codec: PositionCodec, lines: Lines, target: Place | str) -> dict[str, object]:
+    if isinstance(target, str):  # a URL (the notice): no range inside it
+        zero = {"line": 0, "character": 0}
+        return {"uri": target, "range": {"start": zero, "end": dict(zero)}}
+    return {"uri": uri_of(target.path), "range": _range_json(codec, lines, target)}
+
+
+def publication_json(path: str, diagnostics: Sequence[str]) -> str:
+    """The ``textDocument/publishDiagnostics`` message of a file, from its diagnostics' JSON."""
+    head = json.dumps(
+        {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics"}, separators=(",", ":")
+    )
+    uri = json.dumps(uri_of(path))
+    return f'{head[:-1]},"params":{{"uri":{uri},"diagnostics":[{",".join(diagnostics)}]}}}}'
 
 
 def hover(text: str, codec: PositionCodec, lines: Sequence[str], place: Place) -> lsp.Hover:

@@ -23,6 +23,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from rwgate import __version__
@@ -36,26 +37,53 @@ QUIET = 0.02
 """Seconds without a change before the offline pass (keystrokes in a burst are one pass)."""
 NETWORK_QUIET = 1.0
 """Seconds without a change before the network pass."""
+OTHERS_QUIET = 0.3
+"""Seconds without a change before the diagnostics of the other files a change touched (the
+bibliography whose entries list where they are cited) are sent: the edited document's go first,
+at once; while the author types, the others wait for a pause."""
 NO_NETWORK = (
     "rwgate: the network sources did not answer; the diagnostics are the offline verdicts "
     "(snapshot and cache). They update when the sources answer again."
 )
 
 
+class RwgateProtocol(LanguageServerProtocol):
+    """pygls' protocol, able to send a message already encoded as JSON."""
+
+    def send_json(self, body: str) -> None:
+        """Send ``body`` (a whole JSON-RPC message, ASCII) as pygls sends what it encodes."""
+        if self.writer is None:
+            return
+        data = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = (
+                f"Content-Length: {len(data)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            data = header.encode("ascii") + data
+        self.writer.write(data)  # stdio's writer: synchronous, as ``serve`` runs the server
+
+
 class RwgateServer(LanguageServer):
     """The server, its session and its two workers (offline passes, network passes)."""
 
+    protocol: RwgateProtocol
+
     def __init__(self, overrides: dict[str, Any]) -> None:
-        super().__init__("rwgate", __version__)
+        super().__init__("rwgate", __version__, protocol_cls=RwgateProtocol)
         self.session = Session(overrides, self.buffer_text)
         self.offline_worker = ThreadPoolExecutor(1, thread_name_prefix="rwgate-offline")
         self.network_worker = ThreadPoolExecutor(1, thread_name_prefix="rwgate-network")
         self.generation: dict[str, int] = {}
         self.told_offline = False
         self.published: dict[str, list[Any]] = {}
-        self.made: dict[str, dict[tuple[object, ...], Any]] = {}
-        """Per file, the diagnostics last sent, by what they were made from: a change makes
-        only the diagnostics it changes (a long manuscript's hundreds stay as they were)."""
+        self.made: dict[str, dict[tuple[int, tuple[str | None, ...]], tuple[Note, str]]] = {}
+        """Per file, the JSON of the diagnostics last sent, by the note each was made from and the
+        text of the lines it points at: a change makes only the diagnostics it changes (a long
+        manuscript's hundreds stay as they were; the passes give the same note objects again for
+        a work cited where it was, and notes are never modified)."""
+        self.pending: set[str] = set()
+        self.later: asyncio.TimerHandle | None = None
 
     def buffer_text(self, path: str) -> str | None:
         for uri, document in list(self.workspace.text_documents.items()):
@@ -96,7 +124,7 @@ class RwgateServer(LanguageServer):
         verdicts = await self._pass(path, generation, offline=True)
         if verdicts is None:
             return
-        self.publish(_first(path, self.session.record(verdicts)))
+        self.publish_now_and_later(path, self.session.record(verdicts))
         loop = asyncio.get_running_loop()
         online = await loop.run_in_executor(
             self.offline_worker, self.session.wants_network, Path(path)
@@ -122,7 +150,25 @@ class RwgateServer(LanguageServer):
         """A line in the client's log (``window/logMessage``): what each network pass did."""
         self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Log, message=message))
 
+    def publish_now_and_later(self, path: str, paths: list[str]) -> None:
+        """The edited document's diagnostics now; the other files' (``paths``) after
+        :data:`OTHERS_QUIET` seconds without a pass (each pass puts the wait off again)."""
+        self.publish([p for p in paths if p == path])
+        self.pending.update(p for p in paths if p != path)
+        if self.later is not None:
+            self.later.cancel()
+        if self.pending:
+            loop = asyncio.get_running_loop()
+            self.later = loop.call_later(OTHERS_QUIET, self._publish_pending)
+
+    def _publish_pending(self) -> None:
+        self.later = None
+        paths, self.pending = sorted(self.pending), set()
+        self.publish(paths)
+
     def publish(self, paths: list[str]) -> None:
+        """Each file's diagnostics, when they changed: each diagnostic's JSON is made once and
+        kept while its note and the lines it points at stay the same."""
         codec = self.workspace.position_codec
         lines = self.session.lines_cache()
         for path in paths:
@@ -131,21 +177,24 @@ class RwgateServer(LanguageServer):
                 continue  # nothing new to say about this file: no message, no client work
             self.published[path] = notes
             made = self.made.get(path, {})
-            fresh: dict[tuple[object, ...], Any] = {}
+            fresh: dict[tuple[int, tuple[str | None, ...]], tuple[Note, str]] = {}
             for note in notes:
-                key = _identity(note, lines)
-                fresh[key] = made.get(key) or protocol.diagnostic(codec, lines, note)
+                key = (id(note), _texts(note, lines))  # (the note is kept: its id stays its own)
+                found = made.get(key)
+                if found is None or found[0] is not note:
+                    found = (note, protocol.diagnostic_json(codec, lines, note))
+                fresh[key] = found
             self.made[path] = fresh
-            diagnostics = list(fresh.values())
-            self.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=protocol.uri_of(path), diagnostics=diagnostics)
-            )
+            made_json = [text for _, text in fresh.values()]
+            self.protocol.send_json(protocol.publication_json(path, made_json))
 
     def close_sources(self) -> None:
         """The offline passes' sources, kept open for the server's life, closed at shutdown on
         their worker (after any pass under way); no pass starts after the client's shutdown."""
         for path in list(self.generation):
             self.generation[path] += 1
+        if self.later is not None:  # no message after the client's shutdown
+            self.later.cancel()
         self.offline_worker.submit(self.session.close_sources).result()
 
     def again_everywhere(self) -> None:
@@ -232,13 +281,12 @@ class RwgateServer(LanguageServer):
         self.again_everywhere()
 
 
-def _identity(note: Note, lines: Callable[[str], list[str]]) -> tuple[object, ...]:
-    """Everything a note's diagnostic is made from, with the text of the lines its places are
-    on (a range counts the client's code units of the line before it)."""
-    places = [note.place, *(t for t, _ in note.related if isinstance(t, Place))]
-    texts = tuple(_line(lines, p) for p in places)
-    said = (note.message, note.severity, note.code, note.key, note.struck, note.url)
-    return (note.place, said, tuple(note.related), texts)
+def _texts(note: Note, lines: Callable[[str], list[str]]) -> tuple[str | None, ...]:
+    """The text of the lines a note's places are on (a range counts the client's code units of
+    the line before it: the same place on an edited line may be another range)."""
+    texts = [_line(lines, note.place)]
+    texts += [_line(lines, t) for t, _ in note.related if isinstance(t, Place)]
+    return tuple(texts)
 
 
 def _line(lines: Callable[[str], list[str]], place: Place) -> str | None:
@@ -270,6 +318,9 @@ def build_server(overrides: dict[str, Any]) -> RwgateServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RwgateServer, params: lsp.DidSaveTextDocumentParams) -> None:
         ls.changed(params.text_document.uri, reread=True)
+        path = to_fs_path(params.text_document.uri)
+        for other in ls.session.citing(path) if path else []:
+            ls.changed(protocol.uri_of(other), reread=True)  # their bibliography, saved
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RwgateServer, params: lsp.DidCloseTextDocumentParams) -> None:

