@@ -148,8 +148,9 @@ def test_rw_filter_notes_a_withdrawn_and_a_published_retracted_preprint(
     assert strict.returncode != 0 and not strict.output.exists()
     errors = [line for line in strict.stderr.splitlines() if line.startswith("rw-filter: ERROR:")]
     assert errors == [
-        "rw-filter: ERROR: gone: withdrawn 2021",
-        f"rw-filter: ERROR: pub: retracted 2010, notice doi:{WAKEFIELD_NOTICE}",
+        f"rw-filter: ERROR: gone: withdrawn 2021 (arXiv:{WITHDRAWN}v2): {REASON}",
+        f"rw-filter: ERROR: pub: retracted 2010, notice doi:{WAKEFIELD_NOTICE}, "
+        f"published as doi:{WAKEFIELD_DOI}",
     ]
 
 
@@ -239,8 +240,8 @@ def test_rw_latexmk_judges_preprints_as_rwgate_check(
     strict = _rw_latexmk(folder, "--policy", "strict", paper)
     assert strict.returncode == 1, strict.stderr[-2000:]
     failed = strict.stderr[strict.stderr.index("gate FAILED for") :]
-    assert "gone: withdrawn 2021" in failed
-    assert f"pub: retracted 2010, notice doi:{WAKEFIELD_NOTICE}" in failed
+    assert f"gone: withdrawn 2021 (arXiv:{WITHDRAWN}v2): {REASON}" in failed
+    assert f"pub: retracted 2010, notice doi:{WAKEFIELD_NOTICE}, published as" in failed
     assert "attention" not in failed
     assert not (folder / "paper.pdf").exists()
 

@@ -205,7 +205,7 @@ def describe(citation: Citation, detail: bool = False) -> str:
     ``.bib`` file:line. Every outside string is made terminal-safe.
     """
     from rwgate.contract.vocab import status_label
-    from rwgate.render.annotate import deciding_notice
+    from rwgate.render.annotate import deciding_notice, preprint_values
     from rwgate.render.safe import term_safe
 
     said = status_label(citation.status)
@@ -214,9 +214,15 @@ def describe(citation: Citation, detail: bool = False) -> str:
         said += f" '{notice.type}'"  # verbatim, as the annotation shows it
     if notice is not None and notice.date:
         said += f" {notice.date.year}"
+    preprint = preprint_values(citation, notice)  # the note's words for a preprint (issue 49)
+    if preprint["notice_record"] and not (notice and notice.doi):
+        said += f" ({preprint['notice_record']})"
+        said += f": {preprint['notice_reason']}" if preprint["notice_reason"] else ""
     parts: list[str] = [said]
     if notice is not None and notice.doi:
         parts.append(f"notice doi:{notice.doi}")
+    if preprint["published_doi"]:
+        parts.append(f"published as doi:{preprint['published_doi']}")
     if citation.allowed:
         parts.append("allowed")
     text = f"{citation.key}: {', '.join(parts)}"

@@ -88,7 +88,7 @@ def _default_text(values: dict[str, Any]) -> str:
 _PUBLISHED = re.compile(r"^published as doi:(\S+)")
 
 
-def _preprint_values(citation: Citation, notice: Notice | None) -> dict[str, str | None]:
+def preprint_values(citation: Citation, notice: Notice | None) -> dict[str, str | None]:
     """What a reader needs of a preprint's verdict, which no notice DOI gives: the server's
     version that was withdrawn (``arXiv:2104.01234v2``) and why, as the server says; and the
     journal version whose notices decided (the core's reason starts ``published as doi:``)."""
@@ -120,7 +120,7 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
         "doi": one_line(citation.doi) if citation.doi else None,
         "title": one_line(citation.title) if citation.title else None,
         "allowed": citation.allowed,
-        **_preprint_values(citation, notice),
+        **preprint_values(citation, notice),
     }
     text = render_template(template, values) if template else _default_text(values)
     # Every renderer (pandoc AST, LaTeX, DOCX, terminal, SARIF, JUnit) starts from this text:
