@@ -14,11 +14,14 @@ them for the next run), then the floor and the screen run alternately, each in a
 whose peak RSS (``ru_maxrss``, DuckDB's memory included) is its own. The load average is printed
 beside each run: the figures are wall-clock times on a shared machine. Under each screen a line
 says where its time went (see ``PARTS``). ``--engine spark`` times
-the same screen on Spark in local mode (``local[*]``) instead, without a floor.
+the same screen on Spark in local mode (``local[*]``) instead, without a floor. ``--input csv``
+screens the same rows written as CSV by DuckDB (with a header), without a floor (the floor reads
+Parquet); the breakdown's *records* is the CSV's accounting before the screen, where it has one.
 
     .venv/bin/python benchmarks/screen_bench.py [--sizes 1e6 1e7 1e8] [--repeat 3] [--folder DIR]
     .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --threads 1 2 --repeat 3   # speed-ups
     .venv/bin/python benchmarks/screen_bench.py --sizes 1e7 --engine spark
+    .venv/bin/python benchmarks/screen_bench.py --sizes 1e6 1e7 --input csv --repeat 3
 """
 
 from __future__ import annotations
@@ -65,6 +68,21 @@ def generate(path: Path, rows: int, dois: list[str]) -> None:
     )
     con.close()
     tmp.rename(path)
+
+
+def as_csv(parquet: Path) -> Path:
+    """The rows of ``parquet`` as a CSV file beside it (written once, by DuckDB, with a header)."""
+    import duckdb
+
+    path = parquet.with_suffix(".csv")
+    if not path.exists():
+        tmp = path.with_name(path.name + ".part")
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        con.execute(f"COPY (FROM read_parquet('{parquet}')) TO '{tmp}' (FORMAT csv, HEADER)")
+        con.close()
+        tmp.rename(path)
+    return path
 
 
 def snapshot(folder: Path) -> Path:
@@ -138,7 +156,10 @@ def child(
 PARTS = {
     "start": "start",
     "date_map": "dates",
+    "date_sets": "dates",
     "grouped": "main pass",
+    "grouped_sets": "main pass",
+    "file_records": "main pass",
     "rare_rows": "rare rows",
     "keys": "rare rows",
     "doi_norm": "rare rows",
@@ -157,7 +178,9 @@ distinct citing dates; the *main pass* reads every row once, tests and looks up 
 per citing work and keeps the rare rows (all but a plain unlisted DOI); *rare rows*: the full DOI,
 PubMed id and date rules, verdicts and counts per verdict on those alone; the *fold* makes one row
 per citing work (``citing.parquet``); *outputs*: files and summary; *start*: the snapshot's
-verdict table (kept in the cache folder: read) and the engine started with the table loaded."""
+verdict table (kept in the cache folder: read) and the engine started with the table loaded;
+*records*: a CSV's records accounted for beyond the main pass (its rejects read; before the
+screen, a pass of its own where the screen has one)."""
 
 
 def breakdown(timings: dict[str, float], total: float) -> str:
@@ -188,6 +211,7 @@ def main() -> None:
     parser.add_argument("--memory-limit", default="3GB")
     parser.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size (median printed)")
+    parser.add_argument("--input", choices=["parquet", "csv"], default="parquet")
     parser.add_argument(
         "--threads",
         nargs="+",
@@ -210,7 +234,7 @@ def main() -> None:
     table = verdicts(folder, snap)
     warm = _run("warm", snap, snap, folder, args)
     print(f"verdict table kept in {folder / 'cache'} ({warm['seconds']:.1f} s)")
-    kinds = ["screen"] if args.engine == "spark" else ["floor", "screen"]
+    kinds = ["screen"] if args.engine == "spark" or args.input == "csv" else ["floor", "screen"]
     print(
         f"{'rows':>12} {'thr':>3} {'run':>6} {'seconds':>8} {'rows/s':>12} {'peak MB':>8}"
         f" {'load':>5}"
@@ -223,6 +247,8 @@ def main() -> None:
             subprocess.run(
                 [sys.executable, __file__, "--generate", str(refs), str(rows)], check=True
             )
+        if args.input == "csv":
+            refs = as_csv(refs)
         medians = {n: _size(rows, refs, snap, table, kinds, n, args) for n in args.threads}
         if len(args.threads) > 1:
             one, many = args.threads[0], args.threads[-1]

@@ -164,7 +164,7 @@ def test_newlines_in_cells_crlf_blank_lines_and_no_final_newline(
     refs = [(RETRACTED[0], None), (RETRACTED[1], None), (RETRACTED[3], None)]
     summary = _agrees(snapshot, table, done, refs, 4)
     assert summary["files"][0]["unusable"] == 1
-    assert summary["files"][0]["lines"] == 7
+    assert summary["files"][0]["lines"] is None  # a CSV's lines: not counted by the one pass
 
 
 def test_pubmed_ids_as_people_write_them(snapshot: Path, tmp_path: Path) -> None:
@@ -220,3 +220,107 @@ def test_a_cell_of_dois_split_at_the_list_separator(snapshot: Path, tmp_path: Pa
     done = _screen(snapshot, table, "--list-separator", ";")
     refs = [(d, None) for d in [*RETRACTED, UNLISTED]]
     _agrees(snapshot, table, done, refs, 3)
+
+
+def test_an_empty_cell_under_the_list_separator_is_a_reference_without_a_doi(
+    snapshot: Path, tmp_path: Path
+) -> None:
+    """Split at ``--list-separator``, an empty cell was no list at all: its record was counted
+    as screened yet gave no reference (three references of four records). It is one reference
+    without a DOI, as the same cell is without the flag and as an empty Parquet list is."""
+    table = tmp_path / "gaps.csv"
+    table.write_text(
+        f'citing,doi\np1,"{RETRACTED[0]}; {RETRACTED[1]}"\np2,\np3,{RETRACTED[2]}\n',
+        encoding="utf-8",
+    )
+    done = _screen(snapshot, table, "--list-separator", ";")
+    refs = [(RETRACTED[0], None), (RETRACTED[1], None), (None, None), (RETRACTED[2], None)]
+    summary = _agrees(snapshot, table, done, refs, 3)
+    assert summary["summary"]["by_status"]["no_doi"] == 1
+
+
+def _screen_many(
+    snapshot: Path, tables: list[Path], out: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rwgate", "screen", *map(str, tables), "--out", str(out),
+         "--snapshot", str(snapshot), *flags],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_each_csv_file_is_accounted_for_by_the_screens_own_pass(
+    snapshot: Path, tmp_path: Path
+) -> None:
+    """Three files of one header read together, once: each file's records counted as the
+    screen read them (a list of two DOIs is one record), its unparseable records quoted with
+    their lines; no file read a second time for a count of its lines (``lines`` is null)."""
+    files = {
+        "a.csv": f'citing,doi\np1,"{RETRACTED[0]};{RETRACTED[1]}"\np2,{UNLISTED}\n',
+        "b.csv": f"citing,doi\np3,{RETRACTED[2]},extra\np4,{RETRACTED[3]}\np5\n",
+        "c.csv": "citing,doi\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    done = _screen_many(snapshot, [tmp_path / "*.csv"], out, "--list-separator", ";")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    counts = {Path(f["file"]).name: f for f in summary["files"]}
+    assert {n: (c["records"], c["screened"], c["unusable"]) for n, c in counts.items()} == {
+        "a.csv": (2, 2, 0),
+        "b.csv": (3, 1, 2),
+        "c.csv": (0, 0, 0),
+    }
+    assert all(c["lines"] is None for c in counts.values())
+    (bad,) = [r for r in summary["bad_rows"]["by_reason"] if "parse" in r["reason"]]
+    assert [(Path(s["file"]).name, s["line"]) for s in bad["sample"]] == [
+        ("b.csv", 2),
+        ("b.csv", 4),
+    ]
+    assert summary["summary"]["references"] == 4
+    assert summary["summary"]["by_status"] == _checked(
+        snapshot,
+        [(RETRACTED[0], None), (RETRACTED[1], None), (UNLISTED, None), (RETRACTED[3], None)],
+    )
+
+
+def test_an_unclosed_quote_beside_other_files_costs_its_row_only(
+    snapshot: Path, tmp_path: Path
+) -> None:
+    """The screen's pass finds the unterminated quote; the files are then read before a second
+    screen, which reads the lines after the quote again: every file's counts as in one file."""
+    (tmp_path / "a.csv").write_text(f"citing,doi\np1,{RETRACTED[0]}\n", encoding="utf-8")
+    (tmp_path / "b-notes.csv").write_text(
+        f'citing,doi,notes\np2,{UNLISTED},"never closed\np3,{RETRACTED[1]},ok\n'
+        f"p4,{RETRACTED[2]},ok\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    done = _screen_many(snapshot, [tmp_path / "a.csv", tmp_path / "b-notes.csv"], out)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    got = [
+        (Path(f["file"]).name, f["records"], f["screened"], f["unusable"]) for f in summary["files"]
+    ]
+    assert got == [("a.csv", 1, 1, 0), ("b-notes.csv", 3, 2, 1)]
+    assert summary["summary"]["references"] == 3 and summary["summary"]["flagged"] == 3
+
+
+def test_a_dated_csv_is_counted_in_the_dates_pass(snapshot: Path, tmp_path: Path) -> None:
+    """With a citing-date column the pass that reads the distinct dates counts the records
+    (cheaper than a second grouping in the main pass): the same accounting, the file read by
+    the screen alone."""
+    table = tmp_path / "dated.csv"
+    table.write_text(
+        f"citing,doi,year\np1,{RETRACTED[0]},2020\np2,{RETRACTED[1]},2021,x\n"
+        f"p3,{RETRACTED[2]},2022\np4\np5,{UNLISTED},\n",
+        encoding="utf-8",
+    )
+    done = _screen(snapshot, table)
+    refs = [(RETRACTED[0], None), (RETRACTED[2], None), (UNLISTED, None)]
+    summary = _agrees(snapshot, table, done, refs, 5)
+    assert summary["files"][0]["unusable"] == 2 and summary["files"][0]["lines"] is None
+    (bad,) = [r for r in summary["bad_rows"]["by_reason"] if "parse" in r["reason"]]
+    assert [s["line"] for s in bad["sample"]] == [3, 5]
+    assert summary["flagged_by_citing_year"] == [[2020, 1], [2022, 1]]

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from rwgate.frontends.screen import sql
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 from rwgate.frontends.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
+from rwgate.frontends.screen.records import REJECTS, SCANS
 from rwgate.frontends.screen.verdicts import COLUMNS
 
 _CROSSREF_COLUMNS = (
@@ -96,18 +97,20 @@ class DuckEngine:
         else:
             self.con.execute("SET enable_progress_bar = false")
 
-    def _reader(self, grp: InputGroup) -> str:
+    def _reader(self, grp: InputGroup, i: int) -> str:
         files = _quoted_list(grp.files)
         if grp.container == "parquet":
             return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
-            # The dialect DuckDB's sniffer found, read strictly; a record it cannot parse was
-            # counted and quoted by rwgate.frontends.screen.records before this pass, so it is
-            # skipped.
+            # The dialect DuckDB's sniffer found, read strictly; a record it cannot parse is
+            # skipped and kept in the rejects tables, which rwgate.frontends.screen.records reads
+            # after
+            # the one pass (records.pass_rejects) to count and quote it.
             assert grp.dialect is not None
             return (
                 f"read_csv({_quoted_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
-                " ignore_errors = true)"
+                f" store_rejects = true, rejects_table = '{REJECTS}{i}',"
+                f" rejects_scan = '{SCANS}{i}')"
             )
         if lines_json(grp):
             # Each line that holds an object, as rwgate.frontends.screen.jsonlines counted it: a
@@ -162,7 +165,7 @@ class DuckEngine:
                     )
                 self.con.execute(
                     f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
-                    f" {number} AS {sql.FILE} FROM {self._reader(grp)}"
+                    f" {number} AS {sql.FILE} FROM {self._reader(grp, i)}"
                 )
                 described = self.con.execute(f"DESCRIBE in{i}").fetchall()
             except self._error as exc:

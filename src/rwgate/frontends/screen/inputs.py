@@ -28,7 +28,6 @@ from pathlib import Path
 from rwgate.errors import RwgateError
 from rwgate.frontends.screen.dialect import TRANSCODED, Dialect, encoding_of, sniff, transcode
 
-FORMATS = ("auto", "table", "opencitations", "crossref")
 OC_COLUMNS = ("oci", "citing", "cited", "creation")
 _PEEK = 64 * 1024
 _CROSSREF_KEYS = frozenset({"items", "reference", "reference-count", "references-count"})
@@ -53,8 +52,6 @@ class InputGroup:
     an unterminated quote (:mod:`rwgate.frontends.screen.records`)."""
     numbers: list[int] | None = None
     """Each file's number when not its place among all inputs (a file's recovered rest)."""
-    line_offset: int = 0
-    """Lines of the original file before this one's second line (a recovered rest)."""
 
     def paths(self) -> list[Path]:
         """The paths an engine reads, in the order of ``files``."""

@@ -3,18 +3,23 @@ lines inputs: :mod:`rwgate.frontends.screen.jsonlines`).
 
 On main a CSV was read with ``ignore_errors = true, strict_mode = false``: a notes cell that
 opened a quote and never closed it folded the next lines into it, and five rows citing four
-retracted works screened as "3 references, 2 flagged", exit 0 (issue 47). Here each CSV file is
-read once before the screen, strictly, in the dialect DuckDB's sniffer found, with DuckDB's
-``store_rejects``:
+retracted works screened as "3 references, 2 flagged", exit 0 (issue 47). Now a CSV is read
+strictly, in the dialect DuckDB's sniffer found, with DuckDB's ``store_rejects``:
 
 - a record DuckDB cannot parse is an *unusable record*, counted, with its line and its text;
 - an unterminated quote swallows the rest of the file into one rejected record: its first line
   is the unusable record, and the lines after it are read again (by DuckDB, from a copy of the
-  rest under the file's header), so one stray quote costs one row, not the rest of the file;
-- the records read are checked against an independent count: the file's non-blank lines,
-  counted from its bytes here (header, each record's lines, each unusable record's lines). A
-  file whose lines do not add up is an error naming it: the screen does not vouch for a file
-  it may have read wrongly.
+  rest under the file's header), so one stray quote costs one row, not the rest of the file.
+
+On DuckDB (:func:`from_pass`) the screen's own pass does it: it reads each CSV file once,
+counting each file's records as it screens them (:func:`rwgate.frontends.screen.sql.grouped`) and
+keeping
+the rejected ones, which are read here afterwards; records read = screened + unusable. A file
+with an unterminated quote (rare) is then screened again, after :func:`account`, which reads each
+CSV file strictly *before* the screen (as Spark's screen always does: its reader keeps no
+rejects) to find the rests to read again, and checks the records it read against an independent
+count, the file's non-blank lines counted from its bytes (a file whose lines do not add up is
+an error naming it).
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ _BLANK_AFTER = re.compile(rb"\n(?=\r?\n)")
 _SHOWN = 120
 """Characters of an unusable record quoted in the summary."""
 UNPARSEABLE = "record DuckDB cannot parse"
+REJECTS, SCANS = "rwgate_rj", "rwgate_rs"
+"""The names (with the view's number) of the tables DuckDB keeps a CSV view's rejects in."""
 
 
 @dataclass
@@ -46,7 +53,8 @@ class FileCount:
     screened: int = 0
     unusable: int = 0
     lines: int | None = None
-    """Its non-blank lines, as counted from its bytes (the independent count); None: not a CSV."""
+    """A JSON lines file's non-blank lines, as counted from its bytes; None for a CSV (its
+    lines, where :func:`account` counts them, are checked and not reported) or Parquet."""
 
 
 @dataclass
@@ -149,6 +157,24 @@ class _Reader:
         return {str(p): (int(n), int(c)) for p, n, c in rows}, rejects
 
 
+def _unusable(acc: Accounting, name: str, reject: Any, offset: int) -> int:
+    """Add one rejected record (path, line, kind, text, message) of file ``name``, ``offset``
+    lines into it; the line it is quoted at (its first non-blank one)."""
+    _, line, kind, text, message = reject
+    lead, first = _first_line(text or "")
+    at = int(line) + max(lead - 1, 0) + offset
+    acc.unusable.append(
+        {"file": name, "line": at, "value": first[:_SHOWN], "why": str(message or kind)}
+    )
+    return at
+
+
+def _swallows(reject: Any) -> bool:
+    """Whether a rejected record is an unterminated quote that took the lines after it."""
+    _, _, kind, text, _ = reject
+    return bool(kind == "UNQUOTED VALUE" and sum(1 for s in _segments(text or "") if s) > 1)
+
+
 def _recover(reader: _Reader, text: str, d: Dialect) -> tuple[Path, Dialect]:
     """The rest of a file after an unterminated quote's line, under the file's header."""
     lead, _ = _first_line(text)
@@ -167,7 +193,6 @@ def _account_file(
     got: tuple[int, int],
     rejects: list[Any],
     offset: int,
-    number: int,
 ) -> list[tuple[Path, Dialect, int]]:
     """Count one file's records and check them against its lines; its rests to read again."""
     count = acc.counts.setdefault(name, FileCount(name))
@@ -175,19 +200,15 @@ def _account_file(
     count.records += good + len(rejects)
     count.screened += good
     count.unusable += len(rejects)
-    lines = nonblank_lines(path, d.encoding, d.compression)
-    if offset == 0:  # a rest's lines are the original's, counted there
-        count.lines = lines
+    lines = nonblank_lines(path, d.encoding, d.compression)  # checked, not reported: the
+    # screen's own pass counts no lines, and a summary does not depend on the way it was read
     rest_lines = 0
     again = []
-    for _, line, kind, text, message in rejects:
-        lead, first = _first_line(text or "")
-        at = int(line) + max(lead - 1, 0) + offset
-        acc.unusable.append(
-            {"file": name, "line": at, "value": first[:_SHOWN], "why": str(message or kind)}
-        )
-        rest_lines += sum(1 for s in _segments(text or "") if s)
-        if kind == "UNQUOTED VALUE" and sum(1 for s in _segments(text or "") if s) > 1:
+    for reject in rejects:
+        at = _unusable(acc, name, reject, offset)
+        text = reject[3] or ""
+        rest_lines += sum(1 for s in _segments(text) if s)
+        if _swallows(reject):
             rest, dialect = _recover(reader, text, d)
             again.append((rest, dialect, at - 1))
     expected = 1 + good + cont + rest_lines
@@ -212,10 +233,16 @@ def _account_json(acc: Accounting, reader: _Reader, grp: InputGroup) -> None:
 
 
 def account(
-    groups: list[InputGroup], folder: Path, memory_limit: str = "3GB", threads: int | None = None
+    groups: list[InputGroup],
+    folder: Path,
+    memory_limit: str = "3GB",
+    threads: int | None = None,
+    csv: bool = True,
 ) -> Accounting:
-    """Read every CSV group once, strictly: counts per file, unusable records quoted, the rests
-    after unterminated quotes added as groups of their own (numbered as their file)."""
+    """Read every JSON lines group and (``csv``) every CSV group once, strictly: counts per
+    file, unusable records quoted, the rests after unterminated quotes added as groups of their
+    own (numbered as their file). Without ``csv`` the screen's pass counts the CSV files
+    (:func:`from_pass`)."""
     acc = Accounting()
     reader = _Reader(folder, memory_limit, threads)
     number = 0
@@ -223,7 +250,7 @@ def account(
         for grp in groups:
             if jsonlines.lines_json(grp):
                 _account_json(acc, reader, grp)
-            if grp.container != "csv" or grp.dialect is None:
+            if grp.container != "csv" or grp.dialect is None or not csv:
                 number += len(grp.files)
                 continue
             got, rejects = reader.read(grp.paths(), grp.dialect)
@@ -234,16 +261,82 @@ def account(
                 while todo:
                     p, d, offset = todo.pop(0)
                     (n, c), rj = todo_got[str(p)]
-                    more = _account_file(acc, reader, str(path), p, d, (n, c), rj, offset, number)
+                    more = _account_file(acc, reader, str(path), p, d, (n, c), rj, offset)
                     for rest, dialect, at in more:
                         got2, rejects2 = reader.read([rest], dialect)
                         todo_got[str(rest)] = (got2.get(str(rest), (0, 0)), rejects2)
                         todo.append((rest, dialect, at))
                         acc.recovered.append(
                             InputGroup(grp.shape, "csv", [rest], list(grp.columns), dialect,
-                                       numbers=[number], line_offset=at)
+                                       numbers=[number])
                         )  # fmt: skip
                 number += 1
     finally:
         reader.con.close()
     return acc
+
+
+def from_pass(
+    acc: Accounting,
+    groups: list[InputGroup],
+    records: dict[int, int],
+    rejects: list[Any],
+) -> bool:
+    """Add the CSV files' counts of the screen's one pass to ``acc``: ``records`` (file number:
+    the records it parsed, as ``rwgate.frontends.screen.sql.grouped`` counted them), ``rejects``
+    (path,
+    line, kind, text, message: the records it could not parse). False, and nothing added, when
+    an unterminated quote swallowed the rest of a file: the caller reads the CSV files again
+    with :func:`account`, which recovers the rest."""
+    if any(_swallows(r) for r in rejects):
+        return False
+    number = 0
+    for grp in groups:
+        if grp.numbers is not None:
+            continue
+        for path, read in zip(grp.files, grp.paths(), strict=True):
+            if grp.container == "csv":
+                mine = [r for r in rejects if r[0] == str(read)]
+                good = records.get(number, 0)
+                acc.counts[str(path)] = FileCount(str(path), good + len(mine), good, len(mine))
+                for reject in mine:
+                    _unusable(acc, str(path), reject, 0)
+            number += 1
+    return True
+
+
+def _tables(con: Any) -> set[str]:
+    return {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+
+
+def scans(con: Any, groups: list[InputGroup]) -> dict[int, int]:
+    """Per CSV group (by its view's number), the last scan its rejects tables hold: DuckDB keeps
+    the rejects of every scan of a view (a sample's, say), each under its own ``scan_id``, so a
+    pass's are those of the scans after this mark. ``con``: the engine's DuckDB connection."""
+    kept = _tables(con)
+    marks = {}
+    for i, grp in enumerate(groups):
+        if grp.container == "csv":
+            got = None
+            if f"{SCANS}{i}" in kept:  # DuckDB makes the tables at a view's first scan
+                got = con.execute(f"SELECT max(scan_id) FROM {SCANS}{i}").fetchone()
+            marks[i] = int(got[0]) if got and got[0] is not None else -1
+    return marks
+
+
+def pass_rejects(con: Any, marks: dict[int, int]) -> list[Any]:
+    """The records DuckDB could not parse in the scans after ``marks`` (:func:`scans`): file
+    path, line, error type, the record's text, DuckDB's message; one per record."""
+    out: list[Any] = []
+    kept = _tables(con)
+    for i, mark in marks.items():
+        if f"{REJECTS}{i}" not in kept:  # none made: no scan rejected anything
+            continue
+        out += con.execute(
+            "SELECT s.file_path, min(e.line), first(e.error_type), first(e.csv_line),"
+            f" first(e.error_message) FROM {REJECTS}{i} AS e JOIN {SCANS}{i} AS s"
+            " ON s.scan_id = e.scan_id AND s.file_id = e.file_id"
+            f" WHERE e.scan_id > {int(mark)}"
+            " GROUP BY s.file_path, e.line_byte_position ORDER BY 1, 2"
+        ).fetchall()
+    return out

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.screen import sql
+from rwgate.frontends.screen import output_sql, sql, verdict_sql
 from rwgate.frontends.screen.columns import SAMPLE, Columns, check_values, resolve
-from rwgate.frontends.screen.engine import open_engine
+from rwgate.frontends.screen.engine import DuckEngine, open_engine
 from rwgate.frontends.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
-from rwgate.frontends.screen.records import account
+from rwgate.frontends.screen.records import Accounting, account, from_pass, pass_rejects, scans
 from rwgate.frontends.screen.summary import build as build_summary
 from rwgate.frontends.screen.verdict_cache import verdicts
 
@@ -133,14 +133,38 @@ def screen(opts: ScreenOptions) -> ScreenResult:
     with tempfile.TemporaryDirectory(prefix="rwgate-screen-", dir=spill) as tmp:
         csv = CsvOptions(opts.encoding, opts.delimiter, opts.quote, Path(tmp))
         groups = group(files, opts.input_format, csv)
+        # DuckDB counts a CSV's records in the screen's own pass (the file read once); Spark's
+        # reader keeps no rejects, so its CSV files are accounted for by DuckDB beforehand.
+        one_pass = opts.engine == "duckdb"
         with _timed(opts.timings, "records"):
-            records = account(groups, Path(tmp), opts.memory_limit, opts.threads)
-        return _screen(opts, files, groups + records.recovered, records, Path(tmp))
+            records = account(groups, Path(tmp), opts.memory_limit, opts.threads, not one_pass)
+        done = _screen(opts, files, groups, records, Path(tmp), one_pass)
+        if done is None:  # an unterminated quote: its file's rest is read again, as a group
+            with _timed(opts.timings, "records"):
+                records = account(groups, Path(tmp), opts.memory_limit, opts.threads)
+            done = _screen(opts, files, groups + records.recovered, records, Path(tmp), False)
+        assert done is not None
+        return done
+
+
+def _counted(engine: Any, groups: list[InputGroup], records: Accounting, marks: Any) -> bool:
+    """The CSV files' records, as the one pass counted and rejected them, added to ``records``
+    (:func:`rwgate.frontends.screen.records.from_pass`); False when a file needs its rest read
+    again."""
+    counts = {int(f): int(n) for f, n in engine.fetch("SELECT file, records FROM file_records")}
+    return from_pass(records, groups, counts, pass_rejects(engine.con, marks))
 
 
 def _screen(
-    opts: ScreenOptions, files: list[Path], groups: list[InputGroup], records: Any, tmp: Path
-) -> ScreenResult:
+    opts: ScreenOptions,
+    files: list[Path],
+    groups: list[InputGroup],
+    records: Accounting,
+    tmp: Path,
+    one_pass: bool = False,
+) -> ScreenResult | None:
+    """The screen proper; None when its one pass found an unterminated quote in a CSV file
+    (nothing written: the caller accounts for the CSV files first and screens again)."""
     from rwgate.frontends.screen.report import write_html, write_json
 
     with _timed(opts.timings, "start"):  # snapshot to verdict table, engine start and load
@@ -159,13 +183,23 @@ def _screen(
             groups = split_by_columns(groups, engine.parquet_columns)
             loaded = engine.load(groups, table.file)
         found, kinds = _columns(engine, groups, loaded, opts.columns, opts.list_separator)
-        raw = sql.raw_union(groups, found, kinds, opts.list_separator)
+        count = one_pass and any(g.container == "csv" for g in groups)
+        raw = sql.raw_union(groups, found, kinds, opts.list_separator, count)
         engine.view("refs_raw", raw)
         pmid = any(c is None or c.pmid is not None for c in found)
         date = any(c is None or c.date is not None for c in found)
-        for how, name, statement in sql.plan(table.default_status, pmid, date):
-            with _timed(opts.timings, name if how == "table" else "doi_norm"):
-                (engine.step if how == "step" else engine.table)(name, statement)
+        marks: dict[int, int] = {}
+        for how, name, statement in sql.plan(table.default_status, pmid, date, count):
+            if name in sql.COUNTING and isinstance(engine, DuckEngine):
+                marks = scans(engine.con, groups)  # the pass's rejects: later scans'
+            with _timed(opts.timings, "doi_norm" if how == "step" else name):
+                {"step": engine.step, "view": engine.view, "table": engine.table}[how](
+                    name, statement
+                )
+            if name == "file_records":
+                with _timed(opts.timings, "records"):
+                    if not _counted(engine, groups, records, marks):
+                        return None
         outputs = {
             "flagged": opts.out / "flagged.parquet",
             "citing": opts.out / "citing.parquet",
@@ -173,11 +207,11 @@ def _screen(
         with _timed(opts.timings, "write flagged.parquet"):
             _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
         with _timed(opts.timings, "write citing.parquet"):
-            _write(engine, sql.CITING_OUT, outputs["citing"])
+            _write(engine, output_sql.CITING_OUT, outputs["citing"])
         if opts.all_citations:
             outputs["citations"] = opts.out / "citations.parquet"
-            every = sql.screened(table.default_status, pmid, date)
-            _write(engine, sql.ALL_OUT.format(screened=every), outputs["citations"])
+            every = verdict_sql.screened(table.default_status, pmid, date)
+            _write(engine, output_sql.ALL_OUT.format(screened=every), outputs["citations"])
         with _timed(opts.timings, "summary"):
             summary = build_summary(engine, table, files, groups, found, records)
     finally:

@@ -1,14 +1,15 @@
 """The screen as SQL text, written once in DuckDB's dialect; Spark gets it through SQLGlot.
 
 An engine provides raw views (``in0``, ``in1``, ... one per input group, as its own file readers
-see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is here:
-identifiers normalised (:mod:`rwgate.frontends.screen.doisql`), joined with the verdicts, combined
-by
-``rwgate check``'s rule for a work cited by DOI and PubMed id (a flagged verdict wins, the more
-severe of two flagged ones, else the DOI's), and counted per citing work. The corpus is read
-once (:func:`grouped`; the distinct citing dates aside): each row is tested, looked up and
-counted, and the few rows that need more (:data:`RARE_ROWS`) are carried out of that pass to be
-settled on their own, not once per output.
+see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is SQL text:
+here the rows of each input shaped alike (:func:`raw_union`), the one pass over them and the
+plan; identifiers normalised in :mod:`rwgate.frontends.screen.doisql`, each rare row's verdict by
+``rwgate check``'s rules in :mod:`rwgate.frontends.screen.verdict_sql`, the counts per citing work
+and the
+outputs in :mod:`rwgate.frontends.screen.output_sql`. The corpus is read once (:func:`grouped`; the
+distinct citing dates aside): each row is tested, looked up and counted, and the few rows that
+need more (:data:`RARE_ROWS`) are carried out of that pass to be settled on their own, not once
+per output.
 """
 
 from __future__ import annotations
@@ -19,23 +20,16 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from rwgate.contract.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 from rwgate.frontends.screen import doisql
 from rwgate.frontends.screen.columns import Columns
 from rwgate.frontends.screen.inputs import InputGroup
-from rwgate.frontends.screen.verdicts import COLUMNS
-from rwgate.sources.preprint_ids import BIORXIV_DOI, PREPRINT_PREFIXES
+from rwgate.frontends.screen.output_sql import FLAGGED_OUT, per_citing
+from rwgate.frontends.screen.verdict_sql import pmid_fast, pmid_key, preprint, rare
 
 lit = doisql.lit
 FILE = "rwgate_file"
 """The column of a raw view that holds its row's file number (``input_files``), named apart from
 any column of the user's table."""
-NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
-BAD_REASONS = ("no citing work", "malformed DOI", "malformed PubMed id")
-"""Why a row could not be screened, in the order the summary lists them."""
-N_FLAGGED = len(SERIOUS_STATUSES)
-"""A verdict is flagged, in ``rwgate check``'s sense (what its default policy acts on), when its
-severity rank is below this; the ranks after it are corrections, counted apart."""
 
 
 def ident(name: str) -> str:
@@ -74,7 +68,9 @@ def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
         ends = lit(f"^(?:{ws}{sep})+{ws}|{ws}(?:{sep}{ws})+\\z")
         inner = lit(f"{ws}(?:{sep}{ws})+")
         text = f"regexp_replace({_text(c)}, {ends}, '', 'g')"
-        return f"regexp_split_to_array({text}, {inner})", True
+        # An empty cell is one reference without a DOI, as it is without a separator.
+        split = f"regexp_split_to_array({text}, {inner})"
+        return f"coalesce({split}, CAST([NULL] AS VARCHAR[]))", True
     if kind.startswith(_FLOATS):
         return (
             f"CASE WHEN {c} = floor({c}) AND abs({c}) < 1e15"
@@ -84,23 +80,35 @@ def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
 
 
 def _table(
-    view: str, cols: Columns, parquet: bool, kinds: dict[str, str], separator: str | None
+    view: str,
+    cols: Columns,
+    parquet: bool,
+    kinds: dict[str, str],
+    separator: str | None,
+    count: bool = False,
 ) -> str:
+    listed = False
+
     def col(name: str | None) -> str:
         return "CAST(NULL AS VARCHAR)" if name is None else _text(ident(name))
 
     def ref(name: str | None) -> str:
         if name is None:
             return "CAST(NULL AS VARCHAR)"
-        expr, listed = values(name, kinds.get(name, "VARCHAR"), separator)
-        return f"unnest({expr})" if listed else expr
+        nonlocal listed
+        expr, many = values(name, kinds.get(name, "VARCHAR"), separator)
+        listed = listed or many
+        return f"unnest({expr})" if many else expr
 
-    return (
+    picked = (
         f"SELECT {col(cols.citing)} AS citing, {ref(cols.doi)} AS cited_raw,"
         f" {ref(cols.pmid)} AS pmid_raw, {col(cols.date)} AS date_raw,"
         f" {FILE} AS file, {'file_row_number + 2' if parquet else 'CAST(NULL AS BIGINT)'}"
-        f" AS rownum FROM {view}"
+        " AS rownum"
     )
+    # A record's first row (the others of a list are NULL: DuckDB pads a shorter unnest).
+    first = ", unnest([true]) AS rec" if listed else ", true AS rec"
+    return f"{picked}{first if count else ''} FROM {view}"
 
 
 def _oc_id(cell: str, prefix: str) -> str:
@@ -114,15 +122,16 @@ def _oc_id(cell: str, prefix: str) -> str:
     )
 
 
-def _opencitations(view: str) -> str:
+def _opencitations(view: str, extra: str = "") -> str:
     return (
         f"SELECT nullif(coalesce({_oc_id('citing', 'doi')}, citing), '') AS citing,"
         f" {_oc_id('cited', 'doi')} AS cited_raw, {_oc_id('cited', 'pmid')} AS pmid_raw,"
-        f" creation AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum FROM {view}"
+        f" creation AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum{extra}"
+        f" FROM {view}"
     )
 
 
-def _crossref(view: str) -> str:
+def _crossref(view: str, extra: str = "") -> str:
     """Works (a record per line, or the ``items`` of a list file) and their DOI references."""
     works = (
         f'SELECT "DOI" AS doi, reference, issued, {FILE} FROM {view} WHERE items IS NULL'
@@ -137,7 +146,7 @@ def _crossref(view: str) -> str:
     )
     return (
         f'SELECT lower(doi) AS citing, r."DOI" AS cited_raw, CAST(NULL AS VARCHAR) AS pmid_raw,'
-        f" {day} AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum"
+        f" {day} AS date_raw, {FILE} AS file, CAST(NULL AS BIGINT) AS rownum{extra}"
         f" FROM (SELECT doi, reference, issued AS r2, {FILE} FROM ({works}) AS w0) AS w1,"
         f" unnest(reference) AS v(r)"
     )
@@ -148,37 +157,24 @@ def raw_union(
     columns: list[Columns | None],
     kinds: list[dict[str, str]] | None = None,
     separator: str | None = None,
+    count: bool = False,
 ) -> str:
     """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view; a
-    generic table's ``columns`` are those :func:`rwgate.frontends.screen.columns.resolve` found."""
+    generic table's ``columns`` are those :func:`rwgate.frontends.screen.columns.resolve` found.
+    With
+    ``count``, ``rec`` too: true on each table record's first row (see :func:`grouped`)."""
     parts = []
     for i, (grp, cols) in enumerate(zip(groups, columns, strict=True)):
         view = f"in{i}"
         if grp.shape == "opencitations":
-            parts.append(_opencitations(view))
+            parts.append(_opencitations(view, ", true AS rec" if count else ""))
         elif grp.shape == "crossref":
-            parts.append(_crossref(view))
+            parts.append(_crossref(view, ", CAST(NULL AS BOOLEAN) AS rec" if count else ""))
         else:
             assert cols is not None
             kind = kinds[i] if kinds else {}
-            parts.append(_table(view, cols, grp.container == "parquet", kind, separator))
+            parts.append(_table(view, cols, grp.container == "parquet", kind, separator, count))
     return " UNION ALL ".join(f"({p})" for p in parts)
-
-
-def pmid_fast(raw: str) -> str:
-    """Whether ``raw`` is a PubMed id as the snapshot keys it already (digits, no leading zero):
-    :func:`_pmid` would give it back unchanged."""
-    return f"regexp_matches({raw}, '^[1-9][0-9]*\\z')"
-
-
-def _pmid(raw: str) -> str:
-    """A PubMed id as the snapshot keys it: digits, leading zeros dropped (``0`` is none)."""
-    ws = f"[{doisql.WS}]*"
-    digits = f"regexp_replace({doisql.strip(raw)}, {lit(f'^(?i:pmid){ws}:?{ws}')}, '')"
-    return (
-        f"CASE WHEN regexp_matches({digits}, '^[0-9]+\\z')"
-        f" THEN nullif(regexp_replace({digits}, '^0+', ''), '') END"
-    )
 
 
 def _date(raw: str) -> str:
@@ -220,7 +216,7 @@ DOI_MAP = (
 """Each slow spelling: its DOI, whether it is a shortDOI or blank, and the key its verdict is
 found under (a SICI DOI written without its ``<>`` finds the listed one, as in check)."""
 PMID_MAP = (
-    f"SELECT p AS raw, {_pmid('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
+    f"SELECT p AS raw, {pmid_key('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
     " WHERE gp = 0 AND p IS NOT NULL"
 )
 DATE_MAP = (
@@ -228,9 +224,19 @@ DATE_MAP = (
     " FROM (SELECT DISTINCT date_raw AS t FROM refs_raw) AS k WHERE t IS NOT NULL"
 )
 """Each citing-date spelling as a day: a corpus has few (one per citing work at most)."""
+DATE_SETS = (
+    "SELECT GROUPING(date_raw) AS by_file, date_raw AS t, file,"
+    " count(*) FILTER (WHERE rec) AS records FROM refs_raw"
+    " GROUP BY GROUPING SETS ((date_raw), (file))"
+)
+"""The dates' pass when it also counts each file's records (``rec``): a few groups either way,
+so counting costs it next to nothing (counted in :func:`grouped`, it would cost the main pass a
+second grouping set)."""
+COUNTING = ("date_sets", "grouped_sets")
+"""The statement whose pass counts each file's records: the dates' when there are dates."""
 
 
-def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
+def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = False) -> str:
     """The one pass over every row: per citing work, its references and earliest date, and the
     *rare* rows carried along as a list: all but a plain reference (a citing work, a DOI on the
     fast path that no verdict lists, no PubMed id or one on its fast path that no verdict lists),
@@ -238,7 +244,13 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
     PubMed id alone, on its fast path and unlisted, when an unlisted work is not ``unverified``
     (with that status such a row is ``no_doi``, as in check). A corpus is mostly plain rows;
     they cost a test, a look-up and a count. Everything else about a row is decided on the few
-    per cent that are rare."""
+    per cent that are rare.
+
+    With ``count``, the same pass also counts each file's records (``rec``: a record's first row),
+    in a second grouping set, by file (``by_file``): a CSV file is then read once, its records
+    counted as the screen reads them (:mod:`rwgate.frontends.screen.records`). Only without a
+    dates' pass:
+    that pass counts them at less cost (:data:`DATE_SETS`)."""
     key = doisql.fast_key("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
@@ -249,11 +261,12 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
         if default != "unverified":
             plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
-    if default == "clean":  # an unlisted preprint is not clean (_unlisted): a rare row
-        plain = f"({plain}) AND NOT coalesce({_preprint('r.key')}, false)"
+    if default == "clean":  # an unlisted preprint is not clean (see verdict_sql): a rare row
+        plain = f"({plain}) AND NOT coalesce({preprint('r.key')}, false)"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
+        f"{' r.rec AS rec,' if count else ''}"
         f" coalesce(r.citing IS NOT NULL AND ({plain}), false) AS plain"
         f" FROM (SELECT *, {key} AS key FROM refs_raw AS r) AS r"
         f" LEFT JOIN vdoi AS v ON v.id = r.key{join}"
@@ -262,6 +275,13 @@ def grouped(default: str, date: bool = True, pmid: bool = True) -> str:
         "struct_pack(cited_raw := cited_raw, pmid_raw := pmid_raw, date_raw := date_raw,"
         " file := file, rownum := rownum)"
     )
+    if count:
+        return (
+            "SELECT GROUPING(citing) AS by_file, citing, file, count(*) AS n, min(day) AS day,"
+            f" list({rare}) FILTER (WHERE NOT plain) AS rare,"
+            f" count(*) FILTER (WHERE rec) AS records"
+            f" FROM ({rows}) AS x GROUP BY GROUPING SETS ((citing), (file))"
+        )
     return (
         "SELECT citing, count(*) AS n, min(day) AS day,"
         f" list({rare}) FILTER (WHERE NOT plain) AS rare"
@@ -277,112 +297,13 @@ RARE_ROWS = (
 """The rare rows, unpacked: shaped as ``refs_raw`` is, so :func:`screened` reads either."""
 
 
-def _looked_up(source: str, pmid: bool, date: bool) -> str:
-    """Per row of ``source`` (the rare rows; every row for ``citations.parquet``): hash look-ups
-    in the small maps, and the fast key of a DOI outside them; no look-up of a PubMed id
-    (``pmid``) or a date (``date``) where no input has the column."""
-    # A DOI not in doi_map is on the fast path (the slow spellings of every rare row are in it,
-    # and a plain row's DOI is on the fast path).
-    fast = doisql.fast_key("r.cited_raw")
-    # A PubMed id of a plain row is on its fast path and in no map (only the rare rows' are).
-    q_fast = f"q.raw IS NULL AND {pmid_fast('r.pmid_raw')}"
-    q_cols = (
-        f"CASE WHEN {q_fast} THEN r.pmid_raw ELSE q.pmid END AS pmid,"
-        f" CASE WHEN {q_fast} THEN true ELSE coalesce(q.has_raw, false) END AS has_pmid_raw"
-    )
-    if not pmid:
-        q_cols = "CAST(NULL AS VARCHAR) AS pmid, false AS has_pmid_raw"
-    t_cols = "t.day AS citing_date" if date else "CAST(NULL AS DATE) AS citing_date"
-    joins = " LEFT JOIN pmid_map AS q ON q.raw = r.pmid_raw" if pmid else ""
-    joins += " LEFT JOIN date_map AS t ON t.raw = r.date_raw" if date else ""
-    looked = (
-        "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.file AS file,"
-        " r.pmid_raw AS pmid_raw, r.rownum AS rownum,"
-        f" m.raw IS NOT NULL AS hit, m.doi AS m_doi, m.vkey AS m_vkey,"
-        f" CASE WHEN m.raw IS NULL THEN {fast} END AS fast,"
-        f" {q_cols}, {t_cols},"
-        " m.short AS short, coalesce(m.no_raw, r.cited_raw IS NULL) AS no_raw"
-        f" FROM {source} AS r LEFT JOIN doi_map AS m ON m.raw = r.cited_raw{joins}"
-    )
-    return (
-        "SELECT citing, cited_raw, pmid_raw, file, rownum,"
-        " CASE WHEN hit THEN m_doi ELSE fast END AS doi,"
-        " CASE WHEN hit THEN m_vkey ELSE fast END AS vkey, pmid, has_pmid_raw, citing_date,"
-        f" short, no_raw FROM ({looked}) AS l"
-    )
-
-
-def _preprint(doi: str) -> str:
-    """Whether the canonical DOI ``doi`` is a preprint's (:mod:`rwgate.sources.preprint_ids`):
-    one set look-up of its registrant prefix on every row, the prefix tests on the few it keeps."""
-    registrants = ", ".join(lit(p.split("/")[0]) for p in dict.fromkeys(PREPRINT_PREFIXES))
-    tests = " OR ".join(f"starts_with({doi}, {lit(prefix)})" for prefix in PREPRINT_PREFIXES)
-    biorxiv = f"regexp_matches({doi}, {lit(BIORXIV_DOI)})"
-    return f"(split_part({doi}, '/', 1) IN ({registrants}, '10.1101') AND ({tests} OR {biorxiv}))"
-
-
-def _unlisted(default: str) -> str:
-    """An unlisted DOI's status: ``default``, except a preprint's, which no registry of notices
-    vouches for (``rwgate check`` asks the preprint server; the screen cannot): ``unverified``."""
-    if default != "clean":
-        return lit(default)
-    return f"CASE WHEN {_preprint('doi')} THEN 'unverified' ELSE {lit(default)} END"
-
-
-def screened(default: str, pmid: bool = True, date: bool = True, source: str = "refs_raw") -> str:
-    """Every reference of ``source`` with its verdict, ``default`` being an unlisted work's
-    status; ``pmid`` and ``date``: whether any input has a PubMed id or a citing-date column."""
-    fields = ["status", "flag_rank", *NOTICE]
-    types = dict(COLUMNS)
-
-    def p_col(f: str) -> str:
-        return f"p.{f}" if pmid else f"CAST(NULL AS {types[f]})"
-
-    joined = (
-        "SELECT b.*, "
-        + ", ".join(f"d.{f} AS d_{f}, {p_col(f)} AS p_{f}" for f in fields)
-        + f" FROM ({_looked_up(source, pmid, date)}) AS b LEFT JOIN vdoi AS d ON d.id = b.vkey"
-        + (" LEFT JOIN vpmid AS p ON p.id = b.pmid" if pmid else "")
-    )
-    d_status = f"coalesce(d_status, {_unlisted(default)})"
-    p_status = f"coalesce(p_status, {lit(default)})"
-    use_p = (
-        "(doi IS NOT NULL AND p_flag_rank IS NOT NULL"
-        " AND (d_flag_rank IS NULL OR p_flag_rank < d_flag_rank))"
-        f" OR (doi IS NULL AND no_raw AND pmid IS NOT NULL AND {p_status} <> 'unverified')"
-    )
-    status = (
-        f"CASE WHEN from_p THEN {p_status} WHEN doi IS NOT NULL THEN {d_status}"
-        " WHEN NOT no_raw THEN CASE WHEN short THEN 'unverified' ELSE 'invalid_doi' END"
-        " ELSE 'no_doi' END"
-    )
-    chosen = ", ".join(
-        f"CASE WHEN from_p THEN p_{f} ELSE d_{f} END AS {f}" for f in ["flag_rank", *NOTICE]
-    )
-    decided = (
-        f"SELECT citing, cited_raw, pmid_raw, doi, pmid, citing_date, file, rownum, short,"
-        " no_raw, has_pmid_raw,"
-        f" {status} AS status, {chosen}"
-        f" FROM (SELECT j.*, ({use_p}) AS from_p FROM ({joined}) AS j) AS k"
-    )
-    # A verdict has a severity rank exactly when its status is a flagged one (verdicts.py):
-    # an integer test per row, not a look-up in the list of flagged statuses.
-    flagged = f"coalesce(flag_rank < {N_FLAGGED}, false)"
-    reason = (
-        f"CASE WHEN citing IS NULL THEN {lit(BAD_REASONS[0])}"
-        f" WHEN status = 'invalid_doi' THEN {lit(BAD_REASONS[1])}"
-        f" WHEN has_pmid_raw AND pmid IS NULL THEN {lit(BAD_REASONS[2])} END"
-    )
-    return (
-        f"SELECT * EXCLUDE (flag_rank), {flagged} AS flagged,"
-        f" CASE WHEN {flagged} THEN citing_date > notice_date END AS cited_after_notice,"
-        f" {reason} AS bad_reason FROM ({decided}) AS x"
-    )
-
-
-def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, str, str]]:
+def plan(
+    default: str, pmid: bool = True, date: bool = True, count: bool = False
+) -> list[tuple[str, str, str]]:
     """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
-    link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`).
+    link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`),
+    ``view`` a view. With ``count`` (``refs_raw`` has ``rec``), a pass also counts each file's
+    records, ``file_records`` (file, records): the dates' pass, else the main pass.
 
     One pass over the corpus (``grouped``: every row tested, looked up, counted per citing work,
     the rare rows kept); the citing dates read once more on their own (``date_map``, a column of
@@ -390,8 +311,7 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
     ``per_citing`` counts them and joins the counts to every citing work.
     """
     return [
-        *([("table", "date_map", DATE_MAP)] if date else []),
-        ("table", "grouped", grouped(default, date, pmid)),
+        *_dates_and_grouped(default, date, pmid, count),
         ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
         *[("step", name, statement) for name, statement in doi_stages()],
@@ -403,119 +323,33 @@ def plan(default: str, pmid: bool = True, date: bool = True) -> list[tuple[str, 
     ]
 
 
-def status_column(status: str) -> str:
-    return f"n_{status}"
-
-
-def rare(default: str, pmid: bool = True, date: bool = True) -> str:
-    """The rare rows with their verdicts, the reason a row is unusable and its sample (value,
-    file name, row): a few per cent of a corpus, kept as rows (``flagged.parquet`` is a filter of
-    them, ``per_citing`` a count of them)."""
-    value = f"CASE WHEN bad_reason = {lit(BAD_REASONS[2])} THEN pmid_raw ELSE cited_raw END"
-    sample = (
-        f"struct_pack(value := left(coalesce({value}, ''), 120), file := coalesce(f.name, '?'),"
-        " rownum := rownum)"
+def _dates_and_grouped(
+    default: str, date: bool, pmid: bool, count: bool
+) -> list[tuple[str, str, str]]:
+    """The dates' pass and the main pass; with ``count``, one of them counts each file's
+    records (``file_records``): the dates' pass where there is one, else the main pass."""
+    main = ("table", "grouped", grouped(default, date, pmid))
+    if not date:
+        return _grouped(default, date, pmid, count) if count else [main]
+    if not count:
+        return [("table", "date_map", DATE_MAP), main]
+    dates = (
+        f"SELECT t AS raw, {_date('t')} AS day FROM date_sets WHERE by_file = 0 AND t IS NOT NULL"
     )
-    return (
-        f"SELECT s.*, CASE WHEN bad_reason IS NOT NULL THEN {sample} END AS sample"
-        f" FROM ({screened(default, pmid, date, 'rare_rows')}) AS s"
-        " LEFT JOIN input_files AS f ON f.file = s.file"
-    )
-
-
-SAMPLE = "STRUCT(value VARCHAR, file VARCHAR, rownum BIGINT)"
-"""An unusable row's sample: its value (cut at 120 characters), file name and row number."""
-
-
-def _count(where: str) -> str:
-    return f"count(*) FILTER (WHERE {where})"
-
-
-def per_citing(default: str) -> str:
-    """Per citing work: references, flagged, by status, unusable. Every citing work is a row of
-    ``grouped`` (its plain references counted there); the counts of its rare rows (:func:`rare`)
-    are joined to those that have any (a NULL citing work, rows that name none, is one)."""
-    assert default not in FLAGGED_STATUSES
-    flagged = "status IN (" + ", ".join(lit(st) for st in SERIOUS_STATUSES) + ")"
-    counts = ", ".join(f"{_count(f'status = {lit(st)}')} AS {status_column(st)}" for st in STATUSES)
-    bad = ", ".join(
-        f"{_count(f'bad_reason = {lit(r)}')} AS bad_{i},"
-        f" min(sample) FILTER (WHERE bad_reason = {lit(r)}) AS bad_sample_{i}"
-        for i, r in enumerate(BAD_REASONS)
-    )
-    rare = (
-        f"SELECT citing, {_count(flagged)} AS flagged, {_count('cited_after_notice')} AS after,"
-        f" {counts}, {bad} FROM rare GROUP BY citing"
-    )
-    cols = [
-        f"g.n - array_length(g.rare) + coalesce(r.{status_column(st)}, 0)"
-        if st == default
-        else f"coalesce(r.{status_column(st)}, 0)"
-        for st in STATUSES
+    return [
+        ("table", "date_sets", DATE_SETS),
+        ("table", "date_map", dates),
+        ("view", "file_records", "SELECT file, records FROM date_sets WHERE by_file = 1"),
+        main,
     ]
-    plain = [f"{'n' if st == default else '0'} AS {status_column(st)}" for st in STATUSES] + [
-        f"0 AS bad_{i}, CAST(NULL AS {SAMPLE}) AS bad_sample_{i}" for i in range(len(BAD_REASONS))
+
+
+def _grouped(default: str, date: bool, pmid: bool, count: bool) -> list[tuple[str, str, str]]:
+    return [
+        ("table", "grouped_sets", grouped(default, date, pmid, count=True)),
+        ("view", "grouped", "SELECT citing, n, day, rare FROM grouped_sets WHERE by_file = 0"),
+        ("view", "file_records", "SELECT file, records FROM grouped_sets WHERE by_file = 1"),
     ]
-    bads = [f"coalesce(r.bad_{i}, 0), r.bad_sample_{i}" for i in range(len(BAD_REASONS))]
-    # A citing work without rare rows (most of them) is taken as it is; only the others are
-    # joined to their counts.
-    return (
-        "SELECT citing, n AS refs, 0 AS flagged, 0 AS cited_after_notice, day AS citing_date,"
-        f" {', '.join(plain)} FROM grouped WHERE rare IS NULL UNION ALL"
-        " SELECT g.citing, g.n, coalesce(r.flagged, 0), coalesce(r.after, 0), g.day,"
-        f" {', '.join(cols + bads)} FROM (SELECT * FROM grouped WHERE rare IS NOT NULL) AS g"
-        f" LEFT JOIN ({rare}) AS r ON r.citing IS NOT DISTINCT FROM g.citing"
-    )
-
-
-FLAGGED_OUT = (
-    "SELECT citing, doi AS cited_doi, pmid AS cited_pmid, status, notice_type, notice_doi,"
-    " notice_date, record_id, source, citing_date, cited_after_notice FROM rare WHERE flagged"
-)
-"""Each flagged citation (all are rare rows)."""
-CITING_OUT = (
-    'SELECT citing, refs AS "references", flagged,'
-    " CAST(flagged AS DOUBLE) / refs AS flagged_share, cited_after_notice, citing_date, "
-    + ", ".join(status_column(s) for s in FLAGGED_STATUSES)
-    + ", n_unverified, n_invalid_doi, n_no_doi FROM per_citing"
-)
-TOTALS = (
-    "SELECT count(*) AS citing_works, sum(refs), sum(flagged), sum(cited_after_notice),"
-    " count(*) FILTER (WHERE flagged > 0), "
-    + ", ".join(f"sum({status_column(s)})" for s in STATUSES)
-    + ", "
-    + ", ".join(f"sum(bad_{i})" for i in range(len(BAD_REASONS)))
-    + " FROM per_citing"
-)
-
-
-def bad_sample(reason: int, limit: int = 5) -> str:
-    """Up to ``limit`` distinct unusable rows for one reason: value, file, row number."""
-    col = f"bad_sample_{reason}"
-    return (
-        f"SELECT DISTINCT {col}.value, {col}.file, {col}.rownum FROM per_citing"
-        f" WHERE {col} IS NOT NULL ORDER BY 2, 3, 1 LIMIT {limit}"
-    )
-
-
-SHARES = (
-    "SELECT least(CAST(floor(CAST(flagged AS DOUBLE) / refs * 20) AS INTEGER), 19) AS bucket,"
-    " count(*) FROM per_citing WHERE flagged > 0 GROUP BY 1 ORDER BY 1"
-)
-BY_YEAR = (
-    "SELECT year(citing_date) AS y, count(*) FROM flagged_out WHERE citing_date IS NOT NULL"
-    " GROUP BY 1 ORDER BY 1"
-)
-TOP = 100
-"""Flagged works the summary lists (most cited first); ``flagged.parquet`` holds every one."""
-TOP_CITED = (
-    "SELECT coalesce(cited_doi, 'PMID ' || cited_pmid) AS work, min(status), count(*) AS n,"
-    " count(*) FILTER (WHERE cited_after_notice), min(cited_doi), min(cited_pmid),"
-    " min(notice_doi), min(notice_type), min(notice_date), min(record_id) FROM flagged_out"
-    f" GROUP BY 1 ORDER BY n DESC, work LIMIT {TOP}"
-)
-
-FLAGGED_WORKS = "SELECT count(DISTINCT coalesce(cited_doi, 'PMID ' || cited_pmid)) FROM flagged_out"
 
 
 @cache
@@ -544,9 +378,3 @@ def to_spark(statement: str) -> str:
         return node
 
     return tree.transform(fix).sql(dialect="spark")
-
-
-ALL_OUT = (
-    "SELECT citing, cited_raw, doi AS cited_doi, pmid AS cited_pmid, status, notice_type,"
-    " notice_doi, notice_date, record_id, citing_date, cited_after_notice FROM ({screened}) AS a"
-)

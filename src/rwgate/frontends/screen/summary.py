@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
-from rwgate.frontends.screen import rownums, sql
+from rwgate.frontends.screen import output_sql, rownums, sql, verdict_sql
 from rwgate.frontends.screen.columns import ROLES, Columns
 from rwgate.frontends.screen.inputs import InputGroup
 from rwgate.frontends.screen.records import UNPARSEABLE, Accounting, FileCount
@@ -128,19 +128,19 @@ def file_counts(groups: list[InputGroup], records: Accounting) -> list[dict[str,
 
 def _bad_rows(engine: Any, counts: list[int]) -> dict[str, Any]:
     reasons = []
-    for i, reason in enumerate(sql.BAD_REASONS):
+    for i, reason in enumerate(verdict_sql.BAD_REASONS):
         if not counts[i]:
             continue
         sample = [
             {"value": v, "file": f, "row": int(r) if r is not None else None}
-            for v, f, r in engine.fetch(sql.bad_sample(i))
+            for v, f, r in engine.fetch(output_sql.bad_sample(i))
         ]
         reasons.append({"reason": reason, "count": counts[i], "sample": sample})
     return {"count": sum(counts), "by_reason": reasons}
 
 
 def _most_cited(engine: Any, table: Verdicts) -> list[dict[str, Any]]:
-    top = engine.fetch(sql.TOP_CITED)
+    top = engine.fetch(output_sql.TOP_CITED)
     keys = [f"doi:{row[4]}" if row[4] else f"pmid:{row[5]}" for row in top]
     names = table.names(keys)
     out = []
@@ -177,7 +177,7 @@ def build(
     records: Accounting | None = None,
 ) -> dict[str, Any]:
     """The summary of the screen ``engine`` holds (``per_citing``, ``flagged_out``)."""
-    totals = engine.fetch(sql.TOTALS)[0]
+    totals = engine.fetch(output_sql.TOTALS)[0]
     by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
     bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
     dated = any(c is None or c.date is not None for c in found)
@@ -207,9 +207,9 @@ def build(
             "corrections_by_status": {s: by_status[s] for s in CORRECTIONS if by_status[s]},
         },
         "bad_rows": bad_rows,
-        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(sql.SHARES)],
-        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(sql.BY_YEAR)],
-        "flagged_works": int(engine.fetch(sql.FLAGGED_WORKS)[0][0] or 0),
+        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(output_sql.SHARES)],
+        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(output_sql.BY_YEAR)],
+        "flagged_works": int(engine.fetch(output_sql.FLAGGED_WORKS)[0][0] or 0),
         "most_cited": _most_cited(engine, table),
         "warnings": _warnings(table, dated),
     }
