@@ -324,3 +324,32 @@ def test_a_dated_csv_is_counted_in_the_dates_pass(snapshot: Path, tmp_path: Path
     (bad,) = [r for r in summary["bad_rows"]["by_reason"] if "parse" in r["reason"]]
     assert [s["line"] for s in bad["sample"]] == [3, 5]
     assert summary["flagged_by_citing_year"] == [[2020, 1], [2022, 1]]
+
+
+PREPRINTS = (
+    "10.48550/arXiv.1706.03762",
+    "https://doi.org/10.2139/SSRN.3456789",
+    "10.1101/2020.03.22.002386",
+    "10.1101/2021.05.04.442604v2",
+    "10.31219/osf.io/abcde",
+)
+NOT_PREPRINTS = ("10.1101/gr.123456.111", "10.1101/cshperspect.a000001", "10.9999/arxiv.1",
+                 "10.2139", UNLISTED)  # fmt: skip
+
+
+def test_against_a_full_export_an_unlisted_preprint_is_unverified_as_in_check(
+    tmp_path: Path,
+) -> None:
+    """The screen's one pattern for preprint DOIs (arXiv's DataCite DOIs, SSRN, OSF, bioRxiv's
+    and medRxiv's but not CSHL's journals under 10.1101) gives check's statuses, row for row."""
+    full = tmp_path / "full.sqlite"
+    assert not import_files(full, [RW], allow_shrink=True).failed  # stands for the whole export
+    dois = [*RETRACTED, *PREPRINTS, *NOT_PREPRINTS]
+    table = tmp_path / "preprints.csv"
+    table.write_text(
+        "citing,doi\n" + "".join(f"p{i},{d}\n" for i, d in enumerate(dois)), encoding="utf-8"
+    )
+    summary = _agrees(full, table, _screen(full, table), [(d, None) for d in dois], len(dois))
+    by_status = summary["summary"]["by_status"]
+    assert by_status["unverified"] == len(PREPRINTS), by_status
+    assert by_status["clean"] == len(NOT_PREPRINTS) - 1, by_status  # "10.2139" is no DOI

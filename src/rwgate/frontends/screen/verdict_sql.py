@@ -9,6 +9,8 @@ snapshot's unlisted status, except a preprint's (:func:`preprint`), which is ``u
 
 from __future__ import annotations
 
+import re
+
 from rwgate.contract.vocab import SERIOUS_STATUSES
 from rwgate.frontends.screen import doisql
 from rwgate.frontends.screen.verdicts import COLUMNS
@@ -76,12 +78,16 @@ def _looked_up(source: str, pmid: bool, date: bool) -> str:
 
 
 def preprint(doi: str) -> str:
-    """Whether the canonical DOI ``doi`` is a preprint's (:mod:`rwgate.sources.preprint_ids`):
-    one set look-up of its registrant prefix on every row, the prefix tests on the few it keeps."""
-    registrants = ", ".join(lit(p.split("/")[0]) for p in dict.fromkeys(PREPRINT_PREFIXES))
-    tests = " OR ".join(f"starts_with({doi}, {lit(prefix)})" for prefix in PREPRINT_PREFIXES)
-    biorxiv = f"regexp_matches({doi}, {lit(BIORXIV_DOI)})"
-    return f"(split_part({doi}, '/', 1) IN ({registrants}, '10.1101') AND ({tests} OR {biorxiv}))"
+    """Whether the canonical DOI ``doi`` is a preprint's (:mod:`rwgate.sources.preprint_ids`).
+
+    One anchored pattern, so the expression behind ``doi`` is named once: every row of a corpus
+    takes this test, and DuckDB computes an inlined expression again at each of its uses (with a
+    test per prefix, the key's normalisation ran some thirty times a row: the main pass took 2.6
+    times as long at 10^7 rows)."""
+    prefixes = "|".join(re.escape(prefix) for prefix in PREPRINT_PREFIXES)
+    biorxiv = BIORXIV_DOI.removeprefix("^").removesuffix("$")
+    pattern = f"(?s:(?:{prefixes}).*)|{biorxiv}"
+    return f"regexp_full_match({doi}, {lit(pattern)})"
 
 
 def _unlisted(default: str) -> str:
