@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fakes.arxiv import FakeArxiv
+from fakes.arxiv import FakeArxiv, live_paper
 from fakes.biorxiv import FakeBiorxiv
 from fakes.crossref import FakeCrossref
 from rwgate.frontends.cli.main import main
@@ -34,26 +34,13 @@ PUBLISHED = "2301.00001"  # added below: published as the Wakefield paper
 BIORXIV_WITHDRAWN = "10.1101/2020.01.30.927871"
 
 
-def _paper(ident: str, doi: str | None) -> dict[str, Any]:
-    return {
-        "id": ident,
-        "title": "A preprint later published",
-        "authors": "A. Author",
-        "comments": None,
-        "doi": doi,
-        "journal_ref": "Lancet 351, 637 (1998)" if doi else None,
-        "datestamp": "2023-01-02",
-        "versions": [{"date": "Mon, 2 Jan 2023 09:00:00 GMT", "size": "100kb", "source_type": "D"}],
-    }
-
-
 @pytest.fixture
 def env(
     tmp_path: Path, fake_crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[FakeArxiv, FakeBiorxiv]]:
     previous = use_pacer(Pacer(interval=0.0))
     with FakeArxiv() as arxiv, FakeBiorxiv() as biorxiv:
-        arxiv.add_paper(_paper(PUBLISHED, WAKEFIELD_DOI))
+        arxiv.add_paper(live_paper(PUBLISHED, "A preprint later published", WAKEFIELD_DOI))
         monkeypatch.setenv("RWGATE_CROSSREF_URL", fake_crossref.url)
         monkeypatch.setenv("RWGATE_DOI_URL", fake_crossref.url)
         monkeypatch.setenv("RWGATE_ARXIV_URL", arxiv.api_url)

@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from pandoc_build import ROOT, build, pandoc, write_doc
 from test_mcp import structured
 
-from fakes.arxiv import FakeArxiv
+from fakes.arxiv import FakeArxiv, live_paper
 from fakes.biorxiv import FakeBiorxiv
 from fakes.crossref import FakeCrossref
 
@@ -68,19 +68,6 @@ BIB = f"""@misc{{attention,
 """
 
 
-def _paper(ident: str, title: str, doi: str | None) -> dict[str, Any]:
-    return {
-        "id": ident,
-        "title": title,
-        "authors": "A. Author",
-        "comments": None,
-        "doi": doi,
-        "journal_ref": "Lancet 351, 637 (1998)" if doi else None,
-        "datestamp": "2023-01-02",
-        "versions": [{"date": "Mon, 2 Jan 2023 09:00:00 GMT", "size": "100kb", "source_type": "D"}],
-    }
-
-
 @pytest.fixture
 def services(
     tmp_path: Path, fake_crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
@@ -88,8 +75,8 @@ def services(
     """The fakes, as this process's environment (subprocesses inherit it) and as a dict (for the
     MCP server's, which is given explicitly); ``tmp_path/doc`` holds refs.bib."""
     with FakeArxiv() as arxiv, FakeBiorxiv() as biorxiv:
-        arxiv.add_paper(_paper(ATTENTION, "Attention Is All You Need", None))
-        arxiv.add_paper(_paper(PUBLISHED, "A preprint later published", WAKEFIELD_DOI))
+        arxiv.add_paper(live_paper(ATTENTION, "Attention Is All You Need"))
+        arxiv.add_paper(live_paper(PUBLISHED, "A preprint later published", WAKEFIELD_DOI))
         env = {
             "RWGATE_CROSSREF_URL": fake_crossref.url,
             "RWGATE_DOI_URL": fake_crossref.url,

@@ -41,6 +41,21 @@ def load_papers() -> dict[str, dict[str, Any]]:
     return {p["id"]: p for p in data["papers"]}
 
 
+def live_paper(ident: str, title: str, doi: str | None = None) -> dict[str, Any]:
+    """A live (never withdrawn) arXiv paper in the fixture's shape; with ``doi``, published as
+    that journal article (``journal_ref`` filled in, as arXiv gives it)."""
+    return {
+        "id": ident,
+        "title": title,
+        "authors": "A. Author",
+        "comments": None,
+        "doi": doi,
+        "journal_ref": "Lancet 351, 637 (1998)" if doi else None,
+        "datestamp": "2023-01-02",
+        "versions": [{"date": "Mon, 2 Jan 2023 09:00:00 GMT", "size": "100kb", "source_type": "D"}],
+    }
+
+
 class LoopbackServer:
     """Start/stop, fault queue and request log shared by the preprint fakes."""
 
