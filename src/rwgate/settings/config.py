@@ -23,7 +23,7 @@ from rwgate.settings.files import (
     rwgate_section,
     user_config_path,
 )
-from rwgate.settings.policy import AllowEntry, Policy, Preset
+from rwgate.settings.policy import OVERRIDES, AllowEntry, Policy, Preset
 
 DEFAULT_CROSSREF_URL = "https://api.crossref.org"
 DEFAULT_OPENALEX_URL = "https://api.openalex.org"
@@ -110,7 +110,7 @@ class Settings(BaseModel):
 
     def to_policy(self) -> Policy:
         """The policy these settings describe (validated: unknown statuses are errors)."""
-        lists = {name: getattr(self, name) for name in ("fail_on", "annotate", "warn", "ignore")}
+        lists = {name: getattr(self, name) for name in OVERRIDES}
         try:
             return Policy.model_validate({"preset": self.policy, "allow": self.allow, **lists})
         except ValidationError as exc:
@@ -118,18 +118,9 @@ class Settings(BaseModel):
 
 
 DOCUMENT_KEYS = frozenset(
-    {
-        "policy",
-        "fail_on",
-        "annotate",
-        "warn",
-        "ignore",
-        "allow",
-        "template",
-        "inline",
-        "recover_dois",
-    }
-)
+    {"policy", "fail_on", "annotate", "warn", "ignore", "allow", "template", "inline",
+     "recover_dois"}
+)  # fmt: skip
 """What a document may set (its metadata, a config file beside it): policy, never the judge."""
 USER_KEYS = frozenset(Settings.model_fields) - DOCUMENT_KEYS - {"config_file", "warnings"}
 """Where data comes from and where files go: the invoking user's alone (flags, environment, user

@@ -35,6 +35,12 @@ _TABLE: dict[tuple[Status, ...], tuple[Action, Action, Action]] = {
 }
 
 
+OVERRIDES: dict[str, Action] = {
+    "fail_on": "fail", "annotate": "annotate", "warn": "warn", "ignore": "ignore"
+}  # fmt: skip
+"""The per-status override lists of a policy (and of the settings), and the action each sets."""
+
+
 def preset_actions(preset: Preset) -> dict[Status, Action]:
     """DESIGN.md's policy table for one preset; ``clean`` is always ignored."""
     column = get_args(Preset).index(preset)
@@ -87,7 +93,7 @@ class Policy(BaseModel):
     @model_validator(mode="after")
     def _no_status_twice(self) -> Policy:
         seen: dict[str, str] = {}
-        for name in ("fail_on", "annotate", "warn", "ignore"):
+        for name in OVERRIDES:
             for status in getattr(self, name):
                 if status in seen and seen[status] != name:
                     raise ValueError(f"status {status!r} is in both {seen[status]} and {name}")
@@ -96,15 +102,8 @@ class Policy(BaseModel):
 
     def actions(self) -> dict[Status, Action]:
         table = preset_actions(self.preset)
-        overrides: dict[str, Action] = {
-            "fail_on": "fail",
-            "annotate": "annotate",
-            "warn": "warn",
-            "ignore": "ignore",
-        }
-        for name, action in overrides.items():
-            for status in getattr(self, name):
-                table[status] = action
+        for name, action in OVERRIDES.items():
+            table.update(dict.fromkeys(getattr(self, name), action))
         return table
 
     def action(self, status: Status) -> Action:
