@@ -98,6 +98,11 @@ def lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def lit_list(items: Iterable[object]) -> str:
+    """A SQL list of string literals (file paths, keys)."""
+    return "[" + ", ".join(lit(str(item)) for item in items) + "]"
+
+
 _STRIP_HEAD = lit("^[" + WS + "]+")
 _STRIP_TAIL = lit("[" + WS + "]+\\z")
 _TRAILING = lit(TRAILING)

@@ -15,18 +15,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rwgate.frontends.screen import sql
+from rwgate.frontends.screen.doisql import lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 from rwgate.frontends.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
 from rwgate.frontends.screen.records import REJECTS, SCANS
 from rwgate.frontends.screen.verdicts import COLUMNS
-
-_CROSSREF_COLUMNS = (
-    "{'DOI': 'VARCHAR', 'reference': 'STRUCT(\"DOI\" VARCHAR)[]',"
-    " 'issued': 'STRUCT(\"date-parts\" BIGINT[][])',"
-    ' \'items\': \'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
-    ' issued STRUCT("date-parts" BIGINT[][]))[]\'}'
-)
-
 
 _CROSSREF_TYPES = {
     "DOI": "VARCHAR",
@@ -35,7 +28,10 @@ _CROSSREF_TYPES = {
     "items": 'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
     ' issued STRUCT("date-parts" BIGINT[][]))[]',
 }
-"""The fields of a Crossref record the screen reads (``_CROSSREF_COLUMNS``, as a structure)."""
+"""The fields of a Crossref record the screen reads."""
+_CROSSREF_COLUMNS = (
+    "{" + ", ".join(f"{sql.lit(k)}: {sql.lit(v)}" for k, v in _CROSSREF_TYPES.items()) + "}"
+)
 
 
 def _duck_type(shape: Any) -> str:
@@ -55,7 +51,6 @@ class Engine(Protocol):
 
     def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]: ...
     def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
-    def run(self, statement: str) -> None: ...
     def view(self, name: str, statement: str) -> None: ...
     def step(self, name: str, statement: str) -> None: ...
     def table(self, name: str, statement: str) -> None: ...
@@ -67,10 +62,6 @@ class Engine(Protocol):
 _PATH = "filename = 'rwgate_path'"
 """The file's path as DuckDB reads it, under a name of rwgate's: a table's own ``filename`` or
 ``file_index`` column is the table's (DuckDB's virtual columns would give way to it)."""
-
-
-def _quoted_list(files: list[Path]) -> str:
-    return "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
 
 
 class DuckEngine:
@@ -98,7 +89,7 @@ class DuckEngine:
             self.con.execute("SET enable_progress_bar = false")
 
     def _reader(self, grp: InputGroup, i: int) -> str:
-        files = _quoted_list(grp.files)
+        files = lit_list(grp.files)
         if grp.container == "parquet":
             return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
@@ -108,7 +99,7 @@ class DuckEngine:
             # the one pass (records.pass_rejects) to count and quote it.
             assert grp.dialect is not None
             return (
-                f"read_csv({_quoted_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
+                f"read_csv({lit_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
                 f" store_rejects = true, rejects_table = '{REJECTS}{i}',"
                 f" rejects_scan = '{SCANS}{i}')"
             )
@@ -130,7 +121,7 @@ class DuckEngine:
             return dict(_CROSSREF_TYPES)
         got = self.con.execute(
             "SELECT json_group_structure(json) FROM (SELECT json FROM"
-            f" read_json_objects({_quoted_list(grp.files)}, format = 'newline_delimited',"
+            f" read_json_objects({lit_list(grp.files)}, format = 'newline_delimited',"
             f" ignore_errors = true, maximum_object_size = {MAX_OBJECT})"
             " WHERE json_type(json) = 'OBJECT' LIMIT 20480)"
         ).fetchone()
@@ -142,7 +133,7 @@ class DuckEngine:
         try:
             rows = self.con.execute(
                 "SELECT file_name, name FROM parquet_schema("
-                f"{_quoted_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
+                f"{lit_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
             ).fetchall()
         except self._error as exc:
             first = str(exc).splitlines()[0]
@@ -158,11 +149,9 @@ class DuckEngine:
         names: list[list[str]] = []
         for i, (grp, start) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
             try:
-                number = f"list_position({_quoted_list(grp.paths())}, rwgate_path) - 1 + {start}"
+                number = f"list_position({lit_list(grp.paths())}, rwgate_path) - 1 + {start}"
                 if grp.numbers is not None:
-                    number = (
-                        f"{grp.numbers}[list_position({_quoted_list(grp.paths())}, rwgate_path)]"
-                    )
+                    number = f"{grp.numbers}[list_position({lit_list(grp.paths())}, rwgate_path)]"
                 self.con.execute(
                     f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
                     f" {number} AS {sql.FILE} FROM {self._reader(grp, i)}"
@@ -184,9 +173,6 @@ class DuckEngine:
         self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
         self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
         return names
-
-    def run(self, statement: str) -> None:
-        self.con.execute(statement)
 
     def view(self, name: str, statement: str) -> None:
         self.con.execute(f"CREATE TEMP VIEW {name} AS {statement}")
@@ -313,9 +299,6 @@ class SparkEngine:
         files = self.spark.createDataFrame(input_files(groups), "file BIGINT, name STRING")
         files.createOrReplaceTempView("input_files")
         return names
-
-    def run(self, statement: str) -> None:
-        self.spark.sql(sql.to_spark(statement))
 
     def view(self, name: str, statement: str) -> None:
         self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)

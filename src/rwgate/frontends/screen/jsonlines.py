@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.screen.doisql import lit
+from rwgate.frontends.screen.doisql import lit, lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 
 MAX_OBJECT = 33554432
@@ -50,9 +50,8 @@ def nonblank_lines(path: Path) -> int:
 
 
 def _source(paths: list[Path]) -> str:
-    listed = "[" + ", ".join(lit(str(p)) for p in paths) + "]"
     return (
-        f"read_json_objects({listed}, format = 'newline_delimited', ignore_errors = true,"
+        f"read_json_objects({lit_list(paths)}, format = 'newline_delimited', ignore_errors = true,"
         f" filename = 'rwgate_path', maximum_object_size = {MAX_OBJECT})"
     )
 

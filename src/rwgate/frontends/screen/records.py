@@ -33,7 +33,7 @@ from typing import Any
 
 from rwgate.frontends.screen import jsonlines
 from rwgate.frontends.screen.dialect import Dialect
-from rwgate.frontends.screen.doisql import lit
+from rwgate.frontends.screen.doisql import lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 
 _BLANK_AFTER = re.compile(rb"\n(?=\r?\n)")
@@ -138,11 +138,10 @@ class _Reader:
         self.n += 1
         table, scan = f"rj{self.n}", f"rs{self.n}"
         cont = " + ".join(_continued(c) for c in d.columns) or "0"
-        listed = "[" + ", ".join(lit(str(p)) for p in paths) + "]"
         try:
             rows = self.con.execute(
-                f"SELECT rwgate_path, count(*), coalesce(sum({cont}), 0) FROM read_csv({listed},"
-                f" filename = 'rwgate_path', {d.options()}, store_rejects = true,"
+                f"SELECT rwgate_path, count(*), coalesce(sum({cont}), 0) FROM read_csv("
+                f"{lit_list(paths)}, filename = 'rwgate_path', {d.options()}, store_rejects = true,"
                 f" rejects_table = '{table}', rejects_scan = '{scan}') GROUP BY 1"
             ).fetchall()
             rejects = self.con.execute(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.screen import output_sql, sql, verdict_sql
+from rwgate.frontends.screen import sql, verdict_sql
 from rwgate.frontends.screen.columns import SAMPLE, Columns, check_values, resolve
 from rwgate.frontends.screen.engine import DuckEngine, open_engine
 from rwgate.frontends.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
@@ -207,11 +207,11 @@ def _screen(
         with _timed(opts.timings, "write flagged.parquet"):
             _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
         with _timed(opts.timings, "write citing.parquet"):
-            _write(engine, output_sql.CITING_OUT, outputs["citing"])
+            _write(engine, verdict_sql.CITING_OUT, outputs["citing"])
         if opts.all_citations:
             outputs["citations"] = opts.out / "citations.parquet"
             every = verdict_sql.screened(table.default_status, pmid, date)
-            _write(engine, output_sql.ALL_OUT.format(screened=every), outputs["citations"])
+            _write(engine, verdict_sql.ALL_OUT.format(screened=every), outputs["citations"])
         with _timed(opts.timings, "summary"):
             summary = build_summary(engine, table, files, groups, found, records)
     finally:

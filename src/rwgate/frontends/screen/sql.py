@@ -20,11 +20,9 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from rwgate.frontends.screen import doisql
+from rwgate.frontends.screen import doisql, verdict_sql
 from rwgate.frontends.screen.columns import Columns
 from rwgate.frontends.screen.inputs import InputGroup
-from rwgate.frontends.screen.output_sql import FLAGGED_OUT, per_citing
-from rwgate.frontends.screen.verdict_sql import pmid_fast, pmid_key, preprint, rare
 
 lit = doisql.lit
 FILE = "rwgate_file"
@@ -216,8 +214,8 @@ DOI_MAP = (
 """Each slow spelling: its DOI, whether it is a shortDOI or blank, and the key its verdict is
 found under (a SICI DOI written without its ``<>`` finds the listed one, as in check)."""
 PMID_MAP = (
-    f"SELECT p AS raw, {pmid_key('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
-    " WHERE gp = 0 AND p IS NOT NULL"
+    f"SELECT p AS raw, {verdict_sql.pmid_key('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw"
+    " FROM keys WHERE gp = 0 AND p IS NOT NULL"
 )
 DATE_MAP = (
     f"SELECT t AS raw, {_date('t')} AS day"
@@ -256,13 +254,13 @@ def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = Fa
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
     plain = "r.pmid_raw IS NULL AND r.key IS NOT NULL AND v.id IS NULL"
     if pmid:
-        unlisted = f"{pmid_fast('r.pmid_raw')} AND p.id IS NULL"
+        unlisted = f"{verdict_sql.pmid_fast('r.pmid_raw')} AND p.id IS NULL"
         plain = f"(r.pmid_raw IS NULL OR ({unlisted})) AND r.key IS NOT NULL AND v.id IS NULL"
         if default != "unverified":
             plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
     if default == "clean":  # an unlisted preprint is not clean (see verdict_sql): a rare row
-        plain = f"({plain}) AND NOT coalesce({preprint('r.key')}, false)"
+        plain = f"({plain}) AND NOT coalesce({verdict_sql.preprint('r.key')}, false)"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
@@ -317,9 +315,9 @@ def plan(
         *[("step", name, statement) for name, statement in doi_stages()],
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
-        ("table", "rare", rare(default, pmid, date)),
-        ("table", "per_citing", per_citing(default)),
-        ("table", "flagged_out", FLAGGED_OUT),
+        ("table", "rare", verdict_sql.rare(default, pmid, date)),
+        ("table", "per_citing", verdict_sql.per_citing(default)),
+        ("table", "flagged_out", verdict_sql.FLAGGED_OUT),
     ]
 
 

@@ -92,16 +92,15 @@ class Verdicts(Registry):
         from the file: only the few a summary names are looked up."""
         import duckdb
 
-        from rwgate.frontends.screen.doisql import lit
+        from rwgate.frontends.screen.doisql import lit, lit_list
 
         if not keys:
             return {}
-        listed = "[" + ", ".join(lit(k) for k in keys) + "]"
         con = duckdb.connect()
         try:
             rows = con.execute(
                 f"SELECT kind || ':' || id, title, journal, year FROM read_parquet("
-                f"{lit(str(self.file))}) WHERE list_contains({listed}, kind || ':' || id)"
+                f"{lit(str(self.file))}) WHERE list_contains({lit_list(keys)}, kind || ':' || id)"
             ).fetchall()
         finally:
             con.close()
