@@ -1,17 +1,11 @@
 """How a CSV table is written, as DuckDB reads it: one reader for the header and the data.
 
-On main the screen split a CSV's first line on ``,`` itself while DuckDB read the rows, and the
-two disagreed (issue 47): a UTF-8 BOM stayed in the first column's name, ``;`` and tab tables
-had one column, and a name the user copied from the error broke DuckDB's binder. Here the
-header, delimiter, quote and escape come from DuckDB's sniffer (``sniff_csv``) or from the
-user's flags, the encoding from a flag or a byte-order mark, and the rows are then read with
-exactly that dialect (``auto_detect = false``), so the columns the screen resolves are the ones
-the rows have.
-
-Encodings: UTF-8 with or without a BOM; UTF-16 with its BOM (Excel's "Unicode text"); the ones
-DuckDB's reader knows by name (``latin-1``); Windows-1252, which DuckDB reads only through an
-extension it would download, is decoded to UTF-8 in a temporary file (:func:`transcode`): a
-decoder, not a second CSV parser.
+The header, delimiter, quote and escape come from DuckDB's sniffer (``sniff_csv``) or the user's
+flags, the encoding from a flag or a byte-order mark; the rows are then read with exactly that
+dialect (``auto_detect = false``), so the columns the screen resolves are the ones the rows have.
+Encodings: UTF-8 (a BOM is read), UTF-16 by its BOM, those DuckDB knows by name (``latin-1``);
+Windows-1252, which DuckDB reads only through an extension it would download, is decoded to a
+UTF-8 copy first (:func:`transcode`).
 """
 
 from __future__ import annotations

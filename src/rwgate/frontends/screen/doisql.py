@@ -69,15 +69,17 @@ _INVISIBLE = "[" + _ranges(c for c in range(0x10000) if pydoi._INVISIBLE.fullmat
 _DASH_CODES = sorted(pydoi._DASHES)
 # The bare fast path: ASCII only (Python tests ``isascii()`` first).
 _BARE_STOP = set(_SPACE_CODES) | {ord(c) for c in "%<>()[]{}\"'"}
-_BARE_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP)
-_BARE_LAST = _ranges(c for c in range(128) if c not in _BARE_STOP | {ord(c) for c in ".,;:!?"})
-BARE = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_BARE_BODY}]*[{_BARE_LAST}]\\z"
-_UPPER = set(range(ord("A"), ord("Z") + 1))
-_LOWER_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP | _UPPER)
-_LOWER_LAST = _ranges(
-    c for c in range(128) if c not in _BARE_STOP | _UPPER | {ord(c) for c in ".,;:!?"}
-)
-LOWER = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_LOWER_BODY}]*[{_LOWER_LAST}]\\z"
+
+
+def _bare(stop: set[int]) -> str:
+    """A bare ASCII DOI of none of the characters ``stop``, not ending in punctuation."""
+    body = _ranges(c for c in range(128) if c not in stop)
+    last = _ranges(c for c in range(128) if c not in stop | {ord(c) for c in ".,;:!?"})
+    return f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{body}]*[{last}]\\z"
+
+
+BARE = _bare(_BARE_STOP)
+LOWER = _bare(_BARE_STOP | set(range(ord("A"), ord("Z") + 1)))
 """A bare DOI already in lower case: its own canonical form (ASCII's only capitals are A-Z)."""
 SHAPE = f"^10\\.[{DIGIT}]{{4,9}}(?:\\.[{DIGIT}]+)*/[^{WS}]+\\z"
 SHORT = f"^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi[{WS}]*:[{WS}]*)?10/(?i:[a-z0-9]{{2,20}})\\z"

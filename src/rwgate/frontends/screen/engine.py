@@ -1,9 +1,7 @@
 """Where the SQL of :mod:`rwgate.frontends.screen.sql` runs: DuckDB embedded (default) or Spark.
 
-An engine does three things only: read the input files into raw views with its own readers,
-load the verdict table, and run the statements. DuckDB runs the text as written, within a memory
-limit (spilling to a temporary folder beyond it); Spark runs SQLGlot's transpilation of the same
-text, locally or on the cluster ``--master`` names.
+An engine reads the input files into raw views with its own readers, loads the verdict table,
+and runs the statements: DuckDB as written, within a memory limit; Spark through SQLGlot.
 """
 
 from __future__ import annotations
@@ -93,10 +91,7 @@ class DuckEngine:
         if grp.container == "parquet":
             return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
-            # The dialect DuckDB's sniffer found, read strictly; a record it cannot parse is
-            # skipped and kept in the rejects tables, which rwgate.frontends.screen.records reads
-            # after
-            # the one pass (records.pass_rejects) to count and quote it.
+            # Strictly, in the sniffed dialect: the rejects are kept for records.pass_rejects.
             assert grp.dialect is not None
             return (
                 f"read_csv({lit_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
@@ -104,9 +99,7 @@ class DuckEngine:
                 f" rejects_scan = '{SCANS}{i}')"
             )
         if lines_json(grp):
-            # Each line that holds an object, as rwgate.frontends.screen.jsonlines counted it: a
-            # line
-            # counted as screened is a row here (no line is dropped by the read).
+            # Each line holding an object, as jsonlines counted it (a line screened is a row).
             return objects_reader(grp.files, self._structure(grp))
         # A classic ``items`` file is one object (tens of MB in the public data file).
         return (

@@ -1,18 +1,11 @@
 """Reference tables as they are published: what each file is, checked before an engine reads it.
 
-Three shapes, many files and globs each:
-
-- ``table``: a generic table (Parquet, CSV, JSON lines) whose columns
-  :mod:`rwgate.frontends.screen.columns` finds (by flag, by name, or by one of a few common names);
-- ``opencitations``: the OpenCitations Index CSV dump (``oci,citing,cited,creation,timespan,
-  journal_sc,author_sc``), whose ``citing``/``cited`` cells are bare DOIs (COCI) or lists of
-  prefixed identifiers (``omid:br/... doi:10... pmid:...``);
-- ``crossref``: Crossref public data file records with their ``reference`` lists, JSON lines or
-  the classic ``{"items": [...]}`` files, gzipped or not.
-
-A file is looked at (its first bytes) before any engine runs: one that is not what it claims to
-be, or cannot be opened, is a one-line error naming it (exit 2), never a half-read corpus. Rows
-inside a readable file that cannot be used are the engine's business: counted and sampled.
+Three shapes, many files and globs each: ``table`` (Parquet, CSV, JSON lines; its columns found
+by :mod:`~rwgate.frontends.screen.columns`); ``opencitations``, the OpenCitations Index CSV dump
+(``oci,citing,cited,creation,...``, cells of bare DOIs or of prefixed identifiers); ``crossref``,
+Crossref public data file records with their ``reference`` lists (JSON lines or the classic
+``{"items": [...]}`` files, gzipped or not). A file that is not what it claims to be, or cannot
+be opened, is a one-line error naming it (exit 2), never a half-read corpus.
 """
 
 from __future__ import annotations

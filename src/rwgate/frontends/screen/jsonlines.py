@@ -1,15 +1,10 @@
 """Every record of a JSON lines input accounted for: screened, or unusable with its line quoted.
 
-Until this module a JSON lines table was read with ``read_json(..., ignore_errors = true)``: a line
-that was not JSON vanished, and the counts did not say so (a line that was an array, or a number,
-could even make DuckDB read the whole file as one column of JSON values). Here each non-blank line
-is one record, read by DuckDB's ``read_json_objects`` (a line it cannot parse is a NULL in its
-place): a line that holds a JSON object is screened, any other is an *unusable record*, with its
-line number and its text. The records read are checked against an independent count, the file's
-non-blank lines counted from its bytes: a file whose lines do not add up is an error naming it.
-
-The engine reads the same objects (:func:`objects_reader`), so a line counted as screened is a row
-of the screen, by construction: nothing is dropped between the count and the screen.
+Each non-blank line is one record, read by DuckDB's ``read_json_objects``: a line that holds a
+JSON object is screened, any other is an *unusable record*, quoted with its line number. The
+records read are checked against the file's non-blank lines counted from its bytes (a file whose
+lines do not add up is an error naming it). The engine reads the same objects
+(:func:`objects_reader`), so a line counted as screened is a row of the screen.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """One screen, start to end: verdict table, inputs, the engine's pass, the outputs.
 
-Outputs land in ``--out DIR`` (created; files replaced atomically where the engine writes one
-file): ``flagged.parquet`` (each flagged citation), ``citing.parquet`` (per citing work),
-``summary.json`` (``rwgate.frontends.screen/2``), ``summary.html``, and with ``all_citations`` the
-verdict
-of every reference (``citations.parquet``).
+Outputs land in ``--out DIR``, each replaced atomically: ``flagged.parquet``, ``citing.parquet``,
+``summary.json``, ``summary.html``, and with ``all_citations`` ``citations.parquet``.
 """
 
 from __future__ import annotations

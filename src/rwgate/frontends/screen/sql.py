@@ -1,15 +1,10 @@
 """The screen as SQL text, written once in DuckDB's dialect; Spark gets it through SQLGlot.
 
-An engine provides raw views (``in0``, ``in1``, ... one per input group, as its own file readers
-see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is SQL text:
-here the rows of each input shaped alike (:func:`raw_union`), the one pass over them and the
-plan; identifiers normalised in :mod:`rwgate.frontends.screen.doisql`, each rare row's verdict by
-``rwgate check``'s rules in :mod:`rwgate.frontends.screen.verdict_sql`, the counts per citing work
-and the
-outputs in :mod:`rwgate.frontends.screen.output_sql`. The corpus is read once (:func:`grouped`; the
-distinct citing dates aside): each row is tested, looked up and counted, and the few rows that
-need more (:data:`RARE_ROWS`) are carried out of that pass to be settled on their own, not once
-per output.
+An engine provides raw views (``in0``, ``in1``, ... one per input group) and the verdict tables
+``vdoi``/``vpmid``; everything after that is SQL text: the rows of each input shaped alike
+(:func:`raw_union`), the one pass over them (:func:`grouped`) and the :func:`plan`. DOIs are
+normalised in :mod:`~rwgate.frontends.screen.doisql`, verdicts and counts decided in
+:mod:`~rwgate.frontends.screen.verdict_sql`.
 """
 
 from __future__ import annotations
@@ -194,12 +189,9 @@ KEYS = (
 )
 """The distinct identifiers of the rare rows that need more than a look (DOIs off the fast path,
 PubMed ids): the costly rules run once per spelling, not once per row."""
-
-
-def doi_stages() -> list[tuple[str, str]]:
-    """Views normalising the distinct slow DOIs of ``keys``, the last one ``doi_norm``."""
-    source = "(SELECT d AS raw FROM keys WHERE gd = 0 AND d IS NOT NULL) AS k"
-    return doisql.stages(source, ["raw"], "raw", "doi_norm")
+_SLOW = "(SELECT d AS raw FROM keys WHERE gd = 0 AND d IS NOT NULL) AS k"
+DOI_STAGES = doisql.stages(_SLOW, ["raw"], "raw", "doi_norm")
+"""Views normalising the distinct slow DOIs of ``keys``, the last one ``doi_norm``."""
 
 
 DOI_MAP = (
@@ -241,14 +233,11 @@ def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = Fa
     whose verdict is the unlisted status without a look at anything else; so is a row of a
     PubMed id alone, on its fast path and unlisted, when an unlisted work is not ``unverified``
     (with that status such a row is ``no_doi``, as in check). A corpus is mostly plain rows;
-    they cost a test, a look-up and a count. Everything else about a row is decided on the few
-    per cent that are rare.
+    they cost a test, a look-up and a count.
 
-    With ``count``, the same pass also counts each file's records (``rec``: a record's first row),
-    in a second grouping set, by file (``by_file``): a CSV file is then read once, its records
-    counted as the screen reads them (:mod:`rwgate.frontends.screen.records`). Only without a
-    dates' pass:
-    that pass counts them at less cost (:data:`DATE_SETS`)."""
+    With ``count`` (used only without a dates' pass, which counts at less cost,
+    :data:`DATE_SETS`), the same pass also counts each file's records (``rec``), in a second
+    grouping set by file (``by_file``), so a CSV file is read once."""
     key = doisql.fast_key("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
@@ -300,19 +289,15 @@ def plan(
 ) -> list[tuple[str, str, str]]:
     """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
     link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`),
-    ``view`` a view. With ``count`` (``refs_raw`` has ``rec``), a pass also counts each file's
-    records, ``file_records`` (file, records): the dates' pass, else the main pass.
-
-    One pass over the corpus (``grouped``: every row tested, looked up, counted per citing work,
-    the rare rows kept); the citing dates read once more on their own (``date_map``, a column of
-    few values). The rules and verdicts (``rare``) then run on the rare rows alone, and
-    ``per_citing`` counts them and joins the counts to every citing work.
-    """
+    ``view`` a view. One pass over the corpus (``grouped``), the citing dates read once more on
+    their own (``date_map``, a column of few values); the rules then run on the rare rows alone
+    (``rare``), and ``per_citing`` joins their counts to every citing work. With ``count``
+    (``refs_raw`` has ``rec``), a pass also counts each file's records (``file_records``)."""
     return [
         *_dates_and_grouped(default, date, pmid, count),
         ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
-        *[("step", name, statement) for name, statement in doi_stages()],
+        *[("step", name, statement) for name, statement in DOI_STAGES],
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
         ("table", "rare", verdict_sql.rare(default, pmid, date)),
@@ -327,8 +312,14 @@ def _dates_and_grouped(
     """The dates' pass and the main pass; with ``count``, one of them counts each file's
     records (``file_records``): the dates' pass where there is one, else the main pass."""
     main = ("table", "grouped", grouped(default, date, pmid))
+    if not date and count:
+        return [
+            ("table", "grouped_sets", grouped(default, date, pmid, count=True)),
+            ("view", "grouped", "SELECT citing, n, day, rare FROM grouped_sets WHERE by_file = 0"),
+            ("view", "file_records", "SELECT file, records FROM grouped_sets WHERE by_file = 1"),
+        ]
     if not date:
-        return _grouped(default, date, pmid, count) if count else [main]
+        return [main]
     if not count:
         return [("table", "date_map", DATE_MAP), main]
     dates = (
@@ -339,14 +330,6 @@ def _dates_and_grouped(
         ("table", "date_map", dates),
         ("view", "file_records", "SELECT file, records FROM date_sets WHERE by_file = 1"),
         main,
-    ]
-
-
-def _grouped(default: str, date: bool, pmid: bool, count: bool) -> list[tuple[str, str, str]]:
-    return [
-        ("table", "grouped_sets", grouped(default, date, pmid, count=True)),
-        ("view", "grouped", "SELECT citing, n, day, rare FROM grouped_sets WHERE by_file = 0"),
-        ("view", "file_records", "SELECT file, records FROM grouped_sets WHERE by_file = 1"),
     ]
 
 

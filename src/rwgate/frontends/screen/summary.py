@@ -1,12 +1,9 @@
 """The screen's summary (``rwgate.frontends.screen/2``), in ``rwgate check``'s words.
 
-"Flagged" means what it means in ``rwgate check``: a work its default policy acts on (retracted,
-withdrawn, removed, partially retracted, retracted and replaced, expression of concern, a notice
-of unrecognised type). Corrections, amendments and reinstatements are counted apart, as check
-counts them ("with a correction (no action under this policy)"); every status is counted as
-check counts it, so the two agree status by status on the same references. The summary also
-says which column of each table was read for what, and why a row could not be screened (a count
-per reason, each sample quoted with its file and row).
+"Flagged" means what check's default policy acts on; corrections, amendments and reinstatements
+are counted apart, and every status is counted as check counts it, so the two agree status by
+status on the same references. The summary also says which column of each table was read for
+what, and why a row could not be screened (a count per reason, samples with file and row).
 """
 
 from __future__ import annotations
@@ -47,7 +44,7 @@ def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[
             entry["columns"] = _FORMAT_COLUMNS[grp.shape]
             entry["found"] = "the format's own fields"
         else:
-            entry["columns"] = {role: cols.name(role) for role in ROLES}
+            entry["columns"] = {role: getattr(cols, role) for role in ROLES}
             entry["found"] = dict(cols.how)
         out.append(entry)
     return out
