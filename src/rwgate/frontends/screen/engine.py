@@ -194,13 +194,7 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(
-        self,
-        master: str | None,
-        progress: bool,
-        driver_memory: str | None = "2g",
-        shuffle_partitions: int = 8,
-    ) -> None:
+    def __init__(self, master: str | None, progress: bool) -> None:
         import pyspark  # missing: rwgate's main says which extra to install, in one line
         from pyspark.sql import SparkSession
 
@@ -216,9 +210,9 @@ class SparkEngine:
         builder = builder.config("spark.sql.session.timeZone", "UTC")
         if master is not None and master.startswith("local"):
             # A local run shuffles small maps and one aggregate: a few partitions, not 200.
-            builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        if driver_memory and not submitted:
-            builder = builder.config("spark.driver.memory", driver_memory)
+            builder = builder.config("spark.sql.shuffle.partitions", "8")
+        if not submitted:
+            builder = builder.config("spark.driver.memory", "2g")
         self.spark = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
 

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.frontends.screen import jsonlines
-from rwgate.frontends.screen.dialect import Dialect
 from rwgate.frontends.screen.doisql import lit_list
-from rwgate.frontends.screen.inputs import InputError, InputGroup
+from rwgate.frontends.screen.inputs import Dialect, InputError, InputGroup
 
 _BLANK_AFTER = re.compile(rb"\n(?=\r?\n)")
 _SHOWN = 120

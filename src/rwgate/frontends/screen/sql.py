@@ -148,13 +148,12 @@ def _crossref(view: str, extra: str = "") -> str:
 def raw_union(
     groups: list[InputGroup],
     columns: list[Columns | None],
-    kinds: list[dict[str, str]] | None = None,
-    separator: str | None = None,
-    count: bool = False,
+    kinds: list[dict[str, str]],
+    separator: str | None,
+    count: bool,
 ) -> str:
     """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view; a
-    generic table's ``columns`` are those :func:`rwgate.frontends.screen.columns.resolve` found.
-    With
+    generic table's ``columns`` and their ``kinds`` (types) are those the screen resolved. With
     ``count``, ``rec`` too: true on each table record's first row (see :func:`grouped`)."""
     parts = []
     for i, (grp, cols) in enumerate(zip(groups, columns, strict=True)):
@@ -165,8 +164,7 @@ def raw_union(
             parts.append(_crossref(view, ", CAST(NULL AS BOOLEAN) AS rec" if count else ""))
         else:
             assert cols is not None
-            kind = kinds[i] if kinds else {}
-            parts.append(_table(view, cols, grp.container == "parquet", kind, separator, count))
+            parts.append(_table(view, cols, grp.container == "parquet", kinds[i], separator, count))
     return " UNION ALL ".join(f"({p})" for p in parts)
 
 

@@ -197,7 +197,7 @@ def _number_rows(
     reasons: list[dict[str, Any]],
     groups: list[InputGroup],
     found: list[Columns | None],
-    records: Accounting | None = None,
+    records: Accounting,
 ) -> None:
     """Fill in ``row`` of each quoted sample from a CSV table, as a spreadsheet shows it (the
     header row 1), where the file is no larger than :data:`LIMIT`. A CSV reader does not number
@@ -211,7 +211,7 @@ def _number_rows(
         if cols is not None and grp.container == "csv" and grp.numbers is None:
             by_file.update({str(f): (grp, cols) for f in grp.files})
     rejected: dict[str, list[int]] = {}
-    for bad in records.unusable if records else []:
+    for bad in records.unusable:
         rejected.setdefault(bad["file"], []).append(int(bad["line"]))
     con = duckdb.connect()
     try:
@@ -245,14 +245,13 @@ def build(
     files: list[Path],
     groups: list[InputGroup],
     found: list[Columns | None],
-    records: Accounting | None = None,
+    records: Accounting,
 ) -> dict[str, Any]:
     """The summary of the screen ``engine`` holds (``per_citing``, ``flagged_out``)."""
     totals = engine.fetch(verdict_sql.TOTALS)[0]
     by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
     bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
     dated = any(c is None or c.date is not None for c in found)
-    records = records or Accounting()
     bad_rows = _bad_rows(engine, bad)
     _number_rows(bad_rows["by_reason"], groups, found, records)
     bad_rows["by_reason"] = _unparseable(records) + bad_rows["by_reason"]

@@ -150,11 +150,8 @@ def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
 
 def build(snapshot: Path) -> VerdictTable:
     """Judge every work of ``snapshot`` with :func:`rwgate.core.check` (offline, snapshot only).
-
-    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` when there is no usable snapshot:
-    a
-    screen without its registry would call everything unverified, which is no screen at all.
-    """
+    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` without a usable snapshot: a
+    screen without its registry would call everything unverified, which is no screen at all."""
     from rwgate.contract.models import Reference
     from rwgate.core import check
     from rwgate.settings.config import Settings
