@@ -91,6 +91,11 @@ def lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def ident(name: str) -> str:
+    """A SQL identifier (a column of the user's table may hold any character)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def lit_list(items: Iterable[object]) -> str:
     """A SQL list of string literals (file paths, keys)."""
     return "[" + ", ".join(lit(str(item)) for item in items) + "]"

@@ -10,10 +10,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rwgate.frontends.screen import sql
-from rwgate.frontends.screen.doisql import lit_list
+from rwgate.frontends.screen.doisql import ident, lit, lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 from rwgate.frontends.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
 from rwgate.frontends.screen.records import REJECTS, SCANS
@@ -27,9 +27,7 @@ _CROSSREF_TYPES = {
     ' issued STRUCT("date-parts" BIGINT[][]))[]',
 }
 """The fields of a Crossref record the screen reads."""
-_CROSSREF_COLUMNS = (
-    "{" + ", ".join(f"{sql.lit(k)}: {sql.lit(v)}" for k, v in _CROSSREF_TYPES.items()) + "}"
-)
+_CROSSREF_COLUMNS = "{" + ", ".join(f"{lit(k)}: {lit(v)}" for k, v in _CROSSREF_TYPES.items()) + "}"
 
 
 def _duck_type(shape: Any) -> str:
@@ -41,20 +39,6 @@ def _duck_type(shape: Any) -> str:
     if isinstance(shape, list) and len(shape) == 1 and shape[0] in ("NULL", "VARCHAR"):
         return "VARCHAR[]"
     return "JSON"
-
-
-class Engine(Protocol):
-    name: str
-    version: str
-
-    def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]: ...
-    def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
-    def view(self, name: str, statement: str) -> None: ...
-    def step(self, name: str, statement: str) -> None: ...
-    def table(self, name: str, statement: str) -> None: ...
-    def fetch(self, statement: str) -> list[tuple[Any, ...]]: ...
-    def write_parquet(self, statement: str, path: Path) -> None: ...
-    def close(self) -> None: ...
 
 
 _PATH = "filename = 'rwgate_path'"
@@ -78,7 +62,7 @@ class DuckEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         if temp_dir is not None:
-            self.con.execute(f"SET temp_directory = {sql.lit(str(temp_dir))}")
+            self.con.execute(f"SET temp_directory = {lit(str(temp_dir))}")
         self.con.execute("SET preserve_insertion_order = false")
         if progress:
             self.con.execute("SET enable_progress_bar = true")
@@ -156,12 +140,12 @@ class DuckEngine:
                     f"{grp.files[0]}: unreadable as {grp.container}: {first}"
                 ) from None
             names.append([str(r[0]) for r in described])
-        picked = ", ".join(sql.ident(name) for name, _ in COLUMNS)
+        picked = ", ".join(ident(name) for name, _ in COLUMNS)
         # Each kind copied once from the file (a copy of the whole first costs the start a third).
         for table, kind in (("vdoi", "doi"), ("vpmid", "pmid")):
             self.con.execute(
                 f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM read_parquet("
-                f"{sql.lit(str(verdicts))}) WHERE kind = '{kind}'"
+                f"{lit(str(verdicts))}) WHERE kind = '{kind}'"
             )
         self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
         self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
@@ -182,7 +166,7 @@ class DuckEngine:
 
     def write_parquet(self, statement: str, path: Path) -> None:
         self.con.execute(
-            f"COPY ({statement}) TO {sql.lit(str(path))} (FORMAT parquet, COMPRESSION zstd)"
+            f"COPY ({statement}) TO {lit(str(path))} (FORMAT parquet, COMPRESSION zstd)"
         )
 
     def close(self) -> None:
@@ -334,8 +318,10 @@ def open_engine(
     temp_dir: Path | None = None,
     master: str | None = None,
     progress: bool | None = None,
-) -> Engine:
-    """The engine ``name`` (``duckdb`` or ``spark``); a progress bar only on a terminal."""
+) -> DuckEngine | SparkEngine:
+    """The engine ``name`` (``duckdb`` or ``spark``): each reads the inputs (``load``) and runs
+    the statements (``view``, ``step``, ``table``, ``fetch``, ``write_parquet``); a progress bar
+    only on a terminal."""
     # DuckDB draws its bar on stdout, Spark on stderr: a bar only when both are a terminal,
     # never in a report that is piped or redirected.
     show = sys.stderr.isatty() and sys.stdout.isatty() if progress is None else progress

@@ -130,16 +130,13 @@ def sniff(
     found_escape = "" if found_escape == "(empty)" else found_escape
     if quote is None and not found_quote:
         found_quote, found_escape = '"', '"'
-    dialect = Dialect(
+    return Dialect(
         delimiter=delimiter or found_delim,
         quote=found_quote if quote is None else quote,
-        escape=found_escape if found_escape or not found_quote else found_quote,
+        escape="" if quote == "" else found_escape or found_quote,
         encoding=native,
         columns=tuple(str(c["name"]) for c in columns),
     )
-    if quote == "":
-        dialect = replace(dialect, escape="")
-    return dialect
 
 
 def transcode(path: Path, encoding: str, folder: Path) -> Path:
@@ -188,10 +185,10 @@ class InputGroup:
 class CsvOptions:
     """What the user said about CSV files (each None: DuckDB's sniffer decides)."""
 
-    encoding: str | None = None
-    delimiter: str | None = None
-    quote: str | None = None
-    folder: Path | None = None
+    encoding: str | None
+    delimiter: str | None
+    quote: str | None
+    folder: Path
     """Where decoded copies are written (the screen's temporary folder)."""
 
 
@@ -261,12 +258,10 @@ def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Pa
         _text(path, head)  # not UTF-8: one line naming --encoding
     copy = None
     if encoding in TRANSCODED.values():
-        if opts.folder is None:
-            raise InputError(f"{path}: --encoding {encoding} needs a temporary folder")
         copy = transcode(path, encoding, opts.folder)
     dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote)
     if head[:2] == b"\x1f\x8b" and copy is None:
-        dialect = Dialect(**{**dialect.__dict__, "compression": "gzip"})
+        dialect = replace(dialect, compression="gzip")
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
     return dialect, copy

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.frontends.screen import jsonlines
-from rwgate.frontends.screen.doisql import lit_list
+from rwgate.frontends.screen.doisql import ident, lit_list
 from rwgate.frontends.screen.inputs import Dialect, InputError, InputGroup
 
 _BLANK_AFTER = re.compile(rb"\n(?=\r?\n)")
@@ -81,7 +81,7 @@ def nonblank_lines(path: Path, encoding: str, compression: str) -> int:
 def _continued(column: str) -> str:
     """The non-blank lines a value continues onto (a quoted cell holding newlines): one per run
     of newlines in it (the empty lines inside a run are blank lines of the file)."""
-    c = f'"{column.replace(chr(34), chr(34) * 2)}"'
+    c = ident(column)
     runs = f"regexp_replace(replace({c}, chr(13), ''), '\\n+', chr(10), 'g')"
     return (
         f"CASE WHEN contains({c}, chr(10)) THEN length({runs})"

@@ -18,6 +18,7 @@ from typing import Any
 
 from rwgate.frontends.screen import sql, verdict_sql
 from rwgate.frontends.screen.columns import SAMPLE, Columns, check_values, resolve
+from rwgate.frontends.screen.doisql import ident
 from rwgate.frontends.screen.engine import DuckEngine, open_engine
 from rwgate.frontends.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
 from rwgate.frontends.screen.records import Accounting, account, from_pass, pass_rejects, scans
@@ -74,7 +75,7 @@ def _kinds(engine: Any, view: str, names: list[str]) -> dict[str, str]:
     if not names:
         return {}
     got = engine.fetch(
-        "SELECT " + ", ".join(f"typeof({sql.ident(n)})" for n in names) + f" FROM {view} LIMIT 1"
+        "SELECT " + ", ".join(f"typeof({ident(n)})" for n in names) + f" FROM {view} LIMIT 1"
     )
     return dict(zip(names, got[0], strict=True)) if got else {}
 

@@ -17,16 +17,12 @@ from sqlglot import exp
 
 from rwgate.frontends.screen import doisql, verdict_sql
 from rwgate.frontends.screen.columns import Columns
+from rwgate.frontends.screen.doisql import ident, lit
 from rwgate.frontends.screen.inputs import InputGroup
 
-lit = doisql.lit
 FILE = "rwgate_file"
 """The column of a raw view that holds its row's file number (``input_files``), named apart from
 any column of the user's table."""
-
-
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _text(expr: str) -> str:

@@ -15,10 +15,9 @@ from typing import Any
 from rwgate.contract.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 from rwgate.frontends.screen import verdict_sql
 from rwgate.frontends.screen.columns import ROLES, Columns
-from rwgate.frontends.screen.doisql import lit, lit_list
+from rwgate.frontends.screen.doisql import ident, lit, lit_list
 from rwgate.frontends.screen.inputs import InputGroup
 from rwgate.frontends.screen.records import UNPARSEABLE, Accounting, FileCount
-from rwgate.frontends.screen.sql import ident
 from rwgate.frontends.screen.verdicts import Verdicts
 
 SCHEMA = "rwgate.frontends.screen/2"

@@ -15,10 +15,9 @@ import re
 
 from rwgate.contract.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
 from rwgate.frontends.screen import doisql
+from rwgate.frontends.screen.doisql import lit
 from rwgate.frontends.screen.verdicts import COLUMNS
 from rwgate.sources.preprint_ids import BIORXIV_DOI, PREPRINT_PREFIXES
-
-lit = doisql.lit
 
 NOTICE = ("notice_type", "notice_doi", "notice_date", "record_id", "source")
 BAD_REASONS = ("no citing work", "malformed DOI", "malformed PubMed id")
