@@ -294,17 +294,9 @@ def _json_shape(path: Path, head: bytes) -> str:
     return "crossref" if any(f'"{key}"' in text for key in _CROSSREF_KEYS) else "table"
 
 
-@dataclass
-class Classified:
-    shape: str
-    container: str
-    columns: list[str]
-    dialect: Dialect | None = None
-    copy: Path | None = None
-
-
-def classify(path: Path, claimed: str, opts: CsvOptions) -> Classified:
-    """Shape, container and columns of one file; InputError when it is not what it claims."""
+def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
+    """One file as a group of its own: shape, container, columns, dialect, the copy it is read
+    from (if any); InputError when it is not what it claims."""
     head = _head(path)
     container = "csv" if opts.encoding and path.suffix != ".parquet" else _container(path, head)
     columns: list[str] = []
@@ -326,7 +318,7 @@ def classify(path: Path, claimed: str, opts: CsvOptions) -> Classified:
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    return Classified(shape, container, columns, dialect, copy)
+    return InputGroup(shape, container, [path], columns, dialect, {path: copy} if copy else {})
 
 
 def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]:
@@ -341,8 +333,7 @@ def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]
             key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
         )
         grp.files.append(path)
-        if c.copy is not None:
-            grp.read_as[path] = c.copy
+        grp.read_as.update(c.read_as)
     return list(groups.values())
 
 

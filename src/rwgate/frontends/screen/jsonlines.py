@@ -74,9 +74,8 @@ def pretty_json(path: Path) -> bool:
 
 
 def lines_json(grp: InputGroup) -> bool:
-    """Whether a group is JSON lines files (read line by line:
-    :mod:`rwgate.frontends.screen.jsonlines`);
-    a Crossref group with a classic ``items`` file (one object over many lines) is not."""
+    """Whether a group is JSON lines files, read line by line (a Crossref group with a classic
+    ``items`` file, one object over many lines, is not)."""
     if grp.container != "json":
         return False
     return grp.shape == "table" or not any(pretty_json(f) for f in grp.files)
