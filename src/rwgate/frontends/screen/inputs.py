@@ -93,11 +93,7 @@ def _one_char(flag: str, value: str | None) -> str | None:
 
 
 def sniff(
-    path: Path,
-    read_as: Path,
-    encoding: str,
-    delimiter: str | None = None,
-    quote: str | None = None,
+    path: Path, read_as: Path, encoding: str, delimiter: str | None = None, quote: str | None = None
 ) -> Dialect:
     """The dialect of ``read_as`` (``path`` itself, or its UTF-8 copy) by DuckDB's sniffer, the
     flags standing where given. A file the sniffer found no quote in is read with RFC 4180's

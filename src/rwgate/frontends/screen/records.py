@@ -268,10 +268,7 @@ def account(
 
 
 def from_pass(
-    acc: Accounting,
-    groups: list[InputGroup],
-    records: dict[int, int],
-    rejects: list[Any],
+    acc: Accounting, groups: list[InputGroup], records: dict[int, int], rejects: list[Any]
 ) -> bool:
     """Add the CSV files' counts of the screen's one pass to ``acc``: ``records`` (file number:
     the records it parsed, as :func:`rwgate.frontends.screen.sql.grouped` counted them),

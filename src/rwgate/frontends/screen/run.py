@@ -198,10 +198,7 @@ def _screen(
                 with _timed(opts.timings, "records"):
                     if not _counted(engine, groups, records, marks):
                         return None
-        outputs = {
-            "flagged": opts.out / "flagged.parquet",
-            "citing": opts.out / "citing.parquet",
-        }
+        outputs = {"flagged": opts.out / "flagged.parquet", "citing": opts.out / "citing.parquet"}
         with _timed(opts.timings, "write flagged.parquet"):
             _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
         with _timed(opts.timings, "write citing.parquet"):

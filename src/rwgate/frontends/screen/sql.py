@@ -256,17 +256,12 @@ def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = Fa
         "struct_pack(cited_raw := cited_raw, pmid_raw := pmid_raw, date_raw := date_raw,"
         " file := file, rownum := rownum)"
     )
-    if count:
-        return (
-            "SELECT GROUPING(citing) AS by_file, citing, file, count(*) AS n, min(day) AS day,"
-            f" list({rare}) FILTER (WHERE NOT plain) AS rare,"
-            f" count(*) FILTER (WHERE rec) AS records"
-            f" FROM ({rows}) AS x GROUP BY GROUPING SETS ((citing), (file))"
-        )
+    by_file = "GROUPING(citing) AS by_file, citing, file," if count else "citing,"
+    records = ", count(*) FILTER (WHERE rec) AS records" if count else ""
     return (
-        "SELECT citing, count(*) AS n, min(day) AS day,"
-        f" list({rare}) FILTER (WHERE NOT plain) AS rare"
-        f" FROM ({rows}) AS x GROUP BY citing"
+        f"SELECT {by_file} count(*) AS n, min(day) AS day,"
+        f" list({rare}) FILTER (WHERE NOT plain) AS rare{records} FROM ({rows}) AS x"
+        f" GROUP BY {'GROUPING SETS ((citing), (file))' if count else 'citing'}"
     )
 
 

@@ -28,11 +28,6 @@ LAYOUT = 1
 MAX_IDLE = 30 * 86400.0
 
 
-def _entry(cache: Path, ident: str) -> Path:
-    request = {"layout": LAYOUT, "snapshot_id": ident, "code_id": recorded.code_id(cache)}
-    return recorded.memo_path(cache, FOLDER, request)
-
-
 def _from_payload(payload: Any, folder: Path, snapshot: Path) -> Verdicts | None:
     """The table a kept payload names, or None when it is not this layout or its file is gone."""
     if not isinstance(payload, dict) or payload.get("layout") != LAYOUT:
@@ -42,15 +37,9 @@ def _from_payload(payload: Any, folder: Path, snapshot: Path) -> Verdicts | None
         return None
     with contextlib.suppress(OSError):
         os.utime(file)  # used: not pruned while in use
-    as_of = payload["as_of"]
-    return Verdicts(
-        snapshot,
-        None if as_of is None else dt.date.fromisoformat(as_of),
-        bool(payload["full_export"]),
-        payload["export_rows"],
-        file=file,
-        count=int(payload["count"]),
-    )
+    as_of = None if payload["as_of"] is None else dt.date.fromisoformat(payload["as_of"])
+    full, rows, count = bool(payload["full_export"]), payload["export_rows"], int(payload["count"])
+    return Verdicts(snapshot, as_of, full, rows, file, count)
 
 
 def _keep(tmp: Path, folder: Path) -> Path:
@@ -79,15 +68,8 @@ def _build(snapshot: Path, scratch: Path, folder: Path | None) -> tuple[Verdicts
     write_parquet(built, file, names=True)
     if folder is not None:
         file = _keep(file, folder)
-    table = Verdicts(
-        snapshot,
-        built.as_of,
-        built.full_export,
-        built.export_rows,
-        file=file,
-        count=len(built.rows),
-    )
-    return table, run
+    count = len(built.rows)
+    return Verdicts(snapshot, built.as_of, built.full_export, built.export_rows, file, count), run
 
 
 def verdicts(snapshot: Path, cache: Path | None, scratch: Path) -> Verdicts:
@@ -99,7 +81,8 @@ def verdicts(snapshot: Path, cache: Path | None, scratch: Path) -> Verdicts:
     ident = recorded.snapshot_id(snapshot)
     if cache is None or not ident:  # no file (build says so), or no id: nothing to key by
         return _build(snapshot, scratch, None)[0]
-    entry = _entry(cache, ident)
+    request = {"layout": LAYOUT, "snapshot_id": ident, "code_id": recorded.code_id(cache)}
+    entry = recorded.memo_path(cache, FOLDER, request)
     folder = entry.parent
     kept = _from_payload(recorded.replay(entry, cache), folder, snapshot)
     if kept is not None:
