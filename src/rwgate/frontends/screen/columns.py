@@ -1,20 +1,13 @@
-"""Which column of a generic table holds what the screen needs, decided before any row is read.
+"""Which column of a generic table holds what the screen needs, decided before any row is read
+(a wrong guess would read every reference as ``no_doi`` and report a clean corpus).
 
-A screen that guessed wrong would read every reference as ``no_doi`` and report a clean corpus
-(issue 37: a CSV ``citing,doi`` holding two retracted works screened as "0 flagged", exit 0). So
-each role is found, in this order:
-
-1. the column a flag names (``--doi-column NAME`` or ``--column doi=NAME``): it must exist;
-2. the role's own name (``citing``, ``cited_doi``, ``cited_pmid``, ``citing_date``);
-3. one of the role's common names (:data:`COMMON_NAMES`, compared without case, ``-`` and space
-   read as ``_``) when exactly one column of the table is among them.
-
-Two candidates are an error (the user says which); a missing citing column is an error; so is a
-table with neither a DOI nor a PubMed id column. A table without a PubMed id or a citing-date
-column is screened, and the summary says the column is absent (no "0 cited after the notice"
-standing for "not known"). Every error is one line naming the file, the columns it has and the
-flag to use. The DOI column is then looked at (:func:`check_values`): when most of its first
-non-empty values are neither DOIs nor PubMed ids it is not a DOI column, whatever its name.
+Each role is found by the column a flag names (it must exist), else by the role's own name
+(``citing``, ``cited_doi``, ``cited_pmid``, ``citing_date``), else by one of its
+:data:`COMMON_NAMES` (without case, ``-`` and space read as ``_``) when exactly one column is
+among them. Two candidates, no citing column, or neither a DOI nor a PubMed id column is an error
+of one line naming the file, its columns and the flag to use; a table without a PubMed id or a
+date column is screened, the summary saying so. A DOI column whose first values are mostly
+neither DOIs nor PubMed ids is no DOI column, whatever its name (:func:`check_values`).
 """
 
 from __future__ import annotations
@@ -48,12 +41,7 @@ COMMON_NAMES: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 """Names each role is found under when the table does not use the role's own name."""
-FLAGS = {
-    "citing": "--citing-column",
-    "doi": "--doi-column",
-    "pmid": "--pmid-column",
-    "date": "--date-column",
-}
+FLAGS = {role: f"--{role}-column" for role in ROLES}
 WHAT = {
     "citing": "citing-work",
     "doi": "cited-DOI",
@@ -75,10 +63,6 @@ class Columns:
     pmid: str | None
     date: str | None
     how: dict[str, str]
-
-    def name(self, role: str) -> str | None:
-        value: str | None = getattr(self, role)
-        return value
 
 
 def _key(name: str) -> str:

@@ -1,14 +1,5 @@
-"""``rwgate screen REFERENCES... --out DIR``: the command line of a corpus screen.
-
-Exit codes follow ``rwgate check``: 0 screened (flagged citations are findings, not failures of
-the run), 2 an input, the snapshot or an output that could not be used (one line naming it).
-
-A generic table's columns are found by flag (--doi-column NAME, or --column doi=NAME), else by
-their own names (citing, cited_doi, cited_pmid, citing_date), else by one common name per role
-(doi, DOI, reference_doi, pmid, date, year, ...; see rwgate.frontends.screen.columns). A missing or
-doubtful
-column, or a DOI column that holds no DOIs, stops the screen with one line naming the flag.
-"""
+"""``rwgate screen REFERENCES... --out DIR``: the command line of a corpus screen (its contract:
+:data:`DESCRIPTION`; exit codes as ``rwgate check``'s)."""
 
 from __future__ import annotations
 

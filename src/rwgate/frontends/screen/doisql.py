@@ -1,26 +1,17 @@
 """DOI normalisation as SQL: :func:`rwgate.contract.doi.normalize`, step for step, for an engine's
-columns.
+columns (a corpus of 10^8 references is normalised where it lies, not row by row in Python).
 
-A corpus of 10^8 references is normalised where it lies (DuckDB, Spark), not row by row in
-Python, so the rules of :mod:`rwgate.contract.doi` are spelt here as SQL projections over a column
-``t``.
-Every character class is built from the Python module's own definitions (its invisible characters,
-look-alike dashes, prefixes, leading and trailing punctuation) and from what Python's ``\\s`` and
-``\\d`` match, so the two cannot drift apart silently; ``tests/unit/test_screen_sql.py`` checks that
-both give the same DOI for every DOI of the fixtures.
+Every character class is built from the Python module's own definitions and from what Python's
+``\\s`` and ``\\d`` match, so the two cannot drift apart silently (``tests/unit/test_screen_sql.py``
+checks that both give the same DOI for every DOI of the fixtures). Python loops until nothing
+changes; SQL has no loop, so each loop is unrolled (:data:`PEELS`, :data:`DECODES`, :data:`TRIMS`).
+A DOI that would need more rounds, or whose percent escapes decode to invalid UTF-8 or mix valid
+and invalid ones, fails the final shape test and is ``invalid_doi``: never matched to the wrong
+work, never called clean.
 
-Python loops until nothing changes (peeling prefixes, decoding percent escapes, trimming the end);
-SQL has no loop, so each loop is unrolled a fixed number of times (:data:`PEELS`, :data:`DECODES`,
-:data:`TRIMS`). A DOI that would need more rounds than that fails the final shape test and is
-counted as malformed (``invalid_doi``): never matched to the wrong work, never called clean. So is
-a DOI whose percent escapes decode to invalid UTF-8, or that mixes valid and invalid escapes
-(Python keeps such a string; no registered DOI has one).
-
-The text is DuckDB's dialect; :mod:`rwgate.frontends.screen.sql` transpiles it for Spark. Patterns
-use only
-what RE2 (DuckDB) and java.util.regex (Spark) read alike: ``\\x{...}`` escapes, ``\\z``, no
-look-around, no back-references, and no repeated group with alternation (Java recurses on those
-and would overflow its stack on a 1 MB value).
+Patterns use only what RE2 (DuckDB) and java.util.regex (Spark) read alike: ``\\x{...}`` escapes,
+``\\z``, no look-around, no back-references, and no repeated group with alternation (Java
+recurses on those and would overflow its stack on a 1 MB value).
 """
 
 from __future__ import annotations
@@ -69,15 +60,17 @@ _INVISIBLE = "[" + _ranges(c for c in range(0x10000) if pydoi._INVISIBLE.fullmat
 _DASH_CODES = sorted(pydoi._DASHES)
 # The bare fast path: ASCII only (Python tests ``isascii()`` first).
 _BARE_STOP = set(_SPACE_CODES) | {ord(c) for c in "%<>()[]{}\"'"}
-_BARE_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP)
-_BARE_LAST = _ranges(c for c in range(128) if c not in _BARE_STOP | {ord(c) for c in ".,;:!?"})
-BARE = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_BARE_BODY}]*[{_BARE_LAST}]\\z"
-_UPPER = set(range(ord("A"), ord("Z") + 1))
-_LOWER_BODY = _ranges(c for c in range(128) if c not in _BARE_STOP | _UPPER)
-_LOWER_LAST = _ranges(
-    c for c in range(128) if c not in _BARE_STOP | _UPPER | {ord(c) for c in ".,;:!?"}
-)
-LOWER = f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{_LOWER_BODY}]*[{_LOWER_LAST}]\\z"
+
+
+def _bare(stop: set[int]) -> str:
+    """A bare ASCII DOI of none of the characters ``stop``, not ending in punctuation."""
+    body = _ranges(c for c in range(128) if c not in stop)
+    last = _ranges(c for c in range(128) if c not in stop | {ord(c) for c in ".,;:!?"})
+    return f"^10\\.[0-9]{{4,9}}(?:\\.[0-9]+)*/[{body}]*[{last}]\\z"
+
+
+BARE = _bare(_BARE_STOP)
+LOWER = _bare(_BARE_STOP | set(range(ord("A"), ord("Z") + 1)))
 """A bare DOI already in lower case: its own canonical form (ASCII's only capitals are A-Z)."""
 SHAPE = f"^10\\.[{DIGIT}]{{4,9}}(?:\\.[{DIGIT}]+)*/[^{WS}]+\\z"
 SHORT = f"^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|doi[{WS}]*:[{WS}]*)?10/(?i:[a-z0-9]{{2,20}})\\z"
@@ -96,6 +89,16 @@ TRAILING = f"[{_chars(pydoi._TRAILING)}]+\\z"
 def lit(text: str) -> str:
     """A SQL string literal (DuckDB reads backslashes literally; SQLGlot re-escapes for Spark)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A SQL identifier (a column of the user's table may hold any character)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def lit_list(items: Iterable[object]) -> str:
+    """A SQL list of string literals (file paths, keys)."""
+    return "[" + ", ".join(lit(str(item)) for item in items) + "]"
 
 
 _STRIP_HEAD = lit("^[" + WS + "]+")
@@ -177,17 +180,15 @@ FAST = (
     "^(?i:https?://(?:dx\\.|www\\.)?doi\\.org/|(?:dx\\.)?doi\\.org/|doi[ ]*:[ ]*|doi[ ]+)?"
     + BARE.removeprefix("^")
 )
-"""A DOI with nothing to do but lower case: bare ASCII, or behind one prefix that
-:func:`rwgate.contract.doi.normalize` peels in one go (a resolver URL, ``doi.org/``, ``doi:`` or
-``doi``
-and ASCII spaces). No prefix holds ``10.``, so the DOI starts at the first ``10.``."""
+"""A DOI with nothing to do but lower case: bare ASCII, or behind one prefix that ``normalize``
+peels in one go (a resolver URL, ``doi.org/``, ``doi:`` or ``doi`` and ASCII spaces). No prefix
+holds ``10.``, so the DOI starts at the first ``10.``."""
 
 
 _END = f"[{_chars('.,;:!?')}]+\\z"
 TRIMMED = FAST.removesuffix("\\z") + _END
-"""A DOI of :data:`FAST` followed by sentence punctuation (a reference string's closing period):
-:func:`rwgate.contract.doi.normalize` trims it and has nothing else to do (no bracket or quote to
-weigh)."""
+"""A DOI of :data:`FAST` followed by sentence punctuation (a reference string's closing period),
+which ``normalize`` trims, with nothing else to do."""
 
 
 def fast_key(raw: str) -> str:

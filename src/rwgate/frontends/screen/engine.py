@@ -1,9 +1,7 @@
 """Where the SQL of :mod:`rwgate.frontends.screen.sql` runs: DuckDB embedded (default) or Spark.
 
-An engine does three things only: read the input files into raw views with its own readers,
-load the verdict table, and run the statements. DuckDB runs the text as written, within a memory
-limit (spilling to a temporary folder beyond it); Spark runs SQLGlot's transpilation of the same
-text, locally or on the cluster ``--master`` names.
+An engine reads the input files into raw views with its own readers, loads the verdict table,
+and runs the statements: DuckDB as written, within a memory limit; Spark through SQLGlot.
 """
 
 from __future__ import annotations
@@ -12,21 +10,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rwgate.frontends.screen import sql
+from rwgate.frontends.screen.doisql import ident, lit, lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 from rwgate.frontends.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
 from rwgate.frontends.screen.records import REJECTS, SCANS
 from rwgate.frontends.screen.verdicts import COLUMNS
-
-_CROSSREF_COLUMNS = (
-    "{'DOI': 'VARCHAR', 'reference': 'STRUCT(\"DOI\" VARCHAR)[]',"
-    " 'issued': 'STRUCT(\"date-parts\" BIGINT[][])',"
-    ' \'items\': \'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
-    ' issued STRUCT("date-parts" BIGINT[][]))[]\'}'
-)
-
 
 _CROSSREF_TYPES = {
     "DOI": "VARCHAR",
@@ -35,7 +26,8 @@ _CROSSREF_TYPES = {
     "items": 'STRUCT("DOI" VARCHAR, reference STRUCT("DOI" VARCHAR)[],'
     ' issued STRUCT("date-parts" BIGINT[][]))[]',
 }
-"""The fields of a Crossref record the screen reads (``_CROSSREF_COLUMNS``, as a structure)."""
+"""The fields of a Crossref record the screen reads."""
+_CROSSREF_COLUMNS = "{" + ", ".join(f"{lit(k)}: {lit(v)}" for k, v in _CROSSREF_TYPES.items()) + "}"
 
 
 def _duck_type(shape: Any) -> str:
@@ -49,28 +41,9 @@ def _duck_type(shape: Any) -> str:
     return "JSON"
 
 
-class Engine(Protocol):
-    name: str
-    version: str
-
-    def parquet_columns(self, grp: InputGroup) -> dict[Path, list[str]]: ...
-    def load(self, groups: list[InputGroup], verdicts: Path) -> list[list[str]]: ...
-    def run(self, statement: str) -> None: ...
-    def view(self, name: str, statement: str) -> None: ...
-    def step(self, name: str, statement: str) -> None: ...
-    def table(self, name: str, statement: str) -> None: ...
-    def fetch(self, statement: str) -> list[tuple[Any, ...]]: ...
-    def write_parquet(self, statement: str, path: Path) -> None: ...
-    def close(self) -> None: ...
-
-
 _PATH = "filename = 'rwgate_path'"
 """The file's path as DuckDB reads it, under a name of rwgate's: a table's own ``filename`` or
 ``file_index`` column is the table's (DuckDB's virtual columns would give way to it)."""
-
-
-def _quoted_list(files: list[Path]) -> str:
-    return "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
 
 
 class DuckEngine:
@@ -89,7 +62,7 @@ class DuckEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         if temp_dir is not None:
-            self.con.execute(f"SET temp_directory = {sql.lit(str(temp_dir))}")
+            self.con.execute(f"SET temp_directory = {lit(str(temp_dir))}")
         self.con.execute("SET preserve_insertion_order = false")
         if progress:
             self.con.execute("SET enable_progress_bar = true")
@@ -98,24 +71,19 @@ class DuckEngine:
             self.con.execute("SET enable_progress_bar = false")
 
     def _reader(self, grp: InputGroup, i: int) -> str:
-        files = _quoted_list(grp.files)
+        files = lit_list(grp.files)
         if grp.container == "parquet":
             return f"read_parquet({files}, {_PATH}, file_row_number = true, union_by_name = true)"
         if grp.container == "csv":
-            # The dialect DuckDB's sniffer found, read strictly; a record it cannot parse is
-            # skipped and kept in the rejects tables, which rwgate.frontends.screen.records reads
-            # after
-            # the one pass (records.pass_rejects) to count and quote it.
+            # Strictly, in the sniffed dialect: the rejects are kept for records.pass_rejects.
             assert grp.dialect is not None
             return (
-                f"read_csv({_quoted_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
+                f"read_csv({lit_list(grp.paths())}, {_PATH}, {grp.dialect.options()},"
                 f" store_rejects = true, rejects_table = '{REJECTS}{i}',"
                 f" rejects_scan = '{SCANS}{i}')"
             )
         if lines_json(grp):
-            # Each line that holds an object, as rwgate.frontends.screen.jsonlines counted it: a
-            # line
-            # counted as screened is a row here (no line is dropped by the read).
+            # Each line holding an object, as jsonlines counted it (a line screened is a row).
             return objects_reader(grp.files, self._structure(grp))
         # A classic ``items`` file is one object (tens of MB in the public data file).
         return (
@@ -130,7 +98,7 @@ class DuckEngine:
             return dict(_CROSSREF_TYPES)
         got = self.con.execute(
             "SELECT json_group_structure(json) FROM (SELECT json FROM"
-            f" read_json_objects({_quoted_list(grp.files)}, format = 'newline_delimited',"
+            f" read_json_objects({lit_list(grp.files)}, format = 'newline_delimited',"
             f" ignore_errors = true, maximum_object_size = {MAX_OBJECT})"
             " WHERE json_type(json) = 'OBJECT' LIMIT 20480)"
         ).fetchone()
@@ -142,7 +110,7 @@ class DuckEngine:
         try:
             rows = self.con.execute(
                 "SELECT file_name, name FROM parquet_schema("
-                f"{_quoted_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
+                f"{lit_list(grp.files)}) WHERE num_children IS NULL OR num_children = 0"
             ).fetchall()
         except self._error as exc:
             first = str(exc).splitlines()[0]
@@ -158,11 +126,9 @@ class DuckEngine:
         names: list[list[str]] = []
         for i, (grp, start) in enumerate(zip(groups, _first_numbers(groups), strict=True)):
             try:
-                number = f"list_position({_quoted_list(grp.paths())}, rwgate_path) - 1 + {start}"
+                number = f"list_position({lit_list(grp.paths())}, rwgate_path) - 1 + {start}"
                 if grp.numbers is not None:
-                    number = (
-                        f"{grp.numbers}[list_position({_quoted_list(grp.paths())}, rwgate_path)]"
-                    )
+                    number = f"{grp.numbers}[list_position({lit_list(grp.paths())}, rwgate_path)]"
                 self.con.execute(
                     f"CREATE TEMP VIEW in{i} AS SELECT * EXCLUDE (rwgate_path),"
                     f" {number} AS {sql.FILE} FROM {self._reader(grp, i)}"
@@ -174,19 +140,16 @@ class DuckEngine:
                     f"{grp.files[0]}: unreadable as {grp.container}: {first}"
                 ) from None
             names.append([str(r[0]) for r in described])
-        picked = ", ".join(sql.ident(name) for name, _ in COLUMNS)
+        picked = ", ".join(ident(name) for name, _ in COLUMNS)
         # Each kind copied once from the file (a copy of the whole first costs the start a third).
         for table, kind in (("vdoi", "doi"), ("vpmid", "pmid")):
             self.con.execute(
                 f"CREATE TEMP TABLE {table} AS SELECT {picked} FROM read_parquet("
-                f"{sql.lit(str(verdicts))}) WHERE kind = '{kind}'"
+                f"{lit(str(verdicts))}) WHERE kind = '{kind}'"
             )
         self.con.execute("CREATE TEMP TABLE input_files (file BIGINT, name VARCHAR)")
         self.con.executemany("INSERT INTO input_files VALUES (?, ?)", input_files(groups))
         return names
-
-    def run(self, statement: str) -> None:
-        self.con.execute(statement)
 
     def view(self, name: str, statement: str) -> None:
         self.con.execute(f"CREATE TEMP VIEW {name} AS {statement}")
@@ -203,7 +166,7 @@ class DuckEngine:
 
     def write_parquet(self, statement: str, path: Path) -> None:
         self.con.execute(
-            f"COPY ({statement}) TO {sql.lit(str(path))} (FORMAT parquet, COMPRESSION zstd)"
+            f"COPY ({statement}) TO {lit(str(path))} (FORMAT parquet, COMPRESSION zstd)"
         )
 
     def close(self) -> None:
@@ -215,13 +178,7 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(
-        self,
-        master: str | None,
-        progress: bool,
-        driver_memory: str | None = "2g",
-        shuffle_partitions: int = 8,
-    ) -> None:
+    def __init__(self, master: str | None, progress: bool) -> None:
         import pyspark  # missing: rwgate's main says which extra to install, in one line
         from pyspark.sql import SparkSession
 
@@ -237,9 +194,9 @@ class SparkEngine:
         builder = builder.config("spark.sql.session.timeZone", "UTC")
         if master is not None and master.startswith("local"):
             # A local run shuffles small maps and one aggregate: a few partitions, not 200.
-            builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        if driver_memory and not submitted:
-            builder = builder.config("spark.driver.memory", driver_memory)
+            builder = builder.config("spark.sql.shuffle.partitions", "8")
+        if not submitted:
+            builder = builder.config("spark.driver.memory", "2g")
         self.spark = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
 
@@ -314,9 +271,6 @@ class SparkEngine:
         files.createOrReplaceTempView("input_files")
         return names
 
-    def run(self, statement: str) -> None:
-        self.spark.sql(sql.to_spark(statement))
-
     def view(self, name: str, statement: str) -> None:
         self.spark.sql(sql.to_spark(statement)).createOrReplaceTempView(name)
 
@@ -364,8 +318,10 @@ def open_engine(
     temp_dir: Path | None = None,
     master: str | None = None,
     progress: bool | None = None,
-) -> Engine:
-    """The engine ``name`` (``duckdb`` or ``spark``); a progress bar only on a terminal."""
+) -> DuckEngine | SparkEngine:
+    """The engine ``name`` (``duckdb`` or ``spark``): each reads the inputs (``load``) and runs
+    the statements (``view``, ``step``, ``table``, ``fetch``, ``write_parquet``); a progress bar
+    only on a terminal."""
     # DuckDB draws its bar on stdout, Spark on stderr: a bar only when both are a terminal,
     # never in a report that is piped or redirected.
     show = sys.stderr.isatty() and sys.stdout.isatty() if progress is None else progress

@@ -1,32 +1,33 @@
 """Reference tables as they are published: what each file is, checked before an engine reads it.
 
-Three shapes, many files and globs each:
+Three shapes, many files and globs each: ``table`` (Parquet, CSV, JSON lines; its columns found
+by :mod:`~rwgate.frontends.screen.columns`); ``opencitations``, the OpenCitations Index CSV dump
+(``oci,citing,cited,creation,...``, cells of bare DOIs or of prefixed identifiers); ``crossref``,
+Crossref public data file records with their ``reference`` lists (JSON lines or the classic
+``{"items": [...]}`` files, gzipped or not). A file that is not what it claims to be, or cannot
+be opened, is a one-line error naming it (exit 2), never a half-read corpus.
 
-- ``table``: a generic table (Parquet, CSV, JSON lines) whose columns
-  :mod:`rwgate.frontends.screen.columns` finds (by flag, by name, or by one of a few common names);
-- ``opencitations``: the OpenCitations Index CSV dump (``oci,citing,cited,creation,timespan,
-  journal_sc,author_sc``), whose ``citing``/``cited`` cells are bare DOIs (COCI) or lists of
-  prefixed identifiers (``omid:br/... doi:10... pmid:...``);
-- ``crossref``: Crossref public data file records with their ``reference`` lists, JSON lines or
-  the classic ``{"items": [...]}`` files, gzipped or not.
-
-A file is looked at (its first bytes) before any engine runs: one that is not what it claims to
-be, or cannot be opened, is a one-line error naming it (exit 2), never a half-read corpus. Rows
-inside a readable file that cannot be used are the engine's business: counted and sampled.
+A CSV's :class:`Dialect` (header, delimiter, quote, escape) comes from DuckDB's sniffer or the
+user's flags, its encoding from a flag or a byte-order mark, and its rows are read in exactly
+that dialect (``auto_detect = false``), so the columns the screen resolves are the rows' own.
+Windows-1252, which DuckDB reads only through an extension it would download, is decoded to a
+UTF-8 copy first (:func:`transcode`).
 """
 
 from __future__ import annotations
 
+import codecs
 import glob
+import gzip
 import json
 import os
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rwgate.errors import RwgateError
-from rwgate.frontends.screen.dialect import TRANSCODED, Dialect, encoding_of, sniff, transcode
+from rwgate.frontends.screen.doisql import lit
 
 OC_COLUMNS = ("oci", "citing", "cited", "creation")
 _PEEK = 64 * 1024
@@ -35,6 +36,124 @@ _CROSSREF_KEYS = frozenset({"items", "reference", "reference-count", "references
 
 class InputError(RwgateError):
     """A reference file that cannot be read as what it claims to be (exit 2, one line)."""
+
+
+NATIVE = {"utf-8": "utf-8", "utf8": "utf-8", "utf-16": "utf-16", "utf16": "utf-16",
+          "latin-1": "latin-1", "latin1": "latin-1", "iso-8859-1": "latin-1"}  # fmt: skip
+"""Encodings DuckDB's CSV reader knows without an extension, by the names a user may give."""
+TRANSCODED = {"windows-1252": "cp1252", "cp1252": "cp1252", "win-1252": "cp1252"}
+"""Encodings decoded to UTF-8 in Python first (DuckDB would need its ``encodings`` extension)."""
+MAX_LINE = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A CSV file's dialect as DuckDB reads it; ``columns`` is its header, as DuckDB read it."""
+
+    delimiter: str
+    quote: str
+    escape: str
+    encoding: str = "utf-8"
+    compression: str = "auto"
+    columns: tuple[str, ...] = ()
+
+    def options(self) -> str:
+        """``read_csv``'s arguments for exactly this dialect (nothing left to detect)."""
+        cols = ", ".join(f"{lit(c)}: 'VARCHAR'" for c in self.columns)
+        return (
+            f"auto_detect = false, header = true, delim = {lit(self.delimiter)},"
+            f" quote = {lit(self.quote)}, escape = {lit(self.escape)},"
+            f" encoding = {lit(self.encoding)}, compression = {lit(self.compression)},"
+            f" columns = {{{cols}}}, strict_mode = true, max_line_size = {MAX_LINE}"
+        )
+
+
+def encoding_of(path: Path, head: bytes, given: str | None) -> str:
+    """The encoding to read ``path`` with: the flag's, else UTF-16 by its BOM, else UTF-8."""
+    if given:
+        name = given.strip().lower().replace("_", "-")
+        if name in NATIVE:
+            return NATIVE[name]
+        if name in TRANSCODED:
+            return TRANSCODED[name]
+        known = ", ".join(sorted({*NATIVE.values(), "windows-1252"}))
+        raise InputError(f"--encoding {given!r}: not one the screen reads ({known})")
+    if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return "utf-16"
+    return "utf-8"
+
+
+def _one_char(flag: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = {"\\t": "\t", "tab": "\t"}.get(value, value)
+    if len(value) > 1:
+        raise InputError(f"{flag} {value!r}: one character, or '' for none")
+    return value
+
+
+def sniff(
+    path: Path, read_as: Path, encoding: str, delimiter: str | None = None, quote: str | None = None
+) -> Dialect:
+    """The dialect of ``read_as`` (``path`` itself, or its UTF-8 copy) by DuckDB's sniffer, the
+    flags standing where given. A file the sniffer found no quote in is read with RFC 4180's
+    ``"`` (a table exported with quoted cells would otherwise be split at a comma in a cell):
+    ``--quote ''`` reads it without."""
+    import duckdb
+
+    delimiter = _one_char("--delimiter", delimiter)
+    quote = _one_char("--quote", quote)
+    native = "utf-8" if encoding in TRANSCODED.values() else encoding
+    args = f"encoding = {lit(native)}, store_rejects = true"
+    if delimiter:
+        args += f", delim = {lit(delimiter)}"
+    if quote is not None:
+        args += f", quote = {lit(quote)}"
+    con = duckdb.connect()
+    try:
+        row = con.execute(
+            f"SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv({lit(str(read_as))}, {args})"
+        ).fetchone()
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+        hint = "" if encoding != "utf-8" else " (another encoding? name it with --encoding)"
+        raise InputError(f"{path}: not a CSV DuckDB can read: {first}{hint}") from None
+    finally:
+        con.close()
+    assert row is not None
+    found_delim, found_quote, found_escape, columns = row
+    found_quote = "" if found_quote == "(empty)" else found_quote
+    found_escape = "" if found_escape == "(empty)" else found_escape
+    if quote is None and not found_quote:
+        found_quote, found_escape = '"', '"'
+    return Dialect(
+        delimiter=delimiter or found_delim,
+        quote=found_quote if quote is None else quote,
+        escape="" if quote == "" else found_escape or found_quote,
+        encoding=native,
+        columns=tuple(str(c["name"]) for c in columns),
+    )
+
+
+def transcode(path: Path, encoding: str, folder: Path) -> Path:
+    """``path`` decoded from ``encoding`` (Windows-1252) to a UTF-8 file in ``folder``; a byte the
+    encoding does not define is an error naming its offset (fail closed, never a guess)."""
+    out = folder / f"{len(list(folder.iterdir()))}-{path.name.removesuffix('.gz')}"
+    decoder = codecs.getincrementaldecoder(encoding)()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    offset = 0
+    with opener(path, "rb") as src, out.open("w", encoding="utf-8", newline="") as dst:
+        while chunk := src.read(1 << 20):
+            try:
+                dst.write(decoder.decode(chunk))
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{path}: not {encoding} text (byte {offset + exc.start}): name its"
+                    " encoding with --encoding"
+                ) from None
+            offset += len(chunk)
+        dst.write(decoder.decode(b"", final=True))
+    return out
 
 
 @dataclass
@@ -62,10 +181,10 @@ class InputGroup:
 class CsvOptions:
     """What the user said about CSV files (each None: DuckDB's sniffer decides)."""
 
-    encoding: str | None = None
-    delimiter: str | None = None
-    quote: str | None = None
-    folder: Path | None = None
+    encoding: str | None
+    delimiter: str | None
+    quote: str | None
+    folder: Path
     """Where decoded copies are written (the screen's temporary folder)."""
 
 
@@ -135,12 +254,10 @@ def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Pa
         _text(path, head)  # not UTF-8: one line naming --encoding
     copy = None
     if encoding in TRANSCODED.values():
-        if opts.folder is None:
-            raise InputError(f"{path}: --encoding {encoding} needs a temporary folder")
         copy = transcode(path, encoding, opts.folder)
     dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote)
     if head[:2] == b"\x1f\x8b" and copy is None:
-        dialect = Dialect(**{**dialect.__dict__, "compression": "gzip"})
+        dialect = replace(dialect, compression="gzip")
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
     return dialect, copy
@@ -173,19 +290,10 @@ def _json_shape(path: Path, head: bytes) -> str:
     return "crossref" if any(f'"{key}"' in text for key in _CROSSREF_KEYS) else "table"
 
 
-@dataclass
-class Classified:
-    shape: str
-    container: str
-    columns: list[str]
-    dialect: Dialect | None = None
-    copy: Path | None = None
-
-
-def classify(path: Path, claimed: str, opts: CsvOptions | None = None) -> Classified:
-    """Shape, container and columns of one file; InputError when it is not what it claims."""
+def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
+    """One file as a group of its own: shape, container, columns, dialect, the copy it is read
+    from (if any); InputError when it is not what it claims."""
     head = _head(path)
-    opts = opts or CsvOptions()
     container = "csv" if opts.encoding and path.suffix != ".parquet" else _container(path, head)
     columns: list[str] = []
     dialect = copy = None
@@ -206,10 +314,10 @@ def classify(path: Path, claimed: str, opts: CsvOptions | None = None) -> Classi
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    return Classified(shape, container, columns, dialect, copy)
+    return InputGroup(shape, container, [path], columns, dialect, {path: copy} if copy else {})
 
 
-def group(paths: list[Path], claimed: str, opts: CsvOptions | None = None) -> list[InputGroup]:
+def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]:
     """Files checked and gathered by shape, container, dialect and (a table's) header, in the
     order first seen: tables whose columns differ are read apart, each with the columns it has,
     so a file whose DOI column has another name is never read as NULLs beside its neighbours."""
@@ -221,8 +329,7 @@ def group(paths: list[Path], claimed: str, opts: CsvOptions | None = None) -> li
             key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
         )
         grp.files.append(path)
-        if c.copy is not None:
-            grp.read_as[path] = c.copy
+        grp.read_as.update(c.read_as)
     return list(groups.values())
 
 

@@ -1,15 +1,10 @@
 """Every record of a JSON lines input accounted for: screened, or unusable with its line quoted.
 
-Until this module a JSON lines table was read with ``read_json(..., ignore_errors = true)``: a line
-that was not JSON vanished, and the counts did not say so (a line that was an array, or a number,
-could even make DuckDB read the whole file as one column of JSON values). Here each non-blank line
-is one record, read by DuckDB's ``read_json_objects`` (a line it cannot parse is a NULL in its
-place): a line that holds a JSON object is screened, any other is an *unusable record*, with its
-line number and its text. The records read are checked against an independent count, the file's
-non-blank lines counted from its bytes: a file whose lines do not add up is an error naming it.
-
-The engine reads the same objects (:func:`objects_reader`), so a line counted as screened is a row
-of the screen, by construction: nothing is dropped between the count and the screen.
+Each non-blank line is one record, read by DuckDB's ``read_json_objects``: a line that holds a
+JSON object is screened, any other is an *unusable record*, quoted with its line number. The
+records read are checked against the file's non-blank lines counted from its bytes (a file whose
+lines do not add up is an error naming it). The engine reads the same objects
+(:func:`objects_reader`), so a line counted as screened is a row of the screen.
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.screen.doisql import lit
+from rwgate.frontends.screen.doisql import lit, lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
 
 MAX_OBJECT = 33554432
@@ -50,9 +45,8 @@ def nonblank_lines(path: Path) -> int:
 
 
 def _source(paths: list[Path]) -> str:
-    listed = "[" + ", ".join(lit(str(p)) for p in paths) + "]"
     return (
-        f"read_json_objects({listed}, format = 'newline_delimited', ignore_errors = true,"
+        f"read_json_objects({lit_list(paths)}, format = 'newline_delimited', ignore_errors = true,"
         f" filename = 'rwgate_path', maximum_object_size = {MAX_OBJECT})"
     )
 
@@ -80,9 +74,8 @@ def pretty_json(path: Path) -> bool:
 
 
 def lines_json(grp: InputGroup) -> bool:
-    """Whether a group is JSON lines files (read line by line:
-    :mod:`rwgate.frontends.screen.jsonlines`);
-    a Crossref group with a classic ``items`` file (one object over many lines) is not."""
+    """Whether a group is JSON lines files, read line by line (a Crossref group with a classic
+    ``items`` file, one object over many lines, is not)."""
     if grp.container != "json":
         return False
     return grp.shape == "table" or not any(pretty_json(f) for f in grp.files)

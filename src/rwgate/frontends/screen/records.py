@@ -1,25 +1,16 @@
 """Every record of a CSV input accounted for: screened, or unusable with its line quoted (JSON
 lines inputs: :mod:`rwgate.frontends.screen.jsonlines`).
 
-On main a CSV was read with ``ignore_errors = true, strict_mode = false``: a notes cell that
-opened a quote and never closed it folded the next lines into it, and five rows citing four
-retracted works screened as "3 references, 2 flagged", exit 0 (issue 47). Now a CSV is read
-strictly, in the dialect DuckDB's sniffer found, with DuckDB's ``store_rejects``:
+A CSV is read strictly, in its sniffed dialect, with DuckDB's ``store_rejects``: a record DuckDB
+cannot parse is an *unusable record*, counted, with its line and text. An unterminated quote
+swallows the rest of its file into one rejected record: its first line is the unusable record,
+and the lines after it are read again under the file's header, so one stray quote costs one row.
 
-- a record DuckDB cannot parse is an *unusable record*, counted, with its line and its text;
-- an unterminated quote swallows the rest of the file into one rejected record: its first line
-  is the unusable record, and the lines after it are read again (by DuckDB, from a copy of the
-  rest under the file's header), so one stray quote costs one row, not the rest of the file.
-
-On DuckDB (:func:`from_pass`) the screen's own pass does it: it reads each CSV file once,
-counting each file's records as it screens them (:func:`rwgate.frontends.screen.sql.grouped`) and
-keeping
-the rejected ones, which are read here afterwards; records read = screened + unusable. A file
-with an unterminated quote (rare) is then screened again, after :func:`account`, which reads each
-CSV file strictly *before* the screen (as Spark's screen always does: its reader keeps no
-rejects) to find the rests to read again, and checks the records it read against an independent
-count, the file's non-blank lines counted from its bytes (a file whose lines do not add up is
-an error naming it).
+On DuckDB the screen's own pass counts each CSV file's records and keeps the rejected ones
+(:func:`from_pass`), so the file is read once. On Spark (its reader keeps no rejects), and after
+an unterminated quote, :func:`account` reads each CSV strictly before the screen and checks the
+records read against the file's non-blank lines counted from its bytes (a file whose lines do
+not add up is an error naming it).
 """
 
 from __future__ import annotations
@@ -32,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.frontends.screen import jsonlines
-from rwgate.frontends.screen.dialect import Dialect
-from rwgate.frontends.screen.doisql import lit
-from rwgate.frontends.screen.inputs import InputError, InputGroup
+from rwgate.frontends.screen.doisql import ident, lit_list
+from rwgate.frontends.screen.inputs import Dialect, InputError, InputGroup
 
 _BLANK_AFTER = re.compile(rb"\n(?=\r?\n)")
 _SHOWN = 120
@@ -65,9 +55,6 @@ class Accounting:
     recovered: list[InputGroup] = field(default_factory=list)
     """The rests of files after an unterminated quote, read as inputs of their own."""
 
-    def summary(self) -> list[dict[str, Any]]:
-        return [c.__dict__ for c in self.counts.values()]
-
 
 def nonblank_lines(path: Path, encoding: str, compression: str) -> int:
     """The non-blank lines of ``path`` (``\\n`` ends a line; one without it still counts; a line
@@ -94,7 +81,7 @@ def nonblank_lines(path: Path, encoding: str, compression: str) -> int:
 def _continued(column: str) -> str:
     """The non-blank lines a value continues onto (a quoted cell holding newlines): one per run
     of newlines in it (the empty lines inside a run are blank lines of the file)."""
-    c = f'"{column.replace(chr(34), chr(34) * 2)}"'
+    c = ident(column)
     runs = f"regexp_replace(replace({c}, chr(13), ''), '\\n+', chr(10), 'g')"
     return (
         f"CASE WHEN contains({c}, chr(10)) THEN length({runs})"
@@ -120,6 +107,17 @@ def _header(d: Dialect) -> str:
     return d.delimiter.join(q + c.replace(q, q + q) + q for c in d.columns)
 
 
+def _rejects(table: str, scan: str, where: str = "") -> str:
+    """The rejected records of a rejects table: file path, line, error type, the record's text,
+    DuckDB's message; one per record (DuckDB keeps a row per error)."""
+    return (
+        "SELECT s.file_path, min(e.line), first(e.error_type), first(e.csv_line),"
+        f" first(e.error_message) FROM {table} AS e JOIN {scan} AS s"
+        f" ON s.scan_id = e.scan_id AND s.file_id = e.file_id{where}"
+        " GROUP BY s.file_path, e.line_byte_position ORDER BY 1, 2"
+    )
+
+
 class _Reader:
     """One DuckDB connection that reads CSV files strictly and keeps their rejects."""
 
@@ -138,19 +136,13 @@ class _Reader:
         self.n += 1
         table, scan = f"rj{self.n}", f"rs{self.n}"
         cont = " + ".join(_continued(c) for c in d.columns) or "0"
-        listed = "[" + ", ".join(lit(str(p)) for p in paths) + "]"
         try:
             rows = self.con.execute(
-                f"SELECT rwgate_path, count(*), coalesce(sum({cont}), 0) FROM read_csv({listed},"
-                f" filename = 'rwgate_path', {d.options()}, store_rejects = true,"
+                f"SELECT rwgate_path, count(*), coalesce(sum({cont}), 0) FROM read_csv("
+                f"{lit_list(paths)}, filename = 'rwgate_path', {d.options()}, store_rejects = true,"
                 f" rejects_table = '{table}', rejects_scan = '{scan}') GROUP BY 1"
             ).fetchall()
-            rejects = self.con.execute(
-                f"SELECT s.file_path, min(e.line), first(e.error_type), first(e.csv_line),"
-                f" first(e.error_message) FROM {table} AS e JOIN {scan} AS s"
-                " ON s.scan_id = e.scan_id AND s.file_id = e.file_id"
-                " GROUP BY s.file_path, e.line_byte_position ORDER BY 1, 2"
-            ).fetchall()
+            rejects = self.con.execute(_rejects(table, scan)).fetchall()
         except self.error as exc:
             first = str(exc).splitlines()[0]
             raise InputError(f"{paths[0]}: unreadable as CSV: {first}") from None
@@ -256,16 +248,15 @@ def account(
             got, rejects = reader.read(grp.paths(), grp.dialect)
             for path, read in zip(grp.files, grp.paths(), strict=True):
                 mine = [r for r in rejects if r[0] == str(read)]
-                todo = [(read, grp.dialect, 0)]
-                todo_got = {str(read): (got.get(str(read), (0, 0)), mine)}
+                todo = [(read, grp.dialect, 0, got.get(str(read), (0, 0)), mine)]
                 while todo:
-                    p, d, offset = todo.pop(0)
-                    (n, c), rj = todo_got[str(p)]
-                    more = _account_file(acc, reader, str(path), p, d, (n, c), rj, offset)
+                    p, d, offset, counted, rj = todo.pop(0)
+                    more = _account_file(acc, reader, str(path), p, d, counted, rj, offset)
                     for rest, dialect, at in more:
-                        got2, rejects2 = reader.read([rest], dialect)
-                        todo_got[str(rest)] = (got2.get(str(rest), (0, 0)), rejects2)
-                        todo.append((rest, dialect, at))
+                        got_rest, rejects_rest = reader.read([rest], dialect)
+                        todo.append(
+                            (rest, dialect, at, got_rest.get(str(rest), (0, 0)), rejects_rest)
+                        )
                         acc.recovered.append(
                             InputGroup(grp.shape, "csv", [rest], list(grp.columns), dialect,
                                        numbers=[number])
@@ -277,17 +268,13 @@ def account(
 
 
 def from_pass(
-    acc: Accounting,
-    groups: list[InputGroup],
-    records: dict[int, int],
-    rejects: list[Any],
+    acc: Accounting, groups: list[InputGroup], records: dict[int, int], rejects: list[Any]
 ) -> bool:
     """Add the CSV files' counts of the screen's one pass to ``acc``: ``records`` (file number:
-    the records it parsed, as ``rwgate.frontends.screen.sql.grouped`` counted them), ``rejects``
-    (path,
-    line, kind, text, message: the records it could not parse). False, and nothing added, when
-    an unterminated quote swallowed the rest of a file: the caller reads the CSV files again
-    with :func:`account`, which recovers the rest."""
+    the records it parsed, as :func:`rwgate.frontends.screen.sql.grouped` counted them),
+    ``rejects`` (:func:`pass_rejects`). False, and nothing added, when an unterminated quote
+    swallowed the rest of a file: the caller reads the CSV files again with :func:`account`,
+    which recovers the rest."""
     if any(_swallows(r) for r in rejects):
         return False
     number = 0
@@ -325,18 +312,12 @@ def scans(con: Any, groups: list[InputGroup]) -> dict[int, int]:
 
 
 def pass_rejects(con: Any, marks: dict[int, int]) -> list[Any]:
-    """The records DuckDB could not parse in the scans after ``marks`` (:func:`scans`): file
-    path, line, error type, the record's text, DuckDB's message; one per record."""
+    """The records DuckDB could not parse in the scans after ``marks`` (:func:`scans`)."""
     out: list[Any] = []
     kept = _tables(con)
     for i, mark in marks.items():
         if f"{REJECTS}{i}" not in kept:  # none made: no scan rejected anything
             continue
-        out += con.execute(
-            "SELECT s.file_path, min(e.line), first(e.error_type), first(e.csv_line),"
-            f" first(e.error_message) FROM {REJECTS}{i} AS e JOIN {SCANS}{i} AS s"
-            " ON s.scan_id = e.scan_id AND s.file_id = e.file_id"
-            f" WHERE e.scan_id > {int(mark)}"
-            " GROUP BY s.file_path, e.line_byte_position ORDER BY 1, 2"
-        ).fetchall()
+        where = f" WHERE e.scan_id > {int(mark)}"
+        out += con.execute(_rejects(f"{REJECTS}{i}", f"{SCANS}{i}", where)).fetchall()
     return out

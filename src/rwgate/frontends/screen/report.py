@@ -1,9 +1,5 @@
-"""The screen's summary: JSON (``rwgate.frontends.screen/2``) and the page an integrity officer
-acts on.
-
-The plots are inline SVG drawn here (bars only: no script, no external file, nothing to fetch),
-and the page goes through Jinja2 with autoescaping, so a DOI or a file name from a corpus stays
-text. JSON and HTML are written atomically (a temporary file renamed into place).
+"""The screen's summary page: inline SVG bars (no script, nothing to fetch), rendered by Jinja2
+with autoescaping, so a DOI or a file name from a corpus stays text; written atomically.
 """
 
 from __future__ import annotations

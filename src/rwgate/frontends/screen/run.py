@@ -1,10 +1,7 @@
 """One screen, start to end: verdict table, inputs, the engine's pass, the outputs.
 
-Outputs land in ``--out DIR`` (created; files replaced atomically where the engine writes one
-file): ``flagged.parquet`` (each flagged citation), ``citing.parquet`` (per citing work),
-``summary.json`` (``rwgate.frontends.screen/2``), ``summary.html``, and with ``all_citations`` the
-verdict
-of every reference (``citations.parquet``).
+Outputs land in ``--out DIR``, each replaced atomically: ``flagged.parquet``, ``citing.parquet``,
+``summary.json``, ``summary.html``, and with ``all_citations`` ``citations.parquet``.
 """
 
 from __future__ import annotations
@@ -19,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.screen import output_sql, sql, verdict_sql
+from rwgate.frontends.screen import sql, verdict_sql
 from rwgate.frontends.screen.columns import SAMPLE, Columns, check_values, resolve
+from rwgate.frontends.screen.doisql import ident
 from rwgate.frontends.screen.engine import DuckEngine, open_engine
 from rwgate.frontends.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
 from rwgate.frontends.screen.records import Accounting, account, from_pass, pass_rejects, scans
@@ -77,7 +75,7 @@ def _kinds(engine: Any, view: str, names: list[str]) -> dict[str, str]:
     if not names:
         return {}
     got = engine.fetch(
-        "SELECT " + ", ".join(f"typeof({sql.ident(n)})" for n in names) + f" FROM {view} LIMIT 1"
+        "SELECT " + ", ".join(f"typeof({ident(n)})" for n in names) + f" FROM {view} LIMIT 1"
     )
     return dict(zip(names, got[0], strict=True)) if got else {}
 
@@ -200,18 +198,15 @@ def _screen(
                 with _timed(opts.timings, "records"):
                     if not _counted(engine, groups, records, marks):
                         return None
-        outputs = {
-            "flagged": opts.out / "flagged.parquet",
-            "citing": opts.out / "citing.parquet",
-        }
+        outputs = {"flagged": opts.out / "flagged.parquet", "citing": opts.out / "citing.parquet"}
         with _timed(opts.timings, "write flagged.parquet"):
             _write(engine, "SELECT * FROM flagged_out", outputs["flagged"])
         with _timed(opts.timings, "write citing.parquet"):
-            _write(engine, output_sql.CITING_OUT, outputs["citing"])
+            _write(engine, verdict_sql.CITING_OUT, outputs["citing"])
         if opts.all_citations:
             outputs["citations"] = opts.out / "citations.parquet"
             every = verdict_sql.screened(table.default_status, pmid, date)
-            _write(engine, output_sql.ALL_OUT.format(screened=every), outputs["citations"])
+            _write(engine, verdict_sql.ALL_OUT.format(screened=every), outputs["citations"])
         with _timed(opts.timings, "summary"):
             summary = build_summary(engine, table, files, groups, found, records)
     finally:

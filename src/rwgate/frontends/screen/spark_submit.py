@@ -5,8 +5,8 @@
 in this process (never a resident worker), so the Spark session is the one ``spark-submit``
 configured::
 
-    spark-submit --master spark://host:7077 "$(python -m rwgate.frontends.screen.spark_submit
-    --path)" \\
+    spark-submit --master spark://host:7077 \\
+        "$(python -m rwgate.frontends.screen.spark_submit --path)" \\
         '/shared/coci/*.csv' --out /shared/screen
 """
 

@@ -1,15 +1,10 @@
 """The screen as SQL text, written once in DuckDB's dialect; Spark gets it through SQLGlot.
 
-An engine provides raw views (``in0``, ``in1``, ... one per input group, as its own file readers
-see the files) and the verdict tables ``vdoi``/``vpmid``; everything after that is SQL text:
-here the rows of each input shaped alike (:func:`raw_union`), the one pass over them and the
-plan; identifiers normalised in :mod:`rwgate.frontends.screen.doisql`, each rare row's verdict by
-``rwgate check``'s rules in :mod:`rwgate.frontends.screen.verdict_sql`, the counts per citing work
-and the
-outputs in :mod:`rwgate.frontends.screen.output_sql`. The corpus is read once (:func:`grouped`; the
-distinct citing dates aside): each row is tested, looked up and counted, and the few rows that
-need more (:data:`RARE_ROWS`) are carried out of that pass to be settled on their own, not once
-per output.
+An engine provides raw views (``in0``, ``in1``, ... one per input group) and the verdict tables
+``vdoi``/``vpmid``; everything after that is SQL text: the rows of each input shaped alike
+(:func:`raw_union`), the one pass over them (:func:`grouped`) and the :func:`plan`. DOIs are
+normalised in :mod:`~rwgate.frontends.screen.doisql`, verdicts and counts decided in
+:mod:`~rwgate.frontends.screen.verdict_sql`.
 """
 
 from __future__ import annotations
@@ -20,20 +15,14 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from rwgate.frontends.screen import doisql
+from rwgate.frontends.screen import doisql, verdict_sql
 from rwgate.frontends.screen.columns import Columns
+from rwgate.frontends.screen.doisql import ident, lit
 from rwgate.frontends.screen.inputs import InputGroup
-from rwgate.frontends.screen.output_sql import FLAGGED_OUT, per_citing
-from rwgate.frontends.screen.verdict_sql import pmid_fast, pmid_key, preprint, rare
 
-lit = doisql.lit
 FILE = "rwgate_file"
 """The column of a raw view that holds its row's file number (``input_files``), named apart from
 any column of the user's table."""
-
-
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _text(expr: str) -> str:
@@ -155,13 +144,12 @@ def _crossref(view: str, extra: str = "") -> str:
 def raw_union(
     groups: list[InputGroup],
     columns: list[Columns | None],
-    kinds: list[dict[str, str]] | None = None,
-    separator: str | None = None,
-    count: bool = False,
+    kinds: list[dict[str, str]],
+    separator: str | None,
+    count: bool,
 ) -> str:
     """One SELECT of (citing, cited_raw, pmid_raw, date_raw, file) over every input view; a
-    generic table's ``columns`` are those :func:`rwgate.frontends.screen.columns.resolve` found.
-    With
+    generic table's ``columns`` and their ``kinds`` (types) are those the screen resolved. With
     ``count``, ``rec`` too: true on each table record's first row (see :func:`grouped`)."""
     parts = []
     for i, (grp, cols) in enumerate(zip(groups, columns, strict=True)):
@@ -172,8 +160,7 @@ def raw_union(
             parts.append(_crossref(view, ", CAST(NULL AS BOOLEAN) AS rec" if count else ""))
         else:
             assert cols is not None
-            kind = kinds[i] if kinds else {}
-            parts.append(_table(view, cols, grp.container == "parquet", kind, separator, count))
+            parts.append(_table(view, cols, grp.container == "parquet", kinds[i], separator, count))
     return " UNION ALL ".join(f"({p})" for p in parts)
 
 
@@ -196,12 +183,9 @@ KEYS = (
 )
 """The distinct identifiers of the rare rows that need more than a look (DOIs off the fast path,
 PubMed ids): the costly rules run once per spelling, not once per row."""
-
-
-def doi_stages() -> list[tuple[str, str]]:
-    """Views normalising the distinct slow DOIs of ``keys``, the last one ``doi_norm``."""
-    source = "(SELECT d AS raw FROM keys WHERE gd = 0 AND d IS NOT NULL) AS k"
-    return doisql.stages(source, ["raw"], "raw", "doi_norm")
+_SLOW = "(SELECT d AS raw FROM keys WHERE gd = 0 AND d IS NOT NULL) AS k"
+DOI_STAGES = doisql.stages(_SLOW, ["raw"], "raw", "doi_norm")
+"""Views normalising the distinct slow DOIs of ``keys``, the last one ``doi_norm``."""
 
 
 DOI_MAP = (
@@ -216,8 +200,8 @@ DOI_MAP = (
 """Each slow spelling: its DOI, whether it is a shortDOI or blank, and the key its verdict is
 found under (a SICI DOI written without its ``<>`` finds the listed one, as in check)."""
 PMID_MAP = (
-    f"SELECT p AS raw, {pmid_key('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw FROM keys"
-    " WHERE gp = 0 AND p IS NOT NULL"
+    f"SELECT p AS raw, {verdict_sql.pmid_key('p')} AS pmid, NOT {doisql.blank('p')} AS has_raw"
+    " FROM keys WHERE gp = 0 AND p IS NOT NULL"
 )
 DATE_MAP = (
     f"SELECT t AS raw, {_date('t')} AS day"
@@ -243,26 +227,23 @@ def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = Fa
     whose verdict is the unlisted status without a look at anything else; so is a row of a
     PubMed id alone, on its fast path and unlisted, when an unlisted work is not ``unverified``
     (with that status such a row is ``no_doi``, as in check). A corpus is mostly plain rows;
-    they cost a test, a look-up and a count. Everything else about a row is decided on the few
-    per cent that are rare.
+    they cost a test, a look-up and a count.
 
-    With ``count``, the same pass also counts each file's records (``rec``: a record's first row),
-    in a second grouping set, by file (``by_file``): a CSV file is then read once, its records
-    counted as the screen reads them (:mod:`rwgate.frontends.screen.records`). Only without a
-    dates' pass:
-    that pass counts them at less cost (:data:`DATE_SETS`)."""
+    With ``count`` (used only without a dates' pass, which counts at less cost,
+    :data:`DATE_SETS`), the same pass also counts each file's records (``rec``), in a second
+    grouping set by file (``by_file``), so a CSV file is read once."""
     key = doisql.fast_key("r.cited_raw")
     day = "d.day" if date else "CAST(NULL AS DATE)"
     join = " LEFT JOIN date_map AS d ON d.raw = r.date_raw" if date else ""
     plain = "r.pmid_raw IS NULL AND r.key IS NOT NULL AND v.id IS NULL"
     if pmid:
-        unlisted = f"{pmid_fast('r.pmid_raw')} AND p.id IS NULL"
+        unlisted = f"{verdict_sql.pmid_fast('r.pmid_raw')} AND p.id IS NULL"
         plain = f"(r.pmid_raw IS NULL OR ({unlisted})) AND r.key IS NOT NULL AND v.id IS NULL"
         if default != "unverified":
             plain = f"({plain}) OR (r.cited_raw IS NULL AND {unlisted})"
         join += " LEFT JOIN vpmid AS p ON p.id = r.pmid_raw"
     if default == "clean":  # an unlisted preprint is not clean (see verdict_sql): a rare row
-        plain = f"({plain}) AND NOT coalesce({preprint('r.key')}, false)"
+        plain = f"({plain}) AND NOT coalesce({verdict_sql.preprint('r.key')}, false)"
     rows = (
         "SELECT r.citing AS citing, r.cited_raw AS cited_raw, r.pmid_raw AS pmid_raw,"
         f" r.date_raw AS date_raw, r.file AS file, r.rownum AS rownum, {day} AS day,"
@@ -275,17 +256,12 @@ def grouped(default: str, date: bool = True, pmid: bool = True, count: bool = Fa
         "struct_pack(cited_raw := cited_raw, pmid_raw := pmid_raw, date_raw := date_raw,"
         " file := file, rownum := rownum)"
     )
-    if count:
-        return (
-            "SELECT GROUPING(citing) AS by_file, citing, file, count(*) AS n, min(day) AS day,"
-            f" list({rare}) FILTER (WHERE NOT plain) AS rare,"
-            f" count(*) FILTER (WHERE rec) AS records"
-            f" FROM ({rows}) AS x GROUP BY GROUPING SETS ((citing), (file))"
-        )
+    by_file = "GROUPING(citing) AS by_file, citing, file," if count else "citing,"
+    records = ", count(*) FILTER (WHERE rec) AS records" if count else ""
     return (
-        "SELECT citing, count(*) AS n, min(day) AS day,"
-        f" list({rare}) FILTER (WHERE NOT plain) AS rare"
-        f" FROM ({rows}) AS x GROUP BY citing"
+        f"SELECT {by_file} count(*) AS n, min(day) AS day,"
+        f" list({rare}) FILTER (WHERE NOT plain) AS rare{records} FROM ({rows}) AS x"
+        f" GROUP BY {'GROUPING SETS ((citing), (file))' if count else 'citing'}"
     )
 
 
@@ -302,24 +278,20 @@ def plan(
 ) -> list[tuple[str, str, str]]:
     """The screen in order, as (how, name, statement): ``table`` is materialised, ``step`` is a
     link of the DOI chain (an engine nests or materialises it, see :func:`doisql.stages`),
-    ``view`` a view. With ``count`` (``refs_raw`` has ``rec``), a pass also counts each file's
-    records, ``file_records`` (file, records): the dates' pass, else the main pass.
-
-    One pass over the corpus (``grouped``: every row tested, looked up, counted per citing work,
-    the rare rows kept); the citing dates read once more on their own (``date_map``, a column of
-    few values). The rules and verdicts (``rare``) then run on the rare rows alone, and
-    ``per_citing`` counts them and joins the counts to every citing work.
-    """
+    ``view`` a view. One pass over the corpus (``grouped``), the citing dates read once more on
+    their own (``date_map``, a column of few values); the rules then run on the rare rows alone
+    (``rare``), and ``per_citing`` joins their counts to every citing work. With ``count``
+    (``refs_raw`` has ``rec``), a pass also counts each file's records (``file_records``)."""
     return [
         *_dates_and_grouped(default, date, pmid, count),
         ("table", "rare_rows", RARE_ROWS),
         ("table", "keys", KEYS),
-        *[("step", name, statement) for name, statement in doi_stages()],
+        *[("step", name, statement) for name, statement in DOI_STAGES],
         ("table", "doi_map", DOI_MAP),
         ("table", "pmid_map", PMID_MAP),
-        ("table", "rare", rare(default, pmid, date)),
-        ("table", "per_citing", per_citing(default)),
-        ("table", "flagged_out", FLAGGED_OUT),
+        ("table", "rare", verdict_sql.rare(default, pmid, date)),
+        ("table", "per_citing", verdict_sql.per_citing(default)),
+        ("table", "flagged_out", verdict_sql.FLAGGED_OUT),
     ]
 
 
@@ -329,8 +301,14 @@ def _dates_and_grouped(
     """The dates' pass and the main pass; with ``count``, one of them counts each file's
     records (``file_records``): the dates' pass where there is one, else the main pass."""
     main = ("table", "grouped", grouped(default, date, pmid))
+    if not date and count:
+        return [
+            ("table", "grouped_sets", grouped(default, date, pmid, count=True)),
+            ("view", "grouped", "SELECT citing, n, day, rare FROM grouped_sets WHERE by_file = 0"),
+            ("view", "file_records", "SELECT file, records FROM grouped_sets WHERE by_file = 1"),
+        ]
     if not date:
-        return _grouped(default, date, pmid, count) if count else [main]
+        return [main]
     if not count:
         return [("table", "date_map", DATE_MAP), main]
     dates = (
@@ -341,14 +319,6 @@ def _dates_and_grouped(
         ("table", "date_map", dates),
         ("view", "file_records", "SELECT file, records FROM date_sets WHERE by_file = 1"),
         main,
-    ]
-
-
-def _grouped(default: str, date: bool, pmid: bool, count: bool) -> list[tuple[str, str, str]]:
-    return [
-        ("table", "grouped_sets", grouped(default, date, pmid, count=True)),
-        ("view", "grouped", "SELECT citing, n, day, rare FROM grouped_sets WHERE by_file = 0"),
-        ("view", "file_records", "SELECT file, records FROM grouped_sets WHERE by_file = 1"),
     ]
 
 

@@ -1,12 +1,9 @@
 """The screen's summary (``rwgate.frontends.screen/2``), in ``rwgate check``'s words.
 
-"Flagged" means what it means in ``rwgate check``: a work its default policy acts on (retracted,
-withdrawn, removed, partially retracted, retracted and replaced, expression of concern, a notice
-of unrecognised type). Corrections, amendments and reinstatements are counted apart, as check
-counts them ("with a correction (no action under this policy)"); every status is counted as
-check counts it, so the two agree status by status on the same references. The summary also
-says which column of each table was read for what, and why a row could not be screened (a count
-per reason, each sample quoted with its file and row).
+"Flagged" means what check's default policy acts on; corrections, amendments and reinstatements
+are counted apart, and every status is counted as check counts it, so the two agree status by
+status on the same references. The summary also says which column of each table was read for
+what, and why a row could not be screened (a count per reason, samples with file and row).
 """
 
 from __future__ import annotations
@@ -16,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.vocab import FLAGGED_STATUSES, SERIOUS_STATUSES, STATUSES
-from rwgate.frontends.screen import output_sql, rownums, sql, verdict_sql
+from rwgate.frontends.screen import verdict_sql
 from rwgate.frontends.screen.columns import ROLES, Columns
+from rwgate.frontends.screen.doisql import ident, lit, lit_list
 from rwgate.frontends.screen.inputs import InputGroup
 from rwgate.frontends.screen.records import UNPARSEABLE, Accounting, FileCount
 from rwgate.frontends.screen.verdicts import Verdicts
@@ -45,7 +43,7 @@ def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[
             entry["columns"] = _FORMAT_COLUMNS[grp.shape]
             entry["found"] = "the format's own fields"
         else:
-            entry["columns"] = {role: cols.name(role) for role in ROLES}
+            entry["columns"] = {role: getattr(cols, role) for role in ROLES}
             entry["found"] = dict(cols.how)
         out.append(entry)
     return out
@@ -106,9 +104,9 @@ def _parquet_rows(groups: list[InputGroup]) -> dict[str, int]:
         return {}
     con = duckdb.connect()
     try:
-        listed = "[" + ", ".join(sql.lit(str(f)) for f in files) + "]"
         rows = con.execute(
-            f"SELECT file_name, sum(num_rows) FROM parquet_file_metadata({listed}) GROUP BY 1"
+            f"SELECT file_name, sum(num_rows) FROM parquet_file_metadata({lit_list(files)})"
+            " GROUP BY 1"
         ).fetchall()
     except duckdb.Error:
         return {}
@@ -133,14 +131,14 @@ def _bad_rows(engine: Any, counts: list[int]) -> dict[str, Any]:
             continue
         sample = [
             {"value": v, "file": f, "row": int(r) if r is not None else None}
-            for v, f, r in engine.fetch(output_sql.bad_sample(i))
+            for v, f, r in engine.fetch(verdict_sql.bad_sample(i))
         ]
         reasons.append({"reason": reason, "count": counts[i], "sample": sample})
     return {"count": sum(counts), "by_reason": reasons}
 
 
 def _most_cited(engine: Any, table: Verdicts) -> list[dict[str, Any]]:
-    top = engine.fetch(output_sql.TOP_CITED)
+    top = engine.fetch(verdict_sql.TOP_CITED)
     keys = [f"doi:{row[4]}" if row[4] else f"pmid:{row[5]}" for row in top]
     names = table.names(keys)
     out = []
@@ -168,22 +166,93 @@ def _most_cited(engine: Any, table: Verdicts) -> list[dict[str, Any]]:
     return out
 
 
+LIMIT = 256 * 1024 * 1024
+"""Bytes of CSV read again, per file, to number the quoted rows."""
+
+
+def _condition(reason: str, value: str, cols: Columns) -> str | None:
+    """The SQL test that picks out the quoted row (its value is cut at 120 characters)."""
+    column = cols.pmid if reason == "malformed PubMed id" else cols.doi
+    if column is None:
+        return None
+    v = f"coalesce({ident(column)}, '')"
+    test = f"starts_with({v}, {lit(value)})" if len(value) >= 120 else f"{v} = {lit(value)}"
+    if reason == "no citing work":
+        test += f" AND nullif(trim(coalesce({ident(cols.citing or '')}, '')), '') IS NULL"
+    return test
+
+
+def _row(record: int, rejected: list[int]) -> int:
+    """The spreadsheet row of the ``record``-th parsed record (from 1), the records DuckDB could
+    not parse (``rejected``: their lines, in order) taking rows before it where they stand."""
+    row = record + 1
+    for line in rejected:
+        if line <= row:
+            row += 1
+    return row
+
+
+def _number_rows(
+    reasons: list[dict[str, Any]],
+    groups: list[InputGroup],
+    found: list[Columns | None],
+    records: Accounting,
+) -> None:
+    """Fill in ``row`` of each quoted sample from a CSV table, as a spreadsheet shows it (the
+    header row 1), where the file is no larger than :data:`LIMIT`. A CSV reader does not number
+    rows, and numbering every row in the screen's pass would cost a sort: the few rows a summary
+    quotes are found afterwards, in one ordered read of their file in its dialect; each record
+    DuckDB could not parse before one is a row too."""
+    import duckdb
+
+    by_file: dict[str, tuple[InputGroup, Columns]] = {}
+    for grp, cols in zip(groups, found, strict=True):
+        if cols is not None and grp.container == "csv" and grp.numbers is None:
+            by_file.update({str(f): (grp, cols) for f in grp.files})
+    rejected: dict[str, list[int]] = {}
+    for bad in records.unusable:
+        rejected.setdefault(bad["file"], []).append(int(bad["line"]))
+    con = duckdb.connect()
+    try:
+        for reason in reasons:
+            for sample in reason["sample"]:
+                where = by_file.get(sample["file"])
+                if sample["row"] is not None or where is None:
+                    continue
+                grp, cols = where
+                path = grp.read_as.get(Path(sample["file"]), Path(sample["file"]))
+                test = _condition(reason["reason"], sample["value"], cols)
+                if test is None or not path.is_file() or path.stat().st_size > LIMIT:
+                    continue
+                assert grp.dialect is not None
+                found_row = con.execute(
+                    "SELECT n FROM (SELECT row_number() OVER () AS n, * FROM read_csv("
+                    f"{lit(str(path))}, {grp.dialect.options()}, ignore_errors = true,"
+                    f" parallel = false)) WHERE {test} LIMIT 1"
+                ).fetchone()
+                lines = sorted(rejected.get(sample["file"], []))
+                sample["row"] = _row(int(found_row[0]), lines) if found_row else None
+    except duckdb.Error:
+        pass  # numbering is a help, not the screen: a file it cannot re-read stays unnumbered
+    finally:
+        con.close()
+
+
 def build(
     engine: Any,
     table: Verdicts,
     files: list[Path],
     groups: list[InputGroup],
     found: list[Columns | None],
-    records: Accounting | None = None,
+    records: Accounting,
 ) -> dict[str, Any]:
     """The summary of the screen ``engine`` holds (``per_citing``, ``flagged_out``)."""
-    totals = engine.fetch(output_sql.TOTALS)[0]
+    totals = engine.fetch(verdict_sql.TOTALS)[0]
     by_status = {s: int(totals[5 + i] or 0) for i, s in enumerate(STATUSES)}
     bad = [int(n or 0) for n in totals[5 + len(STATUSES) :]]
     dated = any(c is None or c.date is not None for c in found)
-    records = records or Accounting()
     bad_rows = _bad_rows(engine, bad)
-    rownums.number(bad_rows["by_reason"], groups, found, records)
+    _number_rows(bad_rows["by_reason"], groups, found, records)
     bad_rows["by_reason"] = _unparseable(records) + bad_rows["by_reason"]
     bad_rows["count"] += len(records.unusable)
     return {
@@ -207,9 +276,9 @@ def build(
             "corrections_by_status": {s: by_status[s] for s in CORRECTIONS if by_status[s]},
         },
         "bad_rows": bad_rows,
-        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(output_sql.SHARES)],
-        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(output_sql.BY_YEAR)],
-        "flagged_works": int(engine.fetch(output_sql.FLAGGED_WORKS)[0][0] or 0),
+        "flagged_share": [[int(b), int(n)] for b, n in engine.fetch(verdict_sql.SHARES)],
+        "flagged_by_citing_year": [[int(y), int(n)] for y, n in engine.fetch(verdict_sql.BY_YEAR)],
+        "flagged_works": int(engine.fetch(verdict_sql.FLAGGED_WORKS)[0][0] or 0),
         "most_cited": _most_cited(engine, table),
         "warnings": _warnings(table, dated),
     }

@@ -1,28 +1,12 @@
 """The verdict table built once per snapshot, kept in the invoking user's cache folder.
 
-Judging every work of a full Retraction Watch export through :func:`rwgate.core.check` takes
-seconds to minutes; a screen of a small table would spend most of its time there, and a screen
-on many cores would not get faster where it starts. So the table is built once per snapshot and
-kept, as Parquet, in ``<cache folder>/screen-verdicts/`` (``Settings.cache_folder``: the invoking
-user's, never beside the snapshot, the document or the references).
-
-Correct by construction, as the memos are (:mod:`rwgate.settings.recorded`):
-
-- the entry's name covers what is asked: the snapshot's import id (its content's identity, a
-  new one on every import that changes it, never its size or mtime), rwgate's code identity
-  (the rules the table is judged by, and this module's layout), and :data:`LAYOUT`;
-- the build runs under a :class:`~rwgate.settings.recorded.Recorder`, so everything it read is in
-the
-  entry's record (the snapshot and its id, each environment variable and file consulted, the
-  code, the moment a part of the verdict stops holding); an entry is used only when every one
-  of them still holds, and an incomplete record (a snapshot without an import id) is never kept;
-- the policy does not shape the table: it is judged by ``rwgate check``'s default rules, with
-  the snapshot as its only source (:func:`rwgate.frontends.screen.verdicts.build`), whatever the
-  user's
-  configuration says.
-
-Files are written atomically (:mod:`rwgate.fsutil`): the Parquet file under a name that carries
-its content's digest, then the record naming it. An entry not used for :data:`MAX_IDLE` goes.
+Judging every work of a full export through :func:`rwgate.core.check` takes seconds to minutes,
+so the table is kept as Parquet in ``<cache folder>/screen-verdicts/`` (the invoking user's,
+never beside the snapshot or the references). Correct by construction, as the memos of
+:mod:`rwgate.settings.recorded` are: the entry's name covers the snapshot's import id, rwgate's
+code identity and :data:`LAYOUT`; the build runs under a recorder, and an entry is used only
+while everything it read still holds. The policy does not shape the table (it is judged by
+check's default rules, the snapshot its only source). An entry not used for :data:`MAX_IDLE` goes.
 """
 
 from __future__ import annotations
@@ -44,11 +28,6 @@ LAYOUT = 1
 MAX_IDLE = 30 * 86400.0
 
 
-def _entry(cache: Path, ident: str) -> Path:
-    request = {"layout": LAYOUT, "snapshot_id": ident, "code_id": recorded.code_id(cache)}
-    return recorded.memo_path(cache, FOLDER, request)
-
-
 def _from_payload(payload: Any, folder: Path, snapshot: Path) -> Verdicts | None:
     """The table a kept payload names, or None when it is not this layout or its file is gone."""
     if not isinstance(payload, dict) or payload.get("layout") != LAYOUT:
@@ -58,15 +37,9 @@ def _from_payload(payload: Any, folder: Path, snapshot: Path) -> Verdicts | None
         return None
     with contextlib.suppress(OSError):
         os.utime(file)  # used: not pruned while in use
-    as_of = payload["as_of"]
-    return Verdicts(
-        snapshot,
-        None if as_of is None else dt.date.fromisoformat(as_of),
-        bool(payload["full_export"]),
-        payload["export_rows"],
-        file=file,
-        count=int(payload["count"]),
-    )
+    as_of = None if payload["as_of"] is None else dt.date.fromisoformat(payload["as_of"])
+    full, rows, count = bool(payload["full_export"]), payload["export_rows"], int(payload["count"])
+    return Verdicts(snapshot, as_of, full, rows, file, count)
 
 
 def _keep(tmp: Path, folder: Path) -> Path:
@@ -95,15 +68,8 @@ def _build(snapshot: Path, scratch: Path, folder: Path | None) -> tuple[Verdicts
     write_parquet(built, file, names=True)
     if folder is not None:
         file = _keep(file, folder)
-    table = Verdicts(
-        snapshot,
-        built.as_of,
-        built.full_export,
-        built.export_rows,
-        file=file,
-        count=len(built.rows),
-    )
-    return table, run
+    count = len(built.rows)
+    return Verdicts(snapshot, built.as_of, built.full_export, built.export_rows, file, count), run
 
 
 def verdicts(snapshot: Path, cache: Path | None, scratch: Path) -> Verdicts:
@@ -115,7 +81,8 @@ def verdicts(snapshot: Path, cache: Path | None, scratch: Path) -> Verdicts:
     ident = recorded.snapshot_id(snapshot)
     if cache is None or not ident:  # no file (build says so), or no id: nothing to key by
         return _build(snapshot, scratch, None)[0]
-    entry = _entry(cache, ident)
+    request = {"layout": LAYOUT, "snapshot_id": ident, "code_id": recorded.code_id(cache)}
+    entry = recorded.memo_path(cache, FOLDER, request)
     folder = entry.parent
     kept = _from_payload(recorded.replay(entry, cache), folder, snapshot)
     if kept is not None:

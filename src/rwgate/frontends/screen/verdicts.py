@@ -1,16 +1,10 @@
 """The verdict table: one row per work the snapshot knows, judged by ``rwgate check``'s own code.
 
-A corpus screen joins its references against this table, so the evidence rules of DESIGN.md stay
-in one place: every DOI and PubMed id the snapshot holds (a Retraction Watch row's work or notice,
-an imported Crossref record) is passed through :func:`rwgate.core.check`, offline, with the
-snapshot as its only source, exactly as ``rwgate check --offline`` judges a cited work. What the
-table does not list is judged by the one rule that needs no look-up: clean against a full
-Retraction Watch export, else unverified (the ``full_export`` column says which).
-
-Columns: ``kind`` (``doi``/``pmid``), ``id``, ``status``, ``flag_rank`` (position in the
-severity order, NULL when not flagged), the deciding notice (``notice_type``, ``notice_doi``,
-``notice_date``), ``record_id`` (its Retraction Watch record), ``source`` (who asserted it),
-``n_notices``, ``snapshot_date`` and ``full_export``.
+Every DOI and PubMed id the snapshot holds is passed through :func:`rwgate.core.check`, offline,
+the snapshot its only source, so a screen's evidence rules are check's. A work the table does not
+list is clean against a full Retraction Watch export, else unverified (``full_export``). The
+columns are :data:`COLUMNS`: ``flag_rank`` is the status's place in the severity order (NULL
+when not flagged), the notice columns are the deciding notice's.
 """
 
 from __future__ import annotations
@@ -18,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,16 +85,15 @@ class Verdicts(Registry):
         from the file: only the few a summary names are looked up."""
         import duckdb
 
-        from rwgate.frontends.screen.doisql import lit
+        from rwgate.frontends.screen.doisql import lit, lit_list
 
         if not keys:
             return {}
-        listed = "[" + ", ".join(lit(k) for k in keys) + "]"
         con = duckdb.connect()
         try:
             rows = con.execute(
                 f"SELECT kind || ':' || id, title, journal, year FROM read_parquet("
-                f"{lit(str(self.file))}) WHERE list_contains({listed}, kind || ':' || id)"
+                f"{lit(str(self.file))}) WHERE list_contains({lit_list(keys)}, kind || ':' || id)"
             ).fetchall()
         finally:
             con.close()
@@ -158,11 +150,8 @@ def _row(kind: str, ident: str, cited: Citation) -> dict[str, Any]:
 
 def build(snapshot: Path) -> VerdictTable:
     """Judge every work of ``snapshot`` with :func:`rwgate.core.check` (offline, snapshot only).
-
-    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` when there is no usable snapshot:
-    a
-    screen without its registry would call everything unverified, which is no screen at all.
-    """
+    Raises :class:`~rwgate.sources.snapshot.source.SnapshotError` without a usable snapshot: a
+    screen without its registry would call everything unverified, which is no screen at all."""
     from rwgate.contract.models import Reference
     from rwgate.core import check
     from rwgate.settings.config import Settings
@@ -205,30 +194,10 @@ NAMES: tuple[tuple[str, str], ...] = (
 """The columns a cached table adds for the summary's names of flagged works (not the engine's)."""
 
 
-def _lines(table: VerdictTable, names: bool) -> Iterator[str]:
-    for row in table.rows:
-        if names:
-            key = f"{row['kind']}:{row['id']}"
-            title, journal, year = table.works.get(key, (None, None, None))
-            row = {**row, "title": title, "journal": journal, "year": year}
-        yield json.dumps(row, ensure_ascii=True) + "\n"
-
-
-def write_jsonl(table: VerdictTable, path: Path, names: bool = False) -> None:
-    """The rows as JSON lines (the form an engine loads: no Arrow, no pandas needed)."""
-    with path.open("w", encoding="ascii") as out:
-        out.writelines(_lines(table, names))
-
-
-def duckdb_columns(names: bool = False) -> str:
-    """``read_json``'s ``columns`` argument for the JSON-lines form."""
-    cols = COLUMNS + NAMES if names else COLUMNS
-    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in cols) + "}"
-
-
 def write_parquet(table: VerdictTable, path: Path, names: bool = False) -> None:
-    """The table as Parquet (through DuckDB), atomically: a temporary name renamed into place.
-    ``names``: with the flagged works' titles, journals and years (:data:`NAMES`)."""
+    """The table as Parquet (through DuckDB, from JSON lines: no Arrow, no pandas needed),
+    atomically: a temporary name renamed into place. ``names``: with the flagged works' titles,
+    journals and years (:data:`NAMES`)."""
     import os
     import tempfile
 
@@ -236,15 +205,23 @@ def write_parquet(table: VerdictTable, path: Path, names: bool = False) -> None:
 
     from rwgate.frontends.screen.doisql import lit
 
+    cols = COLUMNS + NAMES if names else COLUMNS
+    columns = "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in cols) + "}"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tempfile.TemporaryDirectory(prefix="rwgate-verdicts-") as folder:
         lines = Path(folder) / "verdicts.jsonl"
-        write_jsonl(table, lines, names)
+        with lines.open("w", encoding="ascii") as out:
+            for row in table.rows:
+                if names:
+                    key = f"{row['kind']}:{row['id']}"
+                    title, journal, year = table.works.get(key, (None, None, None))
+                    row = {**row, "title": title, "journal": journal, "year": year}
+                out.write(json.dumps(row, ensure_ascii=True) + "\n")
         con = duckdb.connect()
         try:
             con.execute(
                 f"COPY (SELECT * FROM read_json({lit(str(lines))}, format = 'newline_delimited',"
-                f" columns = {duckdb_columns(names)}) ORDER BY kind, id) TO {lit(str(tmp))}"
+                f" columns = {columns}) ORDER BY kind, id) TO {lit(str(tmp))}"
                 " (FORMAT parquet, COMPRESSION zstd)"
             )
         finally:
