@@ -12,18 +12,18 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import yaml
-
-
 from rwgate.contract import doi as doimod
 from rwgate.contract.models import BibResult, Location, Problem, Reference
 from rwgate.readers import ReaderError
 
-_FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+if TYPE_CHECKING:
+    import yaml
+
+FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+# PubMed ids are 8 digits today; up to 10 with leading zeros (``0034938348``) are read.
+PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
+PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)  # Zotero's note
 _TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^<>]{0,400}>", re.IGNORECASE)
-_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
-_PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)  # Zotero's note
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
@@ -152,7 +152,7 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
     fields = {str(k).lower(): v for k, v in item.items()}
     doi, raw_doi, origin = _find_doi(fields)
     key = _scalar(fields.get("id")) or raw_doi or doi or f"item-{index + 1}"
-    pmid_match = _PMID.match(_scalar(fields.get("pmid")) or "") or _PMID_IN_TEXT.search(
+    pmid_match = PMID.match(_scalar(fields.get("pmid")) or "") or PMID_IN_TEXT.search(
         _scalar(fields.get("note")) or ""
     )
     return Reference(
@@ -228,7 +228,7 @@ def _year(issued: Any) -> int | None:
                 return _year(issued[name])
         return None
     if isinstance(issued, str):
-        match = _FIRST_YEAR.search(issued)
+        match = FIRST_YEAR.search(issued)
         return int(match.group(1)) if match else None
     return None
 
