@@ -134,13 +134,10 @@ def family_names(names: str) -> list[str]:
     not a person, and both of BibTeX's forms are read: ``von Last, Jr, First`` and
     ``First von Last`` (the family starts at the first lower-case word: ``van der Berg``).
     """
-    out = []
-    for name in _split_outside_braces(names, _NAME_AND):
-        if name and name.lower() not in _NOT_PEOPLE:
-            family = _text(_family_part(name))
-            if family:
-                out.append(family)
-    return out
+    people = [
+        n for n in _split_outside_braces(names, _NAME_AND) if n and n.lower() not in _NOT_PEOPLE
+    ]
+    return [family for family in map(_text, map(_family_part, people)) if family]
 
 
 def _family_part(name: str) -> str:
@@ -148,12 +145,8 @@ def _family_part(name: str) -> str:
     if len(parts) > 1:
         return parts[0]
     words = [w for w in _split_outside_braces(name, _NAME_SPACE) if w]
-    start = len(words) - 1
-    for i, word in enumerate(words[:-1]):
-        if _starts_lower(word):
-            start = i
-            break
-    return " ".join(words[start:])
+    von = (i for i, word in enumerate(words[:-1]) if _starts_lower(word))
+    return " ".join(words[next(von, len(words) - 1) :])
 
 
 def _starts_lower(word: str) -> bool:

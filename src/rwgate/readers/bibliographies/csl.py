@@ -52,8 +52,11 @@ def parse_csl_yaml(text: str, file: str) -> BibResult:
         return BibResult(problems=[_no_references(file)])
     loader = None
     try:
-        loader = _bounded_loader()(source)
+        loader = yaml.SafeLoader(source)
         node = loader.get_single_node()
+        # A 600-byte alias bomb (anchors of anchors) would expand to gigabytes when walked.
+        if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise yaml.YAMLError(f"aliases expand to more than {MAX_YAML_NODES} nodes (refused)")
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise ReaderError(f"{file}:{_yaml_error(exc)}") from None
@@ -73,26 +76,9 @@ def parse_csl_yaml(text: str, file: str) -> BibResult:
 MAX_YAML_NODES = 200_000
 
 
-def _bounded_loader() -> type:
-    """yaml's SafeLoader, refusing a document whose aliases expand past :data:`MAX_YAML_NODES`
-    nodes: a 600-byte alias bomb (anchors of anchors) would otherwise expand to gigabytes when it
-    is walked. The expanded size is counted on the composed graph, shared nodes once each."""
-    import yaml
-
-    class Bounded(yaml.SafeLoader):
-        def get_single_node(self) -> Any:
-            node = super().get_single_node()
-            if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
-                raise yaml.YAMLError(
-                    f"aliases expand to more than {MAX_YAML_NODES} nodes (refused)"
-                )
-            return node
-
-    return Bounded
-
-
 def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
-    """Nodes of ``node`` with every alias expanded; each distinct node computed once."""
+    """Nodes of ``node`` with every alias expanded, counted on the composed graph: each distinct
+    node computed once."""
     known = sizes.get(id(node))
     if known is not None:
         return known
@@ -172,13 +158,8 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
 
 def _family_names(people: Any) -> list[str]:
     """``family`` of each CSL name, else its ``literal`` (institutions), in order."""
-    names = []
-    for person in people if isinstance(people, list) else []:
-        if isinstance(person, Mapping):
-            name = _text(person.get("family")) or _text(person.get("literal"))
-            if name:
-                names.append(name)
-    return names
+    persons = [p for p in people if isinstance(p, Mapping)] if isinstance(people, list) else []
+    return [name for p in persons if (name := _text(p.get("family")) or _text(p.get("literal")))]
 
 
 def _find_doi(fields: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:

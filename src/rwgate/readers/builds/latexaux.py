@@ -67,7 +67,10 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     main = Path(path)
     info = AuxInfo()
     _parse_aux_file(main, info, Walk(allowed, root=main.parent), required=True)
-    if BIBLATEX_CONTROL in info.seen and _biblatex_bibtex(info):
+    # Written by biblatex with backend=bibtex: its \abx@aux@ lines, or the JOB-blx control .bib.
+    if BIBLATEX_CONTROL in info.seen and (
+        info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
+    ):
         info.keys.remove(BIBLATEX_CONTROL)
         info.seen.discard(BIBLATEX_CONTROL)
     return info
@@ -76,12 +79,6 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
 BIBLATEX_CONTROL = "biblatex-control"
 """The key of the ``@Control`` entry biblatex's BibTeX backend cites in every ``.aux`` (from its
 ``JOB-blx.bib``): it passes biblatex's options to ``biblatex.bst`` and is never printed."""
-
-
-def _biblatex_bibtex(info: AuxInfo) -> bool:
-    """An ``.aux`` written by biblatex with ``backend=bibtex``: its ``\abx@aux@`` lines, or the
-    ``JOB-blx`` control bibliography among its ``\bibdata``."""
-    return info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
 
 
 def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth: int = 0) -> None:

@@ -4,15 +4,12 @@ wherever it was found."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.errors import InputError
 from rwgate.readers import decode_bytes
-from rwgate.readers.locate import OUTSIDE
-
-Allowed = Callable[[Path], bool]
+from rwgate.readers.locate import OUTSIDE, Allowed
 
 
 class LatexError(InputError):
