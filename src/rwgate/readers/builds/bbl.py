@@ -24,10 +24,10 @@ from rwgate.readers.builds.texscan import THEBIBLIOGRAPHY, strip_comments
 _ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
 
 
-def _reference(key: str, block: str, where: Location, biblatex: bool, label: str = "") -> Reference:
+def _reference(entry: Entry, where: Location) -> Reference:
     """One entry: the first DOI it prints, the others as its readings (each judged, DESIGN.md
     rule 1); without a DOI, a raw value that is none, and the printed title, year and journal."""
-    said = read_entry(block, biblatex, label)
+    said, key = read_entry(entry.block, entry.biblatex, entry.label), entry.key
     if not said.dois:
         return Reference(
             key=key,
@@ -81,9 +81,7 @@ def parse_bbl(text: str, file: str) -> BibResult:
     result = BibResult()
     for entry in entries(text):
         where = Location(file=file, line=bisect.bisect_right(starts, entry.pos))
-        result.references.append(
-            _reference(entry.key, entry.block, where, entry.biblatex, entry.label)
-        )
+        result.references.append(_reference(entry, where))
     return result
 
 
