@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from rwgate.readers.builds.latexaux import (
-    LatexError,
-    parse_aux,
-    parse_bcf,
-    resolve_bib_name,
-    scan_tex,
-    strip_comments,
-)
+from rwgate.readers.builds.bibfind import resolve_bib_name
+from rwgate.readers.builds.latexaux import LatexError, parse_aux, parse_bcf
 from rwgate.readers.builds.latexdoc import read_latex
+from rwgate.readers.builds.texscan import scan_tex, strip_comments
 from rwgate.readers.manuscripts.manuscript import ManuscriptError, read_manuscript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "manuscripts"

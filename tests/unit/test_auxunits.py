@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from rwgate.readers.builds.auxunits import bibliography_parts, written_aux
-from rwgate.readers.builds.latexaux import LatexError, parse_aux, scan_tex
+from rwgate.readers.builds.latexaux import LatexError, parse_aux
 from rwgate.readers.builds.latexdoc import read_latex
+from rwgate.readers.builds.texscan import scan_tex
 from rwgate.readers.join import cited_references
 
 BIB = """@article{mainwork, title={A}, doi={10.1000/main}}

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.readers.builds.latexaux import LatexError, scan_tex
+from rwgate.readers.builds.latexaux import LatexError
 from rwgate.readers.builds.latexdoc import CANNOT_JUDGE, read_latex
 from rwgate.readers.builds.texmacros import MAX_DEPTH, bibliography_names, definitions
+from rwgate.readers.builds.texscan import scan_tex
 
 CLS = (
     "\\LoadClass{report}"

@@ -1,11 +1,9 @@
 """Citation sources -> references.
 
 Each reader turns one kind of bibliography into :class:`~rwgate.contract.models.Reference` objects
-that
-remember where they were written, so a verdict can point the user at ``refs.bib:42``. Readers
-report what they cannot read as :class:`~rwgate.contract.models.Problem` and keep going; only a
-file that
-cannot be opened, or is not JSON/YAML at all, raises :class:`ReaderError` (one line, naming it).
+that remember where they were written (``refs.bib:42``). What a reader cannot read is reported as a
+:class:`~rwgate.contract.models.Problem` and the reading goes on; only a file that cannot be
+opened, or is not JSON/YAML at all, raises :class:`ReaderError` (one line, naming it).
 """
 
 from __future__ import annotations
@@ -42,8 +40,7 @@ _BOMS = (
 
 def sniff_encoding(data: bytes) -> tuple[str | None, int]:
     """(encoding, length of its BOM) from a byte-order mark or NUL-interleaved text; (None, 0)
-    for 8-bit text. A .bib saved as UTF-16 by a Windows tool must not read as Latin-1 noise
-    with no entries (a silent pass)."""
+    for 8-bit text. A UTF-16 .bib must not read as Latin-1 noise with no entries (a silent pass)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return encoding, len(bom)
@@ -62,21 +59,15 @@ def sniff_encoding(data: bytes) -> tuple[str | None, int]:
 def read_text(path: Path) -> tuple[str, list[Problem]]:
     """The text of a user file: UTF-8, UTF-16 or UTF-32 (by BOM or by NUL interleaving); in an
     8-bit file that is not all UTF-8, each byte that is not UTF-8 is read as Latin-1, with a
-    warning.
-
-    Old .bib files exported by Windows tools are often Latin-1/CP1252; refusing them would stop a
-    build over an accent. BibTeX reads bytes, so one stray byte in an abstract changes nothing
-    else it reads: decoding byte by byte keeps every other character (a UTF-8 key ``müller2010``,
-    a zero-width space in a DOI) as it is. A UTF-16/32 file that does not decode is a one-line
-    error naming the file and byte offset.
+    warning (:func:`decode_bytes`): refusing a Latin-1 .bib would stop a build over an accent. A
+    UTF-16/32 file that does not decode is a one-line error naming the file and byte offset.
     """
     try:
-        # Recorded (rwgate.settings.recorded): a memo replays only while these bytes are the same.
         if str(path) == "-":
             recorded.note_unrecordable("a bibliography read from standard input")
             data = sys.stdin.buffer.read()
         else:
-            data = recorded.read_bytes(path)
+            data = recorded.read_bytes(path)  # a memo replays only while these bytes hold
     except FileNotFoundError:
         raise ReaderError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -94,8 +85,8 @@ def read_text(path: Path) -> tuple[str, list[Problem]]:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as exc:
         text, bad = decode_bytes(data[skip:])
-        if "texmf-dist" in Path(path).parts:  # a TeX distribution's own file (IEEEabrv.bib is
-            return text, []  # Latin-1): not the user's to fix, not a warning
+        if "texmf-dist" in Path(path).parts:  # a TeX distribution's own (IEEEabrv.bib is Latin-1)
+            return text, []
         from rwgate.contract.models import Location, Problem
 
         more = f" and {bad - 1} more" if bad > 1 else ""
@@ -113,9 +104,9 @@ _UNESCAPE = {0xDC00 + b: b for b in range(0x80, 0x100)}
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:
-    """``data`` as UTF-8 wherever it is UTF-8, each byte that is not read as Latin-1 (every byte
-    decodes), and how many such bytes there were. BibTeX reads bytes: a stray byte changes only
-    itself, never the key or DOI beside it. Linear (the codec's own loop)."""
+    """``data`` as UTF-8 wherever it is UTF-8, each byte that is not read as Latin-1, and how many
+    such bytes there were. BibTeX reads bytes: a stray byte changes only itself, never the key
+    (``müller2010``) or DOI beside it. Linear (the codec's own loop)."""
     text = data.decode("utf-8", errors="surrogateescape")
     bad = len(_ESCAPED.findall(text))
     return (text.translate(_UNESCAPE) if bad else text), bad
@@ -130,10 +121,8 @@ def read_with(path: Path, parse: Callable[[str, str], BibResult]) -> BibResult:
 
 
 def load_bibliography(path: Path) -> BibResult:
-    """Read a bibliography file with the reader its suffix names (:mod:`.readers`).
-
-    A suffix no bibliography reader claims is an UnknownFormat error (exit 2), never a guess.
-    """
+    """Read a bibliography file with the reader its suffix names; a suffix no bibliography
+    reader claims is an UnknownFormat error (exit 2), never a guess."""
     from rwgate.readers.bibliographies.registry import reader_for
 
     path = Path(path)
@@ -144,12 +133,9 @@ def load_bibliography(path: Path) -> BibResult:
 
 
 def parse_bibliography(text: str, file: str = "<text>") -> BibResult:
-    """A bibliography given as text (an MCP tool argument, stdin), its format guessed from content.
-
-    Text has no suffix, so its content says which reader reads it: CSL JSON starts with
-    ``[``/``{``, BibTeX has a line starting ``@type{``, RIS starts with ``TY  -``, CSL YAML has
-    ``references:``, ``- id:`` or front matter; anything else is read as a DOI list.
-    """
+    """A bibliography given as text (an MCP tool argument), its format told by its content: CSL
+    JSON starts with ``[``/``{``, BibTeX has a line starting ``@type{``, RIS starts with ``TY  -``,
+    CSL YAML has ``references:``, ``- id:`` or front matter; anything else is a DOI list."""
     from rwgate.readers.bibliographies.registry import by_name
 
     text = text.lstrip("\ufeff")

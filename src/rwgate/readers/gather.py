@@ -1,8 +1,6 @@
-"""What the user pointed rwgate at, turned into references.
-
-A manuscript (.md, .tex, ...) contributes the works it cites; a bibliography given alone
-contributes all its entries; ``--doi`` values are references of their own. The same function serves
-``rwgate check`` and the MCP tools, so both see a document the same way.
+"""What the user pointed rwgate at, turned into references: a manuscript contributes the works it
+cites, a bibliography alone all its entries, ``--doi`` values one each. ``rwgate check`` and the
+MCP tools share it, so both see a document the same way.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """From a manuscript's cited keys and its bibliographies to the references that are judged.
 
-Only cited works are judged: an entry nobody cites is not the author's problem. A cited key that no
-bibliography holds becomes a ``missing`` reference (status ``missing_entry``) rather than vanishing,
-after the spellings filters give keys (:mod:`rwgate.readers.keys`) were tried.
+Only cited works are judged; a cited key that no bibliography holds, in any spelling filters give
+it (:mod:`rwgate.readers.keys`), becomes a ``missing`` reference (``missing_entry``).
 """
 
 from __future__ import annotations
@@ -23,17 +22,15 @@ _LATEX = frozenset({".tex", ".ltx", ".aux", ".bcf"})
 
 
 def _one_stream(doc: CitedDocument) -> bool:
-    """Whether ``doc``'s .bib files are read as one stream of ``@string``s: BibTeX reads the
-    files of ``\\bibliography{IEEEabrv,refs}`` in order, so a macro of the first is defined in
-    the second. pandoc reads each bibliography file on its own (pandoc 3.9: a macro defined in
-    another file is read as its name), so a pandoc document's files are read separately."""
+    """Whether ``doc``'s .bib files are one stream of ``@string``s, as BibTeX reads the files of
+    ``\\bibliography{IEEEabrv,refs}``; pandoc reads each file on its own (a macro of another file
+    is read as its name)."""
     return doc.bibtex_keys or Path(doc.path).suffix.lower() in _LATEX
 
 
 def _entries(doc: CitedDocument, cache_dir: Path | None = None) -> BibResult:
     """Every entry of every bibliography of ``doc``, one per key with the key's other definitions
-    as its readings (:func:`_another_definition`). With ``cache_dir``, a file read before is
-    taken from the parsed-entry cache (:mod:`.parsed`)."""
+    as its readings; with ``cache_dir``, from the parsed-entry cache (:mod:`.parsed`)."""
     out = BibResult(problems=list(doc.problems))
     seen: dict[str, Reference] = {}  # insertion order: the first definition's place
     results: list[BibResult] = []

@@ -1,23 +1,13 @@
 """Cited keys as pandoc filters rewrite them, and ids that are cross-references, not citations.
 
-Filters that run before rw-filter change citation ids (their entries keep the real key in the
-bibliography), so a cited id that is in no bibliography is looked up again in these spellings
-before it counts as ``missing_entry``:
-
-- pandoc-ext/section-bibliographies appends ``--N`` (the section number) or ``--<sha1 of the
-  heading>`` to every citation and entry of a section (``section-bibliographies.lua``,
-  ``section_header``, commit ec4e06b);
-- pandoc-ext/cito (pandoc-scholar) reads ``@property:key``; run after rw-filter, rw-filter sees the
-  prefix (``split_cito_from_id`` in ``cito.lua`` 1.1.0, commit 1ccce97: a prefix counts only when it
-  is a CiTO property or one of its aliases).
-
-A cited id that matches no entry may be an identifier itself: Manubot's persistent citation keys
-(``@doi:10.1098/rsif.2017.0387``, ``@pubmed:30718888``, ``@pmid:…``) name the work they cite;
-pandoc-manubot-cite resolves them later in the pipeline, but the DOI is judged either way.
-
-A cited id that still matches no entry is a cross-reference when it has the shape of one: Quarto's
-``@fig-x`` (fig, tbl, sec, eq, lst, thm, lem, cor, prp, cnj, def, exm, exr) and pandoc-crossref's
-``@fig:x`` (fig, sec, tbl, eq, lst). An id of that shape that *is* a bibliography key is a citation.
+A cited id in no bibliography is looked up again as filters that run before rw-filter spell it,
+before it counts as ``missing_entry``: pandoc-ext/section-bibliographies appends ``--N`` or
+``--<sha1 of the heading>`` (``section-bibliographies.lua``, commit ec4e06b); pandoc-ext/cito
+reads ``@property:key`` (``cito.lua`` 1.1.0: a prefix counts only when it is a CiTO property or an
+alias). Manubot's persistent keys (``@doi:10.1098/rsif.2017.0387``, ``@pmid:…``) name the work
+they cite. An id that still matches no entry is a cross-reference when it has the shape of one
+(Quarto's ``@fig-x``, pandoc-crossref's ``@fig:x``); one of that shape that *is* a key is a
+citation.
 """
 
 from __future__ import annotations
@@ -74,8 +64,8 @@ _KINDS = {"pubmed": "pmid", "pmc": "pmcid"}
 
 def identifier_key(cited: str) -> tuple[str, str] | None:
     """``(kind, value)`` for a key that carries its identifier, as Manubot writes them (``doi:``,
-    ``pmid:``/``pubmed:``, ``pmcid:``, ``arxiv:``, ``url:``, ``isbn:``, ``wikidata:``), else None.
-    Such a key is an entry of its own: manubot's filter resolves it without a bibliography."""
+    ``pmid:``/``pubmed:``, ``pmcid:``, ``arxiv:``, ``url:``, ``isbn:``, ``wikidata:``), else None:
+    an entry of its own, that manubot's filter resolves without a bibliography."""
     match = _IDENTIFIER.match(cited)
     if match is None:
         return None

@@ -1,7 +1,6 @@
-"""Where a manuscript's ``bibliography`` names point, found as pandoc finds them.
-
-Kept free of heavy imports: it is read on the filter's way to the full check, and every candidate
-looked at is recorded (:mod:`rwgate.settings.recorded`) for the memos that replay a verdict.
+"""Where a manuscript's ``bibliography`` names point, found as pandoc finds them. Light to import
+(the filter reads it); every candidate looked at is recorded (:mod:`rwgate.settings.recorded`)
+for the memos that replay a verdict.
 """
 
 from __future__ import annotations

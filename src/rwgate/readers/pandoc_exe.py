@@ -1,17 +1,11 @@
 """Finding and running pandoc.
 
-rwgate reads Markdown through pandoc itself, so that the keys it checks are exactly the keys
-pandoc's citeproc will see (footnotes, tables, ``nocite`` and every other corner of pandoc's syntax
-included). pandoc runs with ``--sandbox``: an include directive (reStructuredText ``.. include::``,
-Org ``#+INCLUDE``, AsciiDoc ``include::``) could otherwise make it read any file on the machine,
-which the MCP server, whose manuscripts an agent may have written, must not allow; rwgate reads
-bibliographies itself, so pandoc needs no file but the manuscript.
-
-A ``pandoc`` on PATH wins, because that is the one the user builds with, when it is at least the
-floor (:mod:`rwgate.readers.pandoc_version`); otherwise the binary that the ``pypandoc-binary``
-wheel ships
-is used (found on disk so that no heavy import is needed), and a pandoc on PATH that was passed
-over is named in one line.
+rwgate reads Markdown through pandoc itself, so the keys it checks are exactly those pandoc's
+citeproc sees. pandoc runs with ``--sandbox``: an include directive (``.. include::``,
+``#+INCLUDE``) could otherwise make it read any file on the machine, which the MCP server must not
+allow; rwgate reads bibliographies itself. A ``pandoc`` on PATH at least the floor
+(:mod:`rwgate.readers.pandoc_version`) wins, being the one the user builds with; else the
+``pypandoc-binary`` wheel's (found on disk, without the heavy import).
 """
 
 from __future__ import annotations
@@ -30,11 +24,9 @@ from rwgate.readers.pandoc_version import FLOOR, Version, shown, too_old, versio
 
 PANDOC_TIMEOUT = 60.0
 PANDOC_HEAP_MB = 1024
-"""The bounds of every pandoc rwgate starts itself (``rwgate check``, the MCP server, RIS
-reading, the Lua filter's own citeproc run): ``+RTS -M`` is pandoc's own heap limit (its manual's
-advice for untrusted input; every pandoc build tested accepts it: 2.17 from Debian, the wheels'),
-and a run past either bound is the one-line "split the document" error. ``RWGATE_PANDOC_HEAP_MB``
-and ``RWGATE_PANDOC_SECONDS`` (the invoking user's environment) change them."""
+"""The bounds of every pandoc rwgate starts: ``+RTS -M`` is pandoc's own heap limit (its manual's
+advice for untrusted input); past either, a one-line "split the document" error.
+``RWGATE_PANDOC_HEAP_MB`` and ``RWGATE_PANDOC_SECONDS`` change them."""
 _WARNING = "[WARNING] "
 _said: set[str] = set()
 
@@ -90,9 +82,8 @@ def _note(line: str) -> None:
 
 
 def pandoc_path(minimum: Version = FLOOR, what: str = "rwgate") -> str:
-    """The pandoc to run: the one on PATH when it is at least ``minimum``, else the one
-    pypandoc-binary ships (saying so once, in one line), else a one-line error naming the
-    version, the floor and what to do."""
+    """The pandoc on PATH when it is at least ``minimum``, else pypandoc-binary's (saying so once),
+    else a one-line error naming the version, the floor and what to do."""
     on_path = shutil.which("pandoc")
     found = version_of(on_path) if on_path else None
     if on_path and (found is None or found >= minimum):
@@ -150,14 +141,9 @@ def run_bounded(
 def run_pandoc_json(
     path: Path | str, input_fmt: str = "markdown", warnings: list[str] | None = None
 ) -> dict[str, Any]:
-    """The pandoc JSON AST of a document (what a filter would receive on stdin), read sandboxed
-    and bounded (:func:`run_bounded`).
-
-    pandoc's ``[WARNING]`` lines (an include the sandbox refused, for one) are appended to
-    ``warnings`` when it is given, without the prefix. ``input_fmt`` is the reader's
-    (:data:`rwgate.readers.bibliographies.registry.READERS`): the registry, not pandoc's guess,
-    chooses it.
-    """
+    """The pandoc JSON AST of a document, read sandboxed and bounded (:func:`run_bounded`) in the
+    registry's ``input_fmt`` (not pandoc's guess); pandoc's ``[WARNING]`` lines (an include the
+    sandbox refused) go to ``warnings`` without the prefix."""
     path = Path(path)
     # "--" ends the options: a file named "-odd.md" must not become "-o dd.md" (an output file).
     args = ["--sandbox", f"--from={input_fmt}", "--to=json", "--", str(path)]

@@ -1,15 +1,10 @@
 """Which pandoc versions rwgate supports, and the one line said when a pandoc is older.
 
-The floor is Debian 12's pandoc, 2.17 (``apt-get install pandoc``, and what R Markdown brings
-there): its JSON AST, its Markdown reader and its ``--citeproc`` are what rw-filter and
-``rwgate check`` need. Two readings need more: RIS bibliographies (pandoc's RIS reader, 2.19) and
-the Lua filter's own citeproc call (``pandoc.utils.citeproc``, 2.19.1; on older pandoc the Lua
-filter runs its own pandoc binary instead, see ``_extensions/rwgate/rwgate.lua``). The suite
-runs rw-filter and the Lua filter under 2.17, 2.19.2, 3.5 and the wheel's newest
-(``tests/e2e/test_pandoc_versions.py``).
-
-A JSON filter learns the version of the pandoc that runs it only from the ``PANDOC_VERSION``
-environment variable pandoc sets; rwgate's own runs ask ``pandoc --version``.
+The floor is Debian 12's pandoc, 2.17: its JSON AST, Markdown reader and ``--citeproc`` are what
+rw-filter and ``rwgate check`` need. RIS needs pandoc's RIS reader (2.19); the Lua filter's own
+citeproc call needs 2.19.1 (older: ``_extensions/rwgate/rwgate.lua`` runs its own pandoc). A JSON
+filter learns its pandoc's version only from ``PANDOC_VERSION``; rwgate's own runs ask
+``pandoc --version``. ``tests/e2e/test_pandoc_versions.py`` runs 2.17, 2.19.2, 3.5 and the newest.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Whether a document's citations reach a bibliography: the rule LaTeX and Markdown share.
 
-Read from the sources, cited keys that resolve to no bibliography are "cannot judge from the
-sources" (exit 2), never a pass of ``missing_entry`` warnings: the document names no
-bibliography rwgate could see (a class's own macro, a project file rwgate does not know), or none
-of its keys is in the ones it names. A document that cites nothing is judged (and passes).
+Cited keys that resolve to no bibliography rwgate can see are "cannot judge from the sources"
+(exit 2), never a pass of ``missing_entry`` warnings; a document that cites nothing passes.
 """
 
 from __future__ import annotations

@@ -1,74 +1,48 @@
 """A .bib file read with BibTeX's own rules (bibtex.web), in one linear pass.
 
 The gate must judge the bibliography BibTeX prints, so the reading follows BibTeX 0.99d where it
-matters for which entries exist and which DOI each has:
+decides which entries exist and which DOI each has:
 
-- text outside entries is a comment; ``@`` may be followed by white space (``@ article{``);
-  ``@comment`` ends at its own name (BibTeX does not skip a braced group after it);
-- ``@string`` macros are defined in order: an entry sees the definitions made before it; an
-  undefined macro is empty, with a warning naming it and its line; ``#`` concatenates;
-- values are ``{...}`` (every brace counts, as in BibTeX), ``"..."`` (at brace depth 0), a number,
-  or a macro; white space in a value is collapsed;
-- field names, macro names and entry types are case-insensitive (ASCII only, as BibTeX folds
-  bytes); a repeated field keeps its first value; a repeated key keeps the first entry, and BibTeX
-  does not read a repeat's body at all: it resumes at the next ``@`` after the key (so a repeat
-  with unbalanced braces swallows nothing);
-- the files of one ``\bibdata`` are one stream of ``@string``s: ``scan(text, macros)`` starts
-  from the macros the earlier files defined, and :attr:`BibScan.macros` is the table after it;
-- an entry with no key is an entry (``\nocite{*}`` prints it);
-- on a syntax error BibTeX keeps what it has read of the entry and resumes at the next ``@``: so
-  does this reader (an unclosed entry followed by another keeps its fields);
-- ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance: a child lacks a field, its
-  parent has it: the child has it (see :func:`inherit`).
+- text outside entries is a comment; ``@ article{`` is an entry; ``@comment`` ends at its name;
+- ``@string`` macros are defined in order, an undefined one is empty (with a warning), ``#``
+  concatenates; the files of one ``\\bibdata`` are one stream of ``@string``s (``scan(text,
+  macros)`` starts from the earlier files' table, :attr:`BibScan.macros` is the table after);
+- values are ``{...}`` (every brace counts), ``"..."`` (at brace depth 0), a number's digits, or a
+  macro, white space collapsed;
+- names are case-insensitive (ASCII only: BibTeX folds bytes); a repeated field keeps its first
+  value; a repeated key keeps the first entry, and BibTeX resumes at the next ``@`` after the
+  repeat's key, never reading its body; an entry with no key is an entry (``\\nocite{*}``);
+- on a syntax error BibTeX keeps what it read of the entry and resumes at the next ``@``;
+- ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance (:func:`inherit`).
 
-Values are read by :mod:`rwgate.readers.bibliographies.bibvalues`. Bounds: a macro value or field
-over
-:data:`MAX_VALUE` characters, more than :data:`MAX_ENTRIES` entries, are one-line problems naming
-the line; nothing here is quadratic.
+Where pandoc reads an entry otherwise (the last of a repeated key or field, an undefined macro as
+its name), its reading is kept beside BibTeX's (:attr:`BibEntry.other`): both are judged. A value
+over :data:`MAX_VALUE` characters or more than :data:`MAX_ENTRIES` entries are one-line problems.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from rwgate.readers.bibliographies.bibvalues import MAX_VALUE, MONTHS, WHITE, ScanError, ValueReader
-
+MAX_VALUE = 10 * 1024 * 1024
 MAX_ENTRIES = 200_000
+WHITE = frozenset(" \t\n\r\f\v")
+_NOT_ID = frozenset("\"#%'(),={}") | WHITE
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+MONTHS = {name[:3]: name.capitalize() for name in _MONTH_NAMES.split()}
 # Fields that say which work an entry is: a repeat that changes one of them is another work.
-_IDENTIFYING = (
-    "doi",
-    "url",
-    "eprint",
-    "eprinttype",
-    "archiveprefix",
-    "pmid",
-    "crossref",
-    "xdata",
-    "note",
-    "howpublished",
-    "addendum",
+_WORK_FIELDS = (
+    "doi url eprint eprinttype archiveprefix pmid crossref xdata note howpublished addendum"
 )
+_IDENTIFYING = tuple(_WORK_FIELDS.split())
 # Fields a biblatex child never inherits (biber's defaults); BibTeX inherits all it lacks.
-_NOT_INHERITED = frozenset(
-    {
-        "ids",
-        "crossref",
-        "xref",
-        "xdata",
-        "entryset",
-        "execute",
-        "label",
-        "options",
-        "presort",
-        "related",
-        "relatedoptions",
-        "relatedstring",
-        "relatedtype",
-        "shorthand",
-        "shorthandintro",
-        "sortkey",
-    }
-)
+_CONTROL_FIELDS = """ids crossref xref xdata entryset execute label options presort related
+    relatedoptions relatedstring relatedtype shorthand shorthandintro sortkey"""
+_NOT_INHERITED = frozenset(_CONTROL_FIELDS.split())
 
 
 @dataclass
@@ -106,16 +80,117 @@ def fold(key: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
-class _Scanner(ValueReader):
-    """The entry scanner: ``@`` commands, entries and their fields, over :class:`ValueReader`."""
+class ScanError(Exception):
+    """A syntax error: the entry keeps what was read, scanning resumes at the next '@'."""
+
+
+class _Scanner:
+    """A cursor on a .bib text: ``@`` commands, entries, their fields and values."""
 
     def __init__(self, text: str, macros: dict[str, str] | None = None) -> None:
-        super().__init__(text, macros)
-        self.out = BibScan(problems=self.problems)
-        self.seen: dict[str, tuple[str, int]] = {}
+        self.text = text
+        self.n = len(text)
+        self.i = 0
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+        # The month macros come from the style (every standard .bst defines jan..dec), so every
+        # file of a stream starts with them; the earlier files' @strings come on top.
+        self.macros: dict[str, str] = {**MONTHS, **(macros or {})}
+        self.undefined: list[str] = []  # undefined macros met in the value being read
+        self.pandoc_value: str | None = None  # the last value as pandoc reads it, if it differs
+        self.out = BibScan()
+        self.problems = self.out.problems
         self.variants: set[str] = set()
         self.by_key: dict[str, BibEntry] = {}
         self.current: BibEntry | None = None
+
+    def line(self, at: int | None = None) -> int:
+        return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
+
+    def problem(self, message: str, severity: str = "error", at: int | None = None) -> None:
+        self.problems.append((self.line(at), message, severity))
+
+    def skip_white(self) -> None:
+        while self.i < self.n and self.text[self.i] in WHITE:
+            self.i += 1
+
+    def identifier(self) -> str:
+        start = self.i
+        while self.i < self.n and self.text[self.i] not in _NOT_ID:
+            self.i += 1
+        return self.text[start : self.i]
+
+    def expect(self, chars: str, what: str) -> str:
+        self.skip_white()
+        if self.i >= self.n or self.text[self.i] not in chars:
+            found = repr(self.text[self.i]) if self.i < self.n else "the end of the file"
+            raise ScanError(f"expected {what}, found {found}")
+        self.i += 1
+        return self.text[self.i - 1]
+
+    def delimited(self, closer: str) -> str:
+        """A ``{...}`` (``closer`` ``}``) or ``"..."`` value, its opening consumed; every brace
+        counts, and a quote ends the value only outside braces."""
+        start, depth = self.i, 1 if closer == "}" else 0
+        while self.i < self.n:
+            char = self.text[self.i]
+            self.i += 1
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0 and closer == "}":
+                    return self.text[start : self.i - 1]
+                if depth < 0:
+                    raise ScanError("unbalanced braces in a quoted value")
+            elif char == '"' and depth == 0:
+                return self.text[start : self.i - 1]
+        if closer == "}":
+            raise ScanError("unbalanced braces: the value runs to the end of the file")
+        raise ScanError("unterminated quoted value")
+
+    def token(self) -> str:
+        self.skip_white()
+        if self.i >= self.n:
+            raise ScanError("a value is missing at the end of the file")
+        char = self.text[self.i]
+        if char in '{"':
+            self.i += 1
+            return self.delimited("}" if char == "{" else '"')
+        at = self.i
+        if char.isdigit():  # BibTeX reads a number's digits only (``10.1/x`` is ``10``, then junk)
+            while self.i < self.n and self.text[self.i].isdigit():
+                self.i += 1
+            return self.text[at : self.i]
+        name = self.identifier()
+        if not name:
+            raise ScanError(f"expected a value, found {char!r}")
+        value = self.macros.get(name.lower())
+        if value is None:
+            self.problem(f"undefined macro '{name}' (empty, as in BibTeX)", "warning", at)
+            self.undefined.append(name)
+            return ""
+        return value
+
+    def value(self) -> str:
+        """``token # token # ...``, white space collapsed as BibTeX does. Where an undefined
+        macro made it empty, pandoc's reading (the macro's name) is left in :attr:`pandoc_value`."""
+        met = len(self.undefined)
+        parts = [self.token()]
+        pandoc = [self.undefined[-1] if len(self.undefined) > met else parts[0]]
+        size = len(parts[0])
+        while True:
+            self.skip_white()
+            if self.i < self.n and self.text[self.i] == "#":
+                self.i += 1
+                before = len(self.undefined)
+                parts.append(self.token())
+                pandoc.append(self.undefined[-1] if len(self.undefined) > before else parts[-1])
+                size += len(parts[-1])
+                if size > MAX_VALUE:
+                    raise ScanError(f"a value over {MAX_VALUE} characters (a macro bomb?)")
+                continue
+            self.pandoc_value = _collapse("".join(pandoc)) if len(self.undefined) > met else None
+            return _collapse("".join(parts))
 
     def run(self) -> BibScan:
         while True:
@@ -134,21 +209,15 @@ class _Scanner(ValueReader):
             try:
                 self.command(kind, at)
             except ScanError as exc:
-                entry = self.current
+                where, entry = f"@{kind}: ", self.current
                 if entry is not None:  # BibTeX keeps what it has read of the entry
                     kept = ", ".join(entry.fields) or "no fields"
                     where = f"entry '{entry.key}' (kept with {kept}): "
-                    self.problem(f"{where}{exc}; BibTeX skips to the next '@'", "error", at)
-                else:
-                    self.problem(f"@{kind}: {exc}; BibTeX skips to the next '@'", "error", at)
+                self.problem(f"{where}{exc}; BibTeX skips to the next '@'", "error", at)
 
     def command(self, kind: str, at: int) -> None:
         opener = self.expect("{(", "'{' or '(' after @" + kind)
         closer = "}" if opener == "{" else ")"
-        if kind == "preamble":
-            self.value()
-            self.expect(closer, f"'{closer}'")
-            return
         if kind == "string":
             self.skip_white()
             name = self.identifier()
@@ -156,9 +225,12 @@ class _Scanner(ValueReader):
                 raise ScanError("@string without a macro name")
             self.expect("=", "'=' after the macro name")
             self.macros[name.lower()] = self.value()
-            self.expect(closer, f"'{closer}'")
+        elif kind == "preamble":
+            self.value()
+        else:
+            self.entry(kind, at, closer)
             return
-        self.entry(kind, at, closer)
+        self.expect(closer, f"'{closer}'")
 
     def entry(self, kind: str, at: int, closer: str) -> None:
         self.skip_white()
@@ -170,10 +242,9 @@ class _Scanner(ValueReader):
         if len(self.out.entries) >= MAX_ENTRIES:
             raise ScanError(f"more than {MAX_ENTRIES} entries; the rest are not read")
         record = BibEntry(type=kind, key=key, line=self.line(at))
-        if fold(key) in self.seen:
+        if fold(key) in self.by_key:
             self.repeat(record, closer, at)
             return
-        self.seen[fold(key)] = (key, record.line)
         self.by_key[fold(key)] = record
         self.out.entries.append(record)
         self.current = record
@@ -186,7 +257,8 @@ class _Scanner(ValueReader):
         body is read for comparison only, within the text up to the next line starting with
         ``@`` (each character is read at most once more: linear)."""
         key = record.key
-        first_key, first = self.seen[fold(key)]
+        kept = self.by_key[fold(key)]
+        first_key, first = kept.key, kept.line
         message = f"repeated entry '{key}' (first at line {first}, again at line {record.line})"
         self.problem(f"{message}; BibTeX uses the first", "warning", at)
         resume, size, said = self.i, self.n, len(self.out.problems)
@@ -199,7 +271,6 @@ class _Scanner(ValueReader):
         finally:
             self.n, self.i = size, resume
             del self.out.problems[said:]
-        kept = self.by_key[fold(key)]
         if key != first_key and key not in self.variants:
             # To pandoc this is another entry, to BibTeX the first one: both readings judged.
             self.variants.add(key)
@@ -265,6 +336,10 @@ class _Scanner(ValueReader):
             record.other = dict(record.fields)
         if record.other is not None:
             record.other[name] = pandoc
+
+
+def _collapse(joined: str) -> str:
+    return " ".join(joined.split()) if any(c in joined for c in "\n\t\r ") else joined
 
 
 def scan(text: str, macros: dict[str, str] | None = None) -> BibScan:

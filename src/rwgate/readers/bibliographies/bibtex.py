@@ -1,12 +1,7 @@
-"""BibTeX / BibLaTeX files -> references.
-
-The file is read as BibTeX reads it (:mod:`rwgate.readers.bibliographies.bibscan`: entry syntax,
-``@string``
-in order, undefined macros empty, ``#``, recovery at the next ``@``, ``crossref``/``xdata``
-inheritance), so the entries judged are the entries the PDF prints. A broken entry costs that
-entry (or the rest of it) with a problem naming its line, never the file. LaTeX decoding
-(:mod:`.texvalue`) differs by field: a DOI has its TeX escapes undone as the styles print it
-(``\\(`` is ``(``, ``%`` starts no comment), a title is decoded to Unicode.
+"""BibTeX / BibLaTeX files -> references, read as BibTeX reads them (:mod:`.bibscan`), so the
+entries judged are the entries the PDF prints; a broken entry costs that entry (or the rest of
+it), never the file. A DOI has its TeX escapes undone as the styles print it, a title is decoded
+to Unicode (:mod:`.texvalue`).
 """
 
 from __future__ import annotations
@@ -18,14 +13,13 @@ from rwgate.contract import doi as doimod
 from rwgate.contract.models import BibResult, Location, Problem, Reference
 from rwgate.readers import read_with
 from rwgate.readers.bibliographies.bibscan import BibEntry, BibScan, scan
-from rwgate.readers.bibliographies.texvalue import doi_readings, has_control_word, identifier, text
+from rwgate.readers.bibliographies.csl import FIRST_YEAR, PMID, PMID_IN_TEXT
+from rwgate.readers.bibliographies.texvalue import doi_readings, has_control_word
+from rwgate.readers.bibliographies.texvalue import identifier as _identifier
+from rwgate.readers.bibliographies.texvalue import text as _text
 
 # biblatex's (and BibTeX's) non-work entries: they hold macros or shared fields, nobody cites them.
 _NOT_WORKS = frozenset({"xdata"})
-_FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-# PubMed ids are 8 digits today; up to 10 with leading zeros (``0034938348``) are read.
-_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
-PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)
 _TEXT_DOI_FIELDS = ("note", "howpublished", "addendum")
 _NAME_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _NAME_COMMA = re.compile(r",")
@@ -99,7 +93,7 @@ def _reference(entry: BibEntry, file: str) -> Reference:
                 pmid=_find_pmid(entry.other),
                 title=_text(entry.other.get("title")),
                 year=_find_year(entry.other),
-                location=Location(file=file, line=entry.line),
+                location=where,
             )
         )
     arxiv, url = _links(fields, doi)
@@ -114,7 +108,7 @@ def _reference(entry: BibEntry, file: str) -> Reference:
             fields.get("journal") or fields.get("journaltitle") or fields.get("booktitle")
         ),
         year=_find_year(fields),
-        location=Location(file=file, line=entry.line),
+        location=where,
         authors=family_names(fields.get("author") or fields.get("editor") or ""),
         conflict=entry.conflict,
         readings=readings,
@@ -140,13 +134,10 @@ def family_names(names: str) -> list[str]:
     not a person, and both of BibTeX's forms are read: ``von Last, Jr, First`` and
     ``First von Last`` (the family starts at the first lower-case word: ``van der Berg``).
     """
-    out = []
-    for name in _split_outside_braces(names, _NAME_AND):
-        if name and name.lower() not in _NOT_PEOPLE:
-            family = _text(_family_part(name))
-            if family:
-                out.append(family)
-    return out
+    people = [
+        n for n in _split_outside_braces(names, _NAME_AND) if n and n.lower() not in _NOT_PEOPLE
+    ]
+    return [family for family in map(_text, map(_family_part, people)) if family]
 
 
 def _family_part(name: str) -> str:
@@ -154,12 +145,8 @@ def _family_part(name: str) -> str:
     if len(parts) > 1:
         return parts[0]
     words = [w for w in _split_outside_braces(name, _NAME_SPACE) if w]
-    start = len(words) - 1
-    for i, word in enumerate(words[:-1]):
-        if _starts_lower(word):
-            start = i
-            break
-    return " ".join(words[start:])
+    von = (i for i, word in enumerate(words[:-1]) if _starts_lower(word))
+    return " ".join(words[next(von, len(words) - 1) :])
 
 
 def _starts_lower(word: str) -> bool:
@@ -240,7 +227,7 @@ def _find_pmid(fields: dict[str, str]) -> str | None:
     if kind in {"pubmed", "pmid"}:
         candidates.append(fields.get("eprint", ""))
     for candidate in candidates:
-        match = _PMID.match(_identifier(candidate))
+        match = PMID.match(_identifier(candidate))
         if match and int(match.group(1)):
             return str(int(match.group(1)))
     for name in ("note", "extra", "annote", "annotation", "addendum"):
@@ -252,11 +239,7 @@ def _find_pmid(fields: dict[str, str]) -> str | None:
 
 def _find_year(fields: dict[str, str]) -> int | None:
     for name in ("year", "date"):
-        match = _FIRST_YEAR.search(_identifier(fields.get(name, "")))
+        match = FIRST_YEAR.search(_identifier(fields.get(name, "")))
         if match:
             return int(match.group(1))
     return None
-
-
-_identifier = identifier
-_text = text

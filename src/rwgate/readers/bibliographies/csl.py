@@ -12,18 +12,18 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import yaml
-
-
 from rwgate.contract import doi as doimod
 from rwgate.contract.models import BibResult, Location, Problem, Reference
 from rwgate.readers import ReaderError
 
-_FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+if TYPE_CHECKING:
+    import yaml
+
+FIRST_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+# PubMed ids are 8 digits today; up to 10 with leading zeros (``0034938348``) are read.
+PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
+PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)  # Zotero's note
 _TAG = re.compile(r"</?(?:i|b|sup|sub|sc|span)\b[^<>]{0,400}>", re.IGNORECASE)
-_PMID = re.compile(r"^(?:pmid\s*:?\s*)?(\d{1,10})$", re.IGNORECASE)
-_PMID_IN_TEXT = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)  # Zotero's note
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
 
@@ -52,8 +52,11 @@ def parse_csl_yaml(text: str, file: str) -> BibResult:
         return BibResult(problems=[_no_references(file)])
     loader = None
     try:
-        loader = _bounded_loader()(source)
+        loader = yaml.SafeLoader(source)
         node = loader.get_single_node()
+        # A 600-byte alias bomb (anchors of anchors) would expand to gigabytes when walked.
+        if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise yaml.YAMLError(f"aliases expand to more than {MAX_YAML_NODES} nodes (refused)")
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise ReaderError(f"{file}:{_yaml_error(exc)}") from None
@@ -73,26 +76,9 @@ def parse_csl_yaml(text: str, file: str) -> BibResult:
 MAX_YAML_NODES = 200_000
 
 
-def _bounded_loader() -> type:
-    """yaml's SafeLoader, refusing a document whose aliases expand past :data:`MAX_YAML_NODES`
-    nodes: a 600-byte alias bomb (anchors of anchors) would otherwise expand to gigabytes when it
-    is walked. The expanded size is counted on the composed graph, shared nodes once each."""
-    import yaml
-
-    class Bounded(yaml.SafeLoader):
-        def get_single_node(self) -> Any:
-            node = super().get_single_node()
-            if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
-                raise yaml.YAMLError(
-                    f"aliases expand to more than {MAX_YAML_NODES} nodes (refused)"
-                )
-            return node
-
-    return Bounded
-
-
 def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
-    """Nodes of ``node`` with every alias expanded; each distinct node computed once."""
+    """Nodes of ``node`` with every alias expanded, counted on the composed graph: each distinct
+    node computed once."""
     known = sizes.get(id(node))
     if known is not None:
         return known
@@ -152,7 +138,7 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
     fields = {str(k).lower(): v for k, v in item.items()}
     doi, raw_doi, origin = _find_doi(fields)
     key = _scalar(fields.get("id")) or raw_doi or doi or f"item-{index + 1}"
-    pmid_match = _PMID.match(_scalar(fields.get("pmid")) or "") or _PMID_IN_TEXT.search(
+    pmid_match = PMID.match(_scalar(fields.get("pmid")) or "") or PMID_IN_TEXT.search(
         _scalar(fields.get("note")) or ""
     )
     return Reference(
@@ -172,13 +158,8 @@ def _reference(item: Mapping[str, Any], location: Location, index: int) -> Refer
 
 def _family_names(people: Any) -> list[str]:
     """``family`` of each CSL name, else its ``literal`` (institutions), in order."""
-    names = []
-    for person in people if isinstance(people, list) else []:
-        if isinstance(person, Mapping):
-            name = _text(person.get("family")) or _text(person.get("literal"))
-            if name:
-                names.append(name)
-    return names
+    persons = [p for p in people if isinstance(p, Mapping)] if isinstance(people, list) else []
+    return [name for p in persons if (name := _text(p.get("family")) or _text(p.get("literal")))]
 
 
 def _find_doi(fields: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
@@ -228,7 +209,7 @@ def _year(issued: Any) -> int | None:
                 return _year(issued[name])
         return None
     if isinstance(issued, str):
-        match = _FIRST_YEAR.search(issued)
+        match = FIRST_YEAR.search(issued)
         return int(match.group(1)) if match else None
     return None
 

@@ -1,18 +1,12 @@
 """Parsed bibliographies, remembered by content: a ``.bib`` is decoded once, not on every pass.
 
-A LaTeX build reads its bibliography several times (the BibTeX hook, a later pass, the gate after
-latexmk) and every rebuild reads it again; LaTeX-decoding the titles of a 1,300-entry IEEE
-bibliography takes about half a second each time. So what a reader made of a file is kept in the
-invoking user's cache folder as a memo of :mod:`rwgate.settings.recorded`: named by the request (the
-file's path, its suffix, its bytes' digest and, for a file read as part of a stream, the macros
-it inherits), with the record of everything the reading read (the file's bytes, rwgate's code:
-an edited reader is new code, whatever the version says). It is read back (validated) only when
-every recorded input still holds; one that does not validate is read again from the file. A
-file that changed while it was read is not remembered. ``RWGATE_NO_MEMO`` turns it off.
-
-The ``.bib`` files of one ``\\bibdata`` are one stream of ``@string``s (:func:`load_stream`):
-a file's reading then depends on the macros the files before it defined, so those are part of
-the request, and the table the file leaves is remembered with its entries.
+A LaTeX build reads its bibliography several times (the BibTeX hook, later passes, the gate after
+latexmk), and LaTeX-decoding a 1,300-entry bibliography's titles takes about half a second. So a
+reading is kept in the user's cache folder as a memo of :mod:`rwgate.settings.recorded`, named by
+the file's path, suffix, digest and (for a file of a ``\\bibdata`` stream, :func:`load_stream`)
+the macros it inherits, and replayed only while every input it recorded (the bytes, rwgate's
+code) still holds. A file that changed while it was read is not remembered; ``RWGATE_NO_MEMO``
+turns it off.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
-"""Citation readers: the family, listed once, found by name or by file suffix.
+"""Citation readers: the family, listed once (:data:`READERS`), found by name or by suffix.
 
-Like pybtex's plug-in finder, a reader is chosen by its name or by the suffix of the file, and a
-suffix no reader claims is an :class:`~rwgate.errors.UnknownFormat` error naming the file and the
-known suffixes (exit 2), never a guess: ``rwgate check paper.typ`` must not read a Typst paper as
-a list of malformed DOIs and pass. ``-`` (standard input) is a DOI list.
-
-There are two kinds of reader. A *bibliography* reader turns a file into references (all its
-entries); a *manuscript* reader turns a document into the keys it cites and the bibliographies it
-names. ``.md`` is both: given on the command line it is a manuscript; named as a bibliography
-(pandoc's ``bibliography:``) it is CSL YAML. Readers are imported only when used.
-
-Adding a reader: its module under :mod:`rwgate.readers`, one :class:`Reader` line in
-:data:`READERS`, and its test. Nothing else changes: the CLI, the pandoc filter, the LaTeX hooks
-and MCP all find readers here.
+A suffix no reader claims is an :class:`~rwgate.errors.UnknownFormat` error naming the file and
+the known suffixes (exit 2), never a guess: ``rwgate check paper.typ`` must not read a Typst paper
+as a list of malformed DOIs and pass. ``-`` (standard input) is a DOI list. A *bibliography*
+reader turns a file into references (all its entries), a *manuscript* reader a document into the
+keys it cites and the bibliographies it names; ``.md`` is both (a manuscript on the command line,
+CSL YAML as pandoc's ``bibliography:``). Adding a reader: its module, one :class:`Reader` line in
+:data:`READERS`, and its test; the CLI, the filter, the LaTeX hooks and MCP all find it here.
 """
 
 from __future__ import annotations
@@ -35,13 +29,9 @@ STDIN = "-"
 
 @dataclass(frozen=True)
 class Reader:
-    """One reader: its name, the suffixes it claims, and where its function lives.
-
-    ``function`` (``module:function``) is, for a bibliography, the parser of its text (a file is
-    read with :func:`~rwgate.readers.read_with`, or text given inline, an MCP argument, is
-    parsed as it is); for a manuscript, the reader of the file. ``pandoc_format`` is the ``-f``
-    pandoc is run with (manuscripts).
-    """
+    """One reader: its name, the suffixes it claims, and ``function`` (``module:function``,
+    imported when used): a bibliography's text parser, or a manuscript's file reader.
+    ``pandoc_format`` is the ``-f`` pandoc reads a manuscript with."""
 
     name: str
     kind: Kind
@@ -110,10 +100,8 @@ def by_name(name: str) -> Reader:
 
 
 def reader_for(path: Path | str, kinds: Iterable[Kind] = ("manuscript", "bibliography")) -> Reader:
-    """The reader for ``path`` by its suffix, trying ``kinds`` in order; ``-`` is a DOI list.
-
-    Raises UnknownFormat (one line, naming the file and the known suffixes) for anything else.
-    """
+    """The reader for ``path`` by its suffix, trying ``kinds`` in order; ``-`` is a DOI list;
+    anything else is UnknownFormat."""
     if str(path) == STDIN:
         return by_name("doi-list")
     order = list(kinds)

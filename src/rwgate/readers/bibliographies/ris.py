@@ -1,16 +1,10 @@
-"""RIS bibliographies (exported by Zotero, EndNote, Mendeley and publishers) -> references.
+"""RIS bibliographies (Zotero, EndNote, Mendeley and publishers' exports) -> references.
 
-The worked example of adding a reader (see :mod:`rwgate.readers.bibliographies.registry`): this
-module, one
-line in ``READERS``, and its test.
-
-"Read what the real tools read": pandoc itself reads the file (``pandoc -f ris -t csljson``), so
-the keys and DOIs rwgate judges are exactly those pandoc's citeproc prints. pandoc takes a record's
-key from its ``ID`` tag, else makes one from the authors' family names and the year
-(``Wakefield_Murch_1998``). pandoc keeps no PubMed id, so those are read beside it from each
-record's own tags, in file order (pandoc keeps the order): ``AN`` of a record whose ``DB`` is
-PubMed (Zotero's and PubMed's exports), and ``PMID: N`` in ``N1``, ``C1`` or ``C2`` (EndNote,
-Scopus). A record's line is that of its ``TY`` tag.
+pandoc itself reads the file (``pandoc -f ris -t csljson``), so the keys and DOIs judged are those
+its citeproc prints (a record's key is its ``ID``, else pandoc's ``Wakefield_Murch_1998``). pandoc
+keeps no PubMed id, so those are read beside it from each record's own tags, in file order (pandoc
+keeps the order): ``AN`` of a PubMed record (``DB``), or ``PMID: N`` in ``N1``, ``C1`` or ``C2``
+(EndNote, Scopus). A record's line is that of its ``TY`` tag.
 """
 
 from __future__ import annotations
@@ -21,10 +15,9 @@ from dataclasses import dataclass, field
 
 from rwgate.contract.models import BibResult, Location, Problem
 from rwgate.readers import ReaderError
-from rwgate.readers.bibliographies.csl import references_from_csl_items
+from rwgate.readers.bibliographies.csl import PMID_IN_TEXT, references_from_csl_items
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
-_PMID_NOTE = re.compile(r"\bPMID\s*:?\s*(\d{1,10})\b", re.IGNORECASE)
 _DIGITS = re.compile(r"^\d{1,10}$")
 
 
@@ -43,7 +36,7 @@ class _Record:
             return accession.lstrip("0") or None
         for tag in ("N1", "C1", "C2"):
             for value in self.tags.get(tag, []):
-                found = _PMID_NOTE.search(value)
+                found = PMID_IN_TEXT.search(value)
                 if found:
                     return found.group(1).lstrip("0") or None
         return None

@@ -1,28 +1,28 @@
 """A BibTeX field value as the reader of the PDF sees it: identifiers (DOI, URL, PMID) with their
 TeX escapes undone, and human text (titles, names) decoded from LaTeX to Unicode.
 
-Identifiers must not go through a LaTeX decoder (``%`` starts a TeX comment there), yet a DOI
-written ``10.1016/S0140-6736\\(97\\)11096-0``, ``10.1/a\\_b``, ``{\\_}`` or ``\\%`` is printed by
-the styles as ``(97)``, ``_``, ``%``: read literally it names no registered DOI, and an offline
-check would call a retracted work clean. So an identifier is decoded here, the way TeX prints it
-(``\\`` before a non-letter prints that character; ``~`` is a space), in linear time. What prints
-nothing is dropped (``\\relax``, ``\\allowbreak``, ``\\discretionary{-}{}{}``, ``\\penalty0``,
-``\\linebreak[0]``, ``\\hspace{0pt}``, ``\\-`` beside a hyphen): kept, ``10.1016/...-0\\relax``
-named no DOI and a full export called Wakefield's paper clean. ``\\-`` between two other
-characters is the DOI's own hyphen, escaped (``S0140\\-6736``). A control word left after that is
-not printed as its letters, so the field is no DOI (:func:`has_control_word`), never a guess.
+An identifier never goes through a LaTeX decoder (``%`` starts a TeX comment there): it is read
+the way TeX prints it, in linear time. ``\\`` before a non-letter prints that character
+(``10.1016/S0140-6736\\(97\\)11096-0`` is ``(97)``), ``~`` is a space, and what prints nothing is
+dropped (``\\relax``, ``\\allowbreak``, ``\\penalty0``, ``\\hspace{0pt}``): read literally, such a
+DOI names no registered work and a retracted one would pass. A control word left after that is not
+printed as its letters, so the field is no DOI (:func:`has_control_word`), never a guess.
 
-Text goes through pylatexenc, which costs about 10 microseconds a character: a value longer than
-any real title (:data:`DECODER_LIMIT`) is decoded by a plain linear pass instead, so a 1 MB field
-of backslashes costs milliseconds, not half a minute and a gigabyte.
+Text goes through pylatexenc, which drops every macro it does not know and with it the words of a
+title (``The {\\TeX}book`` would be "The book", unmatchable by title). So the decoder here adds the
+macros titles use (the TeX logos, box and font commands whose argument prints, what prints
+nothing), reads math sub- and superscripts as their characters (``CO$_2$`` is CO2) and keeps an
+unknown macro's name. Greek macros are decoded before, in the check's one table
+(:func:`rwgate.titles.tex_greek`). pylatexenc costs about 10 microseconds a character: a value
+longer than any real title (:data:`DECODER_LIMIT`) is decoded by a plain linear pass instead.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
-from rwgate.readers.bibliographies.texprint import contexts, scripts_inline
 from rwgate.titles import tex_greek
 
 DECODER_LIMIT = 4096
@@ -33,9 +33,8 @@ _UNDERSCORE = re.compile(r"\\textunderscore\b\s*(?:\{\})?")
 # ``\`` before any character but a letter prints that character (``\(``, ``\_``, ``\%``); ``\/``
 # prints nothing, and ``\-`` beside a hyphen (:data:`_SILENT`, applied first).
 _CONTROL_SYMBOL = re.compile(r"\\([^A-Za-z\s])")
-# What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (the
-# white space after a control word is TeX's, eaten with it); a \discretionary prints its third
-# (no-break) argument.
+# What TeX prints as nothing in a DOI: break hints, no-ops, font switches and zero skips (with
+# the white space TeX eats after a control word).
 _SILENT = re.compile(
     r"\\(?:relax|allowbreak|nobreak|ignorespaces|unskip|leavevmode|protect|null|empty|strut"
     r"|ttfamily|rmfamily|sffamily|normalfont|upshape|mdseries|tt|rm|sf|selectfont"
@@ -45,10 +44,8 @@ _SILENT = re.compile(
     r"|hspace\*?\s*\{\s*[-+]?0*\.?0*\s*(?:pt|em|ex|mm|cm|in|bp|sp)?\s*\})(?![A-Za-z@])\s*"
     r"|\\[-/]"
 )
-# ``\-`` is a hyphenation point: beside a hyphen it adds nothing (``S0140-\-6736``), but a DOI
-# has no hyphenation points of its own, so between two other characters it is the DOI's hyphen
-# escaped, as ``\(`` and ``\_`` are (``S0140\-6736``): read as nothing it named no DOI and a
-# full export called Wakefield's paper clean (a regression of the rule that drops ``\-``).
+# ``\-`` beside a hyphen adds nothing (``S0140-\-6736``); between two other characters it is the
+# DOI's own hyphen, escaped as ``\(`` and ``\_`` are (``S0140\-6736``).
 _ESCAPED_HYPHEN = re.compile(r"(?<!-)\\-(?!-)")
 _DISCRETIONARY = re.compile(r"\\discretionary\s*\{[^{}]*\}\s*\{[^{}]*\}\s*\{([^{}]*)\}")
 _DASH_WORD = re.compile(r"\\text(?:endash|emdash|minus|hyphen)(?![A-Za-z@])\s*(?:\{\})?")
@@ -64,10 +61,7 @@ def identifier(value: str, tie: str = "~", hyphen: str = "-") -> str:
     """
     text = _HREF.sub(r"\1", value) if "\\href" in value else value
     if "\\" in text:
-        text = _URL_MACRO.sub(r"\1", text)
-        text = _DISCRETIONARY.sub(r"\1", text)
-        text = _SILENT.sub("", _ESCAPED_HYPHEN.sub(hyphen, text))
-        text = _DASH_WORD.sub("-", text)
+        text = _unprinted(_URL_MACRO.sub(r"\1", text), hyphen)
         text = _TILDE.sub(_TILDE_MARK, text)
         text = _UNDERSCORE.sub("_", text)
         text = _CONTROL_SYMBOL.sub(r"\1", text)
@@ -92,10 +86,13 @@ def printed(text: str) -> str:
     (``doi:10.1/x\\relax.`` is ``10.1/x``; ``\\allowbreak`` inside it joins its two halves)."""
     if "\\" not in text:
         return text
-    text = _DISCRETIONARY.sub(r"\1", text)
-    text = _SILENT.sub("", _ESCAPED_HYPHEN.sub("-", text))
-    text = _DASH_WORD.sub("-", text)
-    return _CONTROL_WORD_LEFT.sub(lambda m: " " + m.group(0), text)
+    return _CONTROL_WORD_LEFT.sub(lambda m: " " + m.group(0), _unprinted(text, "-"))
+
+
+def _unprinted(text: str, hyphen: str) -> str:
+    """``text`` without what TeX prints as nothing; an escaped ``\\-`` read as ``hyphen``."""
+    text = _SILENT.sub("", _ESCAPED_HYPHEN.sub(hyphen, _DISCRETIONARY.sub(r"\1", text)))
+    return _DASH_WORD.sub("-", text)
 
 
 def has_control_word(reading: str) -> bool:
@@ -116,13 +113,10 @@ def text(value: str | None) -> str | None:
     if not value or not value.strip():
         return None
     if _PLAIN.match(value):
-        # Nothing for the LaTeX decoder to do; it costs ~0.6 ms a field, which a
-        # 1,000-entry bibliography in a pandoc build would feel.
+        # Nothing to decode (the decoder costs ~0.6 ms a field: a pandoc build would feel it).
         return " ".join(value.split())
     if len(value) > DECODER_LIMIT:
         return _plain_decode(value)
-    # textgreek's \textalpha and upgreek's \upalpha are put in first, in the check's one table
-    # (:mod:`rwgate.titles`); math scripts are their characters (``CO$_2$`` is CO2).
     return _decoded(scripts_inline(tex_greek(value)))
 
 
@@ -150,3 +144,83 @@ def _decoded(value: str) -> str | None:
     except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
         decoded = value.replace("{", "").replace("}", "")
     return " ".join(decoded.split()) or None
+
+
+# Logos as TeX prints them, in the letters the registry spells them with.
+_AS_NAMED = """TeX LaTeX BibTeX BibLaTeX biblatex XeTeX XeLaTeX LuaTeX LuaLaTeX pdfTeX pdfLaTeX
+    ConTeXt PiCTeX AMS METAFONT METAPOST MetaPost"""
+LOGOS: dict[str, str] = {
+    **{name: name for name in _AS_NAMED.split()},
+    "LaTeXe": "LaTeX2ε",
+    "LaTeXTeX": "(La)TeX",
+    "eTeX": "ε-TeX",
+    "SliTeX": "SLiTeX",
+    "AmS": "AMS",
+    "AmSTeX": "AMS-TeX",
+    "AMSTeX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX",
+    "AMSLaTeX": "AMS-LaTeX",
+    "MF": "METAFONT",
+    "MP": "MetaPost",
+}
+# Macros whose one argument prints as it is (markup around words, never words themselves).
+KEEP_ARGUMENT = (
+    "mbox", "hbox", "fbox", "textnormal", "textsuperscript", "textsubscript", "uline", "uppercase",
+    "lowercase", "NoCaseChange", "nocase", "MakeUppercase", "MakeLowercase", "mkbibquote",
+    "mkbibemph", "mkbibitalic", "mkbibbold", "enquote", "operatorname", "url", "nolinkurl", "path",
+    "doi", "bm", "boldsymbol", "mathbf", "mathit", "mathsf", "mathtt", "mathnormal", "pmb",
+    "mathcal", "mathscr", "mathfrak",
+)  # fmt: skip
+# Macros that print nothing, with their argument (BibTeX's ``\noopsort{a}`` sorts, never prints).
+DROP_ARGUMENT = ("noopsort", "hyphenation", "label", "index", "nocite")
+# Font switches and spacing commands: no text of their own.
+SILENT = (
+    "relax", "protect", "allowbreak", "nobreak", "leavevmode", "null", "strut", "unskip",
+    "ignorespaces", "/", "-", "it", "bf", "em", "sc", "sl", "rm", "sf", "tt", "itshape", "bfseries",
+    "scshape", "slshape", "upshape", "mdseries", "normalfont", "rmfamily", "sffamily", "ttfamily",
+    "small", "footnotesize", "scriptsize", "tiny", "normalsize", "large", "Large", "selectfont",
+)  # fmt: skip
+_MATH = re.compile(r"(?<!\\)\$((?:[^$\\]|\\.)*)(?<!\\)\$", re.DOTALL)
+_SCRIPT_MARK = re.compile(r"(?<!\\)[_^]")
+
+
+def scripts_inline(value: str) -> str:
+    """``value`` with the ``_``/``^`` of its math dropped: a sub- or superscript is its
+    characters on the line (``CO$_2$`` -> ``CO$2$``), as the registry writes CO2."""
+    if "$" not in value:
+        return value
+    return _MATH.sub(lambda m: "$" + _SCRIPT_MARK.sub("", m.group(1)) + "$", value)
+
+
+def _unknown(node: Any) -> str:
+    """An unknown macro keeps its name, a space after it (``\\foo{x}`` is ``\\foo x``, not the
+    name of another macro): a title never loses it."""
+    return "\\" + str(node.macroname) + (str(getattr(node, "macro_post_space", "") or "") or " ")
+
+
+def _argument(node: Any, l2tobj: Any) -> str:
+    """The last argument of ``node`` as text (``\\href{url}{text}`` prints ``text``)."""
+    args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+    return str(l2tobj.nodelist_to_text([args[-1]])) if args else ""
+
+
+def contexts() -> tuple[Any, Any]:
+    """(the parser's context, the text conversion's context) with rwgate's additions."""
+    from pylatexenc import latexwalker
+    from pylatexenc.latex2text import MacroTextSpec, get_default_latex_context_db
+    from pylatexenc.macrospec import MacroSpec
+
+    one = [*KEEP_ARGUMENT, *DROP_ARGUMENT]
+    walker = latexwalker.get_default_latex_context_db()
+    walker.add_context_category(
+        "rwgate",
+        macros=[MacroSpec(name, "{") for name in one] + [MacroSpec("href", "{{")],
+        prepend=True,
+    )
+    textdb = get_default_latex_context_db()
+    specs = [MacroTextSpec(name, logo) for name, logo in LOGOS.items()]
+    specs += [MacroTextSpec(name, simplify_repl=_argument) for name in [*KEEP_ARGUMENT, "href"]]
+    specs += [MacroTextSpec(name, discard=True) for name in [*DROP_ARGUMENT, *SILENT]]
+    textdb.add_context_category("rwgate", macros=specs, prepend=True)
+    textdb.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=_unknown))
+    return walker, textdb

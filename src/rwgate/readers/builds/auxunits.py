@@ -1,14 +1,8 @@
-"""The other bibliographies of a BibTeX build: multibib, bibunits and chapterbib.
-
-A document may print several bibliographies, each from its own ``.aux`` file: multibib's
-``\\newcites{Meth}`` writes ``Meth.aux`` (``\\citeMeth``, ``\\bibliographyMeth``), bibunits writes
-``bu1.aux``, ``bu2.aux``..., chapterbib gives each ``\\include``d chapter's ``.aux`` its own
-``\\bibdata``. latexmk runs BibTeX on each of them (it makes a rule for every ``.bbl`` the log
-says LaTeX read or missed), so a retracted work cited only in one of them is printed; reading the
-main ``.aux`` alone would let it pass a strict gate.
-
-Which ``.aux`` files belong to the build is what LaTeX itself recorded: the ``OUTPUT`` lines of the
-``.fls`` file (latexmk turns ``-recorder`` on) and the ``\\openout`` lines of the ``.log``.
+"""The other bibliographies of a BibTeX build: multibib (``\\newcites{Meth}`` writes
+``Meth.aux``), bibunits (``bu1.aux``...) and chapterbib (an ``\\include``d chapter's ``.aux`` with
+its own ``\\bibdata``). latexmk runs BibTeX on each, so a retracted work cited only in one of them
+is printed: reading the main ``.aux`` alone would let it pass. Which ``.aux`` files belong to the
+build is what LaTeX recorded: the ``.fls`` ``OUTPUT`` lines and the ``.log``'s ``\\openout``s.
 """
 
 from __future__ import annotations

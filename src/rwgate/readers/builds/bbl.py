@@ -1,20 +1,12 @@
 """A ``.bbl`` as a bibliography: the works a built document prints, read from the file LaTeX reads.
 
 An arXiv-style bundle ships the ``.tex`` with its ``.bbl`` and no ``.bib``: then the ``.bbl`` is the
-only record of what is cited, and the user's file (rw-latexmk must never delete it). Its entries are
-read as LaTeX prints them: ``\\bibitem[label]{KEY}`` blocks of a ``thebibliography`` (the label
-may span lines and comments, as acmart's ``\\bibitem[...]%`` then the key on the next line), or
-biblatex's ``\\entry{KEY}...\\endentry`` blocks (``\\verb{doi}`` fields). A DOI is taken from the
-entry's text (``\\doi{...}``, a doi.org URL, ``doi:...``), every one it prints; an entry without
-one carries its printed title, year and journal, matched by title as a ``.bib`` entry is
-(:mod:`rwgate.identify.bytitle`), else it is ``no_doi``.
-
-A ``.tex`` with its own ``thebibliography`` environment is read the same way
-(:func:`parse_embedded`): its ``\\bibitem``s are what LaTeX prints, whether cited or not.
-
-The scanner (:mod:`rwgate.readers.builds.bblscan`) is shared with
-:mod:`rwgate.frontends.latex.bbl`, which annotates the
-same blocks: what is read and what is annotated are found the same way.
+only record of what is cited. Its entries are ``\\bibitem[label]{KEY}`` blocks of a
+``thebibliography`` or biblatex's ``\\entry{KEY}...\\endentry``; each DOI the entry prints is
+judged, and an entry without one carries its printed title, year and journal for the title match
+(:mod:`.bblentry`). A ``.tex`` with its own ``thebibliography`` is read the same way
+(:func:`parse_embedded`). The scanner (:mod:`.bblscan`) is shared with the annotator
+(:mod:`rwgate.frontends.latex.bbl`): what is read and what is annotated are found the same way.
 """
 
 from __future__ import annotations
@@ -32,11 +24,10 @@ from rwgate.readers.builds.texscan import THEBIBLIOGRAPHY, strip_comments
 _ENTRY = re.compile(r"^\s*\\entry\{([^{}]*)\}", re.M)
 
 
-def _reference(key: str, block: str, where: Location, biblatex: bool, label: str = "") -> Reference:
+def _reference(entry: Entry, where: Location) -> Reference:
     """One entry: the first DOI it prints, the others as its readings (each judged, DESIGN.md
-    rule 1); a raw value that is no DOI stays visible; without a DOI, the printed title, year
-    and journal (:mod:`rwgate.readers.builds.bblentry`) for the title match."""
-    said = read_entry(block, biblatex, label)
+    rule 1); without a DOI, a raw value that is none, and the printed title, year and journal."""
+    said, key = read_entry(entry.block, entry.biblatex, entry.label), entry.key
     if not said.dois:
         return Reference(
             key=key,
@@ -54,8 +45,8 @@ def _reference(key: str, block: str, where: Location, biblatex: bool, label: str
 
 @dataclass(frozen=True)
 class Entry:
-    """One entry of a ``.bbl`` as LaTeX prints it: its key, its text after the key, its
-    ``\\bibitem[label]``, whether it is biber's, and where it starts."""
+    """One entry of a ``.bbl``: its key, its text after the key, its ``\\bibitem[label]``,
+    whether it is biber's, and where it starts."""
 
     key: str
     block: str
@@ -90,16 +81,13 @@ def parse_bbl(text: str, file: str) -> BibResult:
     result = BibResult()
     for entry in entries(text):
         where = Location(file=file, line=bisect.bisect_right(starts, entry.pos))
-        result.references.append(
-            _reference(entry.key, entry.block, where, entry.biblatex, entry.label)
-        )
+        result.references.append(_reference(entry, where))
     return result
 
 
 def parse_embedded(text: str, file: str) -> BibResult:
-    """The entries of the ``thebibliography`` environments of a ``.tex`` file: comments and
-    everything outside the environments blanked (lines kept, so locations name the right line),
-    then read as a ``.bbl``."""
+    """The entries of the ``thebibliography`` environments of a ``.tex`` file, read as a ``.bbl``
+    (comments and everything else blanked, lines kept for locations)."""
     text = strip_comments(text)
     kept: list[str] = []
     pos = 0

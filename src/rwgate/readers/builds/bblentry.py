@@ -1,17 +1,14 @@
-"""What one ``.bbl`` entry prints: every DOI in it, and (when it prints none) its title, year and
-journal, read from the formatted text the way a reader of the PDF would find them.
+"""What one ``.bbl`` entry prints: every DOI in it (in order: each is a work the reader may
+follow, and each is judged), and when it prints none its title, year and journal, read from the
+formatted text as a reader of the PDF finds them.
 
-BibTeX styles keep no field names in the ``.bbl``: ``plain``, ``alpha``, ``abbrv``, ``unsrt``,
-``plainnat``, ``apalike`` and ``acm`` print ``AUTHORS. \\newblock TITLE. \\newblock JOURNAL, YEAR``,
-so the title is read as the second ``\\newblock`` block; ``ieeetr``-like styles quote it
-(````TITLE,''``), and that quoted text wins; revtex's ``apsrev`` and several publishers' styles
-name it (``\\bibinfo{title}{...}``), and biber's ``.bbl`` has ``\\field{title}{...}``. The year is
-the last year-like number after the title (else in the label), the journal the first
-emphasised text after it. The reading is a heuristic: a wrong title matches no registry work,
-so the entry stays ``no_doi`` (strict does not pass it), never ``clean``.
-
-Every DOI the entry prints is kept, in the order printed (a preprint's DOI, then the journal
-version's): each is a work the reader may follow, and each is judged (DESIGN.md rule 1).
+BibTeX styles keep no field names: ``plain``, ``alpha``, ``unsrt``, ``plainnat``, ``apalike``...
+print ``AUTHORS. \\newblock TITLE. \\newblock JOURNAL, YEAR`` (the title is the second block);
+``ieeetr``-like styles quote it (````TITLE,''``, which wins); revtex's ``apsrev`` and several
+publishers' name it (``\\bibinfo{title}{...}``), biber has ``\\field{title}{...}``. The year is the
+last year-like number after the title (else in the label), the journal the first emphasised text
+after it. A heuristic: a wrong title matches no registry work, so the entry stays ``no_doi``
+(strict does not pass it), never ``clean``.
 """
 
 from __future__ import annotations
@@ -21,14 +18,12 @@ from dataclasses import dataclass, field
 
 from rwgate.contract.doi import find_in_text, try_normalize
 from rwgate.readers.bibliographies.texvalue import printed, text
-from rwgate.readers.builds.bblscan import balanced
+from rwgate.readers.builds.bblscan import balanced, group
 
 _VERB_DOI = re.compile(r"\\verb\{doi\}\s*\n\s*\\verb\s+(\S+)")
 _FIELD_DOI = re.compile(r"\\field\{doi\}\{([^{}]*)\}")
 _DOI_START = re.compile(r"10\.\d{4,9}")
-_NOTE = re.compile(r"\\newblock \\textbf\{[^\n]*\}% rwgate")
-"""A note rwgate's annotator appended (:mod:`rwgate.frontends.latex.bbl`): not what the style
-printed."""
+_NOTE = re.compile(r"\\newblock \\textbf\{[^\n]*\}% rwgate")  # rwgate's annotator's note
 _NEWBLOCK = re.compile(r"\\newblock(?![A-Za-z@])")
 _QUOTED = re.compile(r"``(.+?)''", re.S)
 _YEAR = re.compile(r"(?<![\d.:/-])(1[5-9]\d\d|20\d\d)(?![\d])")
@@ -38,11 +33,8 @@ _END_PUNCT = " \t\n.,;:"
 
 @dataclass
 class Printed:
-    """What one entry prints, as far as rwgate reads it."""
-
     dois: list[str] = field(default_factory=list)
-    raw_doi: str | None = None
-    """A biblatex ``doi`` field that is no DOI: kept visible (``invalid_doi``)."""
+    raw_doi: str | None = None  # a biblatex ``doi`` field that is no DOI (``invalid_doi``)
     title: str | None = None
     year: int | None = None
     journal: str | None = None
@@ -76,7 +68,7 @@ def read_entry(block: str, biblatex: bool, label: str = "") -> Printed:
 
 
 def _flat(block: str) -> str:
-    """The entry's text as TeX prints it, for its DOIs (issue 38: ``\\_`` prints ``_``)."""
+    """The entry's text as TeX prints it, for its DOIs (``\\_`` prints ``_``)."""
     return printed(block.replace("\\_", "_").replace("{\\textunderscore}", "_"))
 
 
@@ -103,21 +95,15 @@ def _biblatex(block: str) -> Printed:
 def _field(block: str, name: str) -> str | None:
     """The value of biber's ``\\field{name}{...}`` (braces nest)."""
     at = block.find(f"\\field{{{name}}}{{")
-    if at < 0:
-        return None
-    start = at + len(name) + len("\\field{}")
-    end = balanced(block, start, "{", "}")
-    return block[start + 1 : end - 1] if end > 0 else None
+    found = group(block, at + len(name) + len("\\field{}")) if at >= 0 else None
+    return found[0] if found else None
 
 
 def _bibinfo(block: str, name: str) -> tuple[str, int] | None:
     """The value of ``\\bibinfo{name}{...}`` (revtex, natbib-based publisher styles) and where
     it ends."""
     match = re.search(r"\\bibinfo\s*\{" + name + r"\}\s*\{", block)
-    if match is None:
-        return None
-    end = balanced(block, match.end() - 1, "{", "}")
-    return (block[match.end() : end - 1], end) if end > 0 else None
+    return group(block, match.end() - 1) if match else None
 
 
 def _title_of(block: str, label: str, out: Printed) -> None:

@@ -1,9 +1,6 @@
-"""Finding the entries of a ``.bbl``: ``\\bibitem[label]{KEY}`` as TeX reads it.
-
-Shared by the ``.bbl`` reader (:mod:`rwgate.readers.builds.bbl`) and the annotator
-(:mod:`rwgate.frontends.latex.bbl`), and kept free of imports beyond ``re``: the LaTeX hooks' reuse
-path
-annotates without loading Pydantic.
+"""Finding the entries of a ``.bbl``: ``\\bibitem[label]{KEY}`` as TeX reads it. Shared by the
+reader (:mod:`.bbl`) and the annotator (:mod:`rwgate.frontends.latex.bbl`), and imports nothing
+beyond ``re``: the LaTeX hooks' reuse path annotates without loading Pydantic.
 """
 
 from __future__ import annotations
@@ -12,10 +9,7 @@ import re
 
 BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
 END_BIB = re.compile(r"\\end\{thebibliography\}")
-_STRAY = {0xDC00 + b: b for b in range(0x80, 0x100)}
-"""A byte that is not UTF-8, as ``surrogateescape`` keeps it, to its Latin-1 character."""
-
-
+_STRAY = {0xDC00 + b: b for b in range(0x80, 0x100)}  # a surrogateescape byte -> Latin-1
 _COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%")
 
 
@@ -58,6 +52,16 @@ def balanced(text: str, start: int, open_: str, close: str) -> int:
                 return i + 1
         i += 1
     return -1
+
+
+def group(text: str, at: int) -> tuple[str, int] | None:
+    """The ``{...}`` group starting at ``at`` (after white space): its inside and its end."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text) or text[at] != "{":
+        return None
+    end = balanced(text, at, "{", "}")
+    return (text[at + 1 : end - 1], end) if end > 0 else None
 
 
 def _skip_space(text: str, i: int) -> int:

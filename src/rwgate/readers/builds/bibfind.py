@@ -1,8 +1,6 @@
-"""Bibliography names to files, found where bibtex and biber find them.
-
-One function for ``rwgate check`` and the latexmk hooks (:func:`resolve_bibliographies`), so a
-remote or missing bibliography gets the same verdict from both.
-"""
+"""Bibliography names to files, found where bibtex and biber find them: one function
+(:func:`resolve_bibliographies`) for ``rwgate check`` and the latexmk hooks, so a remote or missing
+bibliography gets the same verdict from both."""
 
 from __future__ import annotations
 
@@ -20,25 +18,33 @@ from rwgate.readers.locate import OUTSIDE, OutsideRoots
 KPSEWHICH_TIMEOUT = 5.0
 
 
-def _kpsewhich(name: str, cwd: Path) -> Path | None:
-    """Ask kpathsea (as bibtex/biber would) where a bibliography file lives."""
+def _run_kpsewhich(
+    args: list[str], cwd: Path, errors: str | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """``kpsewhich ARGS`` run as bibtex, biber and LaTeX ask kpathsea (None if it cannot run)."""
     exe = shutil.which("kpsewhich")
     if exe is None:
         return None
     try:
-        proc = subprocess.run(
-            [exe, name],
+        return subprocess.run(
+            [exe, *args],
             cwd=cwd,
             capture_output=True,
             text=True,
+            errors=errors,
             timeout=KPSEWHICH_TIMEOUT,
             check=False,
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    found = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not found:
+
+
+def _kpsewhich(name: str, cwd: Path) -> Path | None:
+    """Where kpathsea (as bibtex/biber would) finds a bibliography file."""
+    proc = _run_kpsewhich([name], cwd)
+    found = proc.stdout.strip().splitlines() if proc is not None else []
+    if proc is None or proc.returncode != 0 or not found:
         return None
     result = Path(found[0])
     return (result if result.is_absolute() else cwd / result).resolve()
@@ -46,23 +52,10 @@ def _kpsewhich(name: str, cwd: Path) -> Path | None:
 
 def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
     """Where kpathsea finds each of ``names`` (as LaTeX would, with the user's ``TEXINPUTS``),
-    in one ``kpsewhich`` process: the names it finds, each with its file. kpsewhich prints
-    only what it finds, in order; each line is matched back to the name it ends with."""
-    exe = shutil.which("kpsewhich")
-    if exe is None or not names:
-        return {}
-    try:
-        proc = subprocess.run(
-            [exe, "--", *names],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            errors="surrogateescape",
-            timeout=KPSEWHICH_TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    in one ``kpsewhich`` process. It prints only what it finds, in order; each line is matched
+    back to the name it ends with."""
+    proc = _run_kpsewhich(["--", *names], cwd, "surrogateescape") if names else None
+    if proc is None:
         return {}
     found: dict[str, Path] = {}
     left = list(names)
@@ -133,12 +126,9 @@ def resolve_bibliographies(
     locations: Mapping[str, Location] | None = None,
     allowed: Allowed | None = None,
 ) -> tuple[list[str], list[Problem]]:
-    """Bibliography names to files, each searched for in ``search`` in turn.
-
-    One function for ``rwgate check`` and the latexmk hooks, so a remote or missing bibliography
-    gets the same verdict from both: a URL is a warning (never fetched), a name not found an
-    error at its ``\\bibliography`` line (``locations``) or else at ``origin``.
-    """
+    """Bibliography names to files, each searched for in ``search`` in turn: a URL is a warning
+    (never fetched), a name not found an error at its ``\\bibliography`` line (``locations``) or
+    else at ``origin``."""
     bibliographies: list[str] = []
     problems: list[Problem] = []
     for name in names:

@@ -1,18 +1,10 @@
-"""Which keys LaTeX wrote down for the bibliography tool, and which bibliography files it names.
-
-The most faithful answer is what LaTeX itself wrote: ``\\citation`` lines in the ``.aux`` file (for
-BibTeX and natbib) or ``bcf:citekey`` elements in the ``.bcf`` control file (for biblatex/biber).
-Those are what bibtex and biber read, so the latexmk hooks use them directly. Before the first
-LaTeX run, or when those files are stale, the ``.tex`` sources are scanned instead
-(:mod:`rwgate.readers.builds.texscan`). Each piece is a separate function because the bibtex and
-biber
-hooks need only one of them; which of them a whole manuscript is read from is
-:mod:`rwgate.readers.builds.latexdoc`'s choice.
-
-Every reader takes an optional ``allowed`` predicate, checked before each file is opened: the MCP
-server passes its roots, so that an ``\\input{/etc/...}`` or an ``.aux`` symlinked elsewhere is
-refused before a byte of it is read, rather than read and then hidden. An ``.aux`` is read as
-BibTeX reads it, byte for byte (:func:`rwgate.readers.builds.latexread.read_tex`).
+"""Which keys LaTeX wrote down for the bibliography tool, and which bibliography files it names:
+``\\citation`` lines of the ``.aux`` (BibTeX, natbib), ``bcf:citekey`` elements of the ``.bcf``
+(biblatex/biber). Those are what bibtex and biber read, so the latexmk hooks use them directly;
+before the first LaTeX run the sources are scanned instead (:mod:`.texscan`), and which one a
+manuscript is read from is :mod:`.latexdoc`'s choice. Each file is checked against ``allowed``
+(the MCP server's roots) before it is opened, and read as BibTeX reads bytes
+(:func:`~rwgate.readers.builds.latexread.read_tex`).
 """
 
 from __future__ import annotations
@@ -22,7 +14,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rwgate.readers.builds.bibfind import resolve_bib_name, resolve_bibliographies
 from rwgate.readers.builds.latexread import (
     Allowed,
     LatexError,
@@ -32,22 +23,6 @@ from rwgate.readers.builds.latexread import (
     read_tex,
     split_keys,
 )
-from rwgate.readers.builds.texscan import TexScan, scan_tex, strip_comments
-
-__all__ = [
-    "Allowed",
-    "AuxInfo",
-    "BcfInfo",
-    "LatexError",
-    "TexScan",
-    "check_allowed",
-    "parse_aux",
-    "parse_bcf",
-    "resolve_bib_name",
-    "resolve_bibliographies",
-    "scan_tex",
-    "strip_comments",
-]
 
 
 @dataclass
@@ -73,8 +48,6 @@ class BcfInfo:
     seen: set[str] = field(default_factory=set, repr=False, compare=False)
 
 
-# --------------------------------------------------------------------------------------------- .aux
-
 _AUX_RE = re.compile(
     r"\\citation\{(?P<citation>[^{}]*)\}"
     r"|\\abx@aux@cite\{[^{}]*\}\{(?P<abxcite>[^{}]*)\}"
@@ -94,7 +67,10 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     main = Path(path)
     info = AuxInfo()
     _parse_aux_file(main, info, Walk(allowed, root=main.parent), required=True)
-    if BIBLATEX_CONTROL in info.seen and _biblatex_bibtex(info):
+    # Written by biblatex with backend=bibtex: its \abx@aux@ lines, or the JOB-blx control .bib.
+    if BIBLATEX_CONTROL in info.seen and (
+        info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
+    ):
         info.keys.remove(BIBLATEX_CONTROL)
         info.seen.discard(BIBLATEX_CONTROL)
     return info
@@ -103,12 +79,6 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
 BIBLATEX_CONTROL = "biblatex-control"
 """The key of the ``@Control`` entry biblatex's BibTeX backend cites in every ``.aux`` (from its
 ``JOB-blx.bib``): it passes biblatex's options to ``biblatex.bst`` and is never printed."""
-
-
-def _biblatex_bibtex(info: AuxInfo) -> bool:
-    """An ``.aux`` written by biblatex with ``backend=bibtex``: its ``\abx@aux@`` lines, or the
-    ``JOB-blx`` control bibliography among its ``\bibdata``."""
-    return info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
 
 
 def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth: int = 0) -> None:
@@ -143,9 +113,6 @@ def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth
             info.bibstyle = value.strip() or None
         elif kind == "input":
             _parse_aux_file(walk.root / value.strip(), info, walk, False, depth + 1)
-
-
-# --------------------------------------------------------------------------------------------- .bcf
 
 
 def _local(tag: str) -> str:

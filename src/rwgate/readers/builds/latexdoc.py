@@ -1,14 +1,16 @@
 """A LaTeX manuscript as a whole: what each of its bibliographies cites, read from what LaTeX
-wrote when that is current, else from the sources. A document with its own ``thebibliography``
-(or an ``\\input`` ``.bbl``) is its own bibliography: every ``\\bibitem`` it prints is judged,
-from the sources and after a build alike (no ``\\bibdata`` in its ``.aux``).
+wrote when that is current, else from the sources; ``rwgate check paper.tex``, the MCP tools and
+the latexmk gate (:mod:`rwgate.frontends.latex.gate`) read it alike, so all give one verdict.
 
-``rwgate check paper.tex`` and the MCP tools read a manuscript here; the latexmk gate reads the
-same files after the build (:mod:`rwgate.frontends.latex.gate`), so both give one verdict.
+A document with its own ``thebibliography`` (or an ``\\input`` ``.bbl``) is its own bibliography:
+every ``\\bibitem`` it prints is judged. A chapter with no ``\\documentclass`` that names no
+bibliography (a staged file the pre-commit hook is handed) is read with its main document's
+(:func:`main_document`): alone it would be "cannot judge" and block every commit of a chapter.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from rwgate.contract.models import CitedDocument, Location, Problem
 from rwgate.readers.builds.auxunits import bibliography_parts
 from rwgate.readers.builds.bibfind import resolve_bibliographies
 from rwgate.readers.builds.latexaux import AuxInfo, parse_aux, parse_bcf
-from rwgate.readers.builds.latexread import Allowed, LatexError
+from rwgate.readers.builds.latexread import Allowed, LatexError, read_tex
 from rwgate.readers.builds.texscan import scan_tex
 from rwgate.readers.reach import CANNOT_JUDGE as UNJUDGED
 from rwgate.readers.reach import unreached
@@ -90,13 +92,9 @@ def read_latex(
 
 
 def _root_of(tex: Path, keys: list[str], names: list[str], allowed: Allowed | None) -> Path | None:
-    """The main document of a chapter that cites but names no bibliography
-    (:mod:`rwgate.readers.builds.texroot`), or None."""
+    """The main document of a chapter that cites but names no bibliography, or None."""
     if not keys or names:
         return None
-    from rwgate.readers.builds.latexread import read_tex
-    from rwgate.readers.builds.texroot import is_fragment, main_document
-
     text = read_tex(tex, allowed)
     return main_document(tex, text, allowed) if is_fragment(text) else None
 
@@ -145,3 +143,55 @@ def _document(
     return CitedDocument(
         path=str(source), keys=keys, cite_all=cite_all, bibliographies=bibs, problems=problems
     )
+
+
+_ROOT_COMMENT = re.compile(
+    r"^[ \t]*%[ \t]*!TEX[ \t]+root[ \t]*=[ \t]*(\S[^\r\n]*?)[ \t]*$", re.I | re.M
+)
+_CLASS = re.compile(r"^[^%\n]*\\documentclass\b", re.M)
+LEVELS = 2
+MAX_CANDIDATES = 40
+"""``.tex`` files looked at per folder: a folder of hundreds of generated files is not searched."""
+
+
+def is_fragment(text: str) -> bool:
+    """A file with no ``\\documentclass`` outside comments: part of another document."""
+    return _CLASS.search(text) is None
+
+
+def main_document(tex: Path, text: str, allowed: Allowed | None = None) -> Path | None:
+    """The main document of the fragment ``tex`` (whose text is ``text``): the one the magic
+    comment ``% !TEX root = ../main.tex`` names, else the one ``.tex`` file with a
+    ``\\documentclass`` in its folder, or up to :data:`LEVELS` folders above, whose sources
+    include it. None when there is none or more than one in the nearest folder that has any: a
+    guess between two documents could pick the wrong bibliography. Files outside ``allowed`` are
+    never read."""
+    named = _ROOT_COMMENT.search(text[:8192])
+    if named:
+        root = (tex.parent / named.group(1).strip()).resolve()
+        if root.suffix == "":
+            root = root.with_suffix(".tex")
+        if root != tex.resolve() and root.is_file() and (allowed is None or allowed(root)):
+            return root
+        return None
+    me = tex.resolve()
+    folder = me.parent
+    for _ in range(LEVELS + 1):
+        found = []
+        for candidate in sorted(folder.glob("*.tex"))[:MAX_CANDIDATES]:
+            if candidate.resolve() == me or (allowed is not None and not allowed(candidate)):
+                continue
+            try:
+                if is_fragment(read_tex(candidate, allowed)):
+                    continue
+                files = scan_tex(candidate, allowed).files
+            except LatexError:
+                continue
+            if me in {f.resolve() for f in files}:
+                found.append(candidate)
+        if found:
+            return found[0] if len(found) == 1 else None
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+    return None

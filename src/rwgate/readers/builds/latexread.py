@@ -1,23 +1,15 @@
 """What every reader of a LaTeX document's files shares: the error, the roots check, and reading
-a file's bytes as TeX and BibTeX read them.
-
-The ``.aux`` tree (:mod:`rwgate.readers.builds.latexaux`), the ``.tex`` sources
-(:mod:`rwgate.readers.builds.texscan`) and the bibliography names
-(:mod:`rwgate.readers.builds.bibfind`)
-all read through :func:`read_tex`, so a cited key reads the same wherever it was found.
-"""
+a file's bytes as TeX and BibTeX read them (:func:`read_tex`), so a cited key reads the same
+wherever it was found."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.errors import InputError
 from rwgate.readers import decode_bytes
-from rwgate.readers.locate import OUTSIDE
-
-Allowed = Callable[[Path], bool]
+from rwgate.readers.locate import OUTSIDE, Allowed
 
 
 class LatexError(InputError):
@@ -34,15 +26,10 @@ def check_allowed(path: Path, allowed: Allowed | None, where: object = None) -> 
 
 
 def read_tex(path: Path, allowed: Allowed | None = None) -> str:
-    """The text of a ``.tex``, ``.aux`` or ``.fls`` file: UTF-8 wherever it is UTF-8, each other
-    byte one Latin-1 character.
-
-    TeX writes a cited key into the ``.aux`` byte for byte (``\\citation{m\\xfcller2010}`` from a
-    Latin-1 source with ``fontenc``), and BibTeX matches it byte for byte with the key of a
-    Latin-1 ``.bib``. The ``.bib`` reader keeps each such byte as one Latin-1 character
-    (:func:`rwgate.readers.decode_bytes`); reading these files the same way makes equal
-    bytes equal keys, where a replacement character matched nothing (``missing_entry``, a
-    warning, while BibTeX printed the work)."""
+    """The text of a ``.tex``, ``.aux`` or ``.fls`` file as the ``.bib`` reader reads a file
+    (:func:`rwgate.readers.decode_bytes`): TeX writes a key into the ``.aux`` byte for byte
+    (``\\citation{m\\xfcller2010}``) and BibTeX matches it byte for byte with a Latin-1 ``.bib``'s,
+    so equal bytes must be equal keys."""
     check_allowed(path, allowed)
     try:
         data = path.read_bytes()

@@ -1,17 +1,14 @@
 """Bibliography commands a document reaches through its own macros.
 
-A thesis class may wrap ``\\bibliography`` in a macro of its own (``\\references{dissertation}`` in
-each chapter, defined in the class as ``\\newcommand*\\references[1]{...\\bibliography{#1}}``).
-Read from the sources, such a document named no bibliography at all, so every citation was a
-``missing_entry`` warning and the check passed; with the macro in the ``.tex`` the parameter
-``#1`` was taken for a file name. Here the simple definitions (``\\newcommand``,
-``\\renewcommand``, ``\\providecommand``, ``\\DeclareRobustCommand``, ``\\def``) of the document's
-own ``.tex`` files and of the ``.cls``/``.sty`` files in its own folder are read, each use of a
-macro whose body reaches a bibliography command has its arguments put in place of ``#1``..``#9``,
-and the bibliography commands of the result are what the document names. Bounded: macros nest
-at most :data:`MAX_DEPTH` deep and at most :data:`MAX_EXPANSIONS` uses are expanded; a name that
-still holds a ``#`` is a parameter, never a file. Nothing is executed; TeX's other ways of
-defining macros (``\\let``, ``\\csname``, expl3) are not followed.
+A thesis class may wrap ``\\bibliography`` in a macro of its own (``\\references{dissertation}``,
+defined as ``\\newcommand*\\references[1]{...\\bibliography{#1}}``): read naively, the document
+names no bibliography and every citation passes as ``missing_entry``. So the simple definitions
+(``\\newcommand``, ``\\renewcommand``, ``\\providecommand``, ``\\DeclareRobustCommand``,
+``\\def``) of the document's ``.tex`` files and of the ``.cls``/``.sty`` files in its own folder
+are read, each use of a macro reaching a bibliography command has its arguments put in place of
+``#1``..``#9``, and the bibliography commands of the result are what the document names. Bounded
+(:data:`MAX_DEPTH`, :data:`MAX_EXPANSIONS`); a name still holding a ``#`` is a parameter, never a
+file. Nothing is executed; ``\\let``, ``\\csname`` and expl3 are not followed.
 """
 
 from __future__ import annotations
@@ -22,19 +19,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rwgate.readers.builds.bblscan import balanced
+from rwgate.readers.builds.bblscan import balanced, group
 
 MAX_DEPTH = 8
 MAX_EXPANSIONS = 10_000
 MAX_PACKAGES = 64
 
+BIB_COMMANDS = "bibliography|addbibresource|addglobalbib|addsectionbib|defaultbibliography"
 BIB_COMMAND = re.compile(
-    r"\\(?P<cmd>bibliography|addbibresource|addglobalbib|addsectionbib|defaultbibliography)"
-    r"(?![A-Za-z@])\s*(?:\[[^\]]*\])?\s*\{(?P<names>[^{}]*)\}"
+    rf"\\(?P<cmd>{BIB_COMMANDS})(?![A-Za-z@])\s*(?:\[[^\]]*\])?\s*\{{(?P<names>[^{{}}]*)\}}"
 )
-_BIB_NAMES = frozenset(
-    ["bibliography", "addbibresource", "addglobalbib", "addsectionbib", "defaultbibliography"]
-)
+_BIB_NAMES = frozenset(BIB_COMMANDS.split("|"))
 _NEWCOMMAND = re.compile(
     r"\\(?:newcommand|renewcommand|providecommand|DeclareRobustCommand)\*?\s*"
     r"(?:\{\s*\\(?P<braced>[A-Za-z@]+)\s*\}|\\(?P<bare>[A-Za-z@]+))"
@@ -88,26 +83,16 @@ def _definitions(text: str) -> list[tuple[str, Macro, tuple[int, int]]]:
             if close < 0:
                 continue
             default, at = text[at : close - 1], close
-        body = _group(text, at)
+        body = group(text, at)
         if body is not None:
             macro = Macro(int(match.group("nargs") or 0), default, body[0])
             found.append((name, macro, (match.start(), body[1])))
     for match in _DEF.finditer(text):
-        body = _group(text, match.end())
+        body = group(text, match.end())
         if body is not None:
             macro = Macro(match.group("params").count("#"), None, body[0])
             found.append((match.group("name"), macro, (match.start(), body[1])))
     return sorted(found, key=lambda item: item[2])
-
-
-def _group(text: str, at: int) -> tuple[str, int] | None:
-    """The ``{...}`` group starting at ``at`` (after white space): its inside and its end."""
-    while at < len(text) and text[at].isspace():
-        at += 1
-    if at >= len(text) or text[at] != "{":
-        return None
-    end = balanced(text, at, "{", "}")
-    return (text[at + 1 : end - 1], end) if end > 0 else None
 
 
 def _argument(text: str, at: int) -> tuple[str, int] | None:
@@ -117,7 +102,7 @@ def _argument(text: str, at: int) -> tuple[str, int] | None:
     if at >= len(text):
         return None
     if text[at] == "{":
-        return _group(text, at)
+        return group(text, at)
     if text[at] == "\\":
         word = re.match(r"\\(?:[A-Za-z@]+|.)", text[at:], re.S)
         return (word.group(0), at + len(word.group(0))) if word else None

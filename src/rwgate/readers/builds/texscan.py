@@ -1,13 +1,8 @@
-"""Which keys a LaTeX document's ``.tex`` sources cite, and which bibliographies they name.
-
-Before the first LaTeX run, or when the ``.aux``/``.bcf`` is stale, the sources are scanned: the
-citation commands of natbib, biblatex, apacite and multibib, the files ``\\input``,
-``\\include``, ``\\subfile`` and ``\\import`` bring in, the bibliography commands (also those
-reached through the document's own macros, :mod:`rwgate.readers.builds.texmacros`), and which files
-hold a ``thebibliography`` environment of their own: then the document is its own bibliography
-(:func:`rwgate.readers.builds.bbl.parse_embedded`). Each file is checked against ``allowed`` before
-it
-is opened, and read as BibTeX reads bytes (:func:`rwgate.readers.builds.latexread.read_tex`).
+"""Which keys a LaTeX document's ``.tex`` sources cite, and which bibliographies they name: what
+is read before the first LaTeX run, or when the ``.aux``/``.bcf`` is stale. The citation commands
+of natbib, biblatex, apacite and multibib, the files ``\\input``, ``\\include``, ``\\subfile`` and
+``\\import`` bring in, the bibliography commands (also through the document's own macros,
+:mod:`.texmacros`), and the files with a ``thebibliography`` of their own (:mod:`.bbl`).
 """
 
 from __future__ import annotations
@@ -18,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.contract.models import Location, Problem
+from rwgate.readers.builds import texmacros
 from rwgate.readers.builds.latexread import (
     Allowed,
     LatexError,
@@ -43,11 +39,8 @@ class TexScan:
     bib_locations: dict[str, Location] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
     newcites: set[str] = field(default_factory=set)  # multibib's lists: \newcites{Meth,Supp}
-    texts: list[tuple[Path, str]] = field(default_factory=list, repr=False)
-    """Each scanned file's text, comments stripped (for :mod:`rwgate.readers.builds.texmacros`)."""
-    embedded: list[Path] = field(default_factory=list)
-    """The files holding a ``thebibliography`` environment of their own (the document's own
-    ``\\bibitem``s, or a ``.bbl`` it ``\\input``s): what LaTeX prints when no tool writes it."""
+    texts: list[tuple[Path, str]] = field(default_factory=list, repr=False)  # comments stripped
+    embedded: list[Path] = field(default_factory=list)  # with a thebibliography of their own
 
 
 _NATBIB = "cite citep citet citealp citealt citeauthor citefullauthor citeyear citeyearpar citenum"
@@ -73,7 +66,7 @@ _TEX_RE = re.compile(
     r"(?:\{(?P<incarg>[^{}]*)\}|(?P<incbare>[^\s{}\\%]+))"
     r"|\\(?P<imp>import|subimport|inputfrom|subinputfrom|includefrom|subincludefrom)\*?"
     r"\s*\{(?P<impdir>[^{}]*)\}\s*\{(?P<impfile>[^{}]*)\}"
-    r"|\\(?P<bib>bibliography|addbibresource|addglobalbib|addsectionbib|defaultbibliography)"
+    rf"|\\(?P<bib>{texmacros.BIB_COMMANDS})"
     r"(?![A-Za-z])\s*(?P<bibopt>\[[^\]]*\])?\s*\{(?P<bibarg>[^{}]*)\}"
     r"|\\putbib\s*\[(?P<putbib>[^\]]*)\]"
     r"|\\newcites\s*\{(?P<newcites>[^{}]*)\}"
@@ -125,10 +118,7 @@ def scan_tex(path: Path | str, allowed: Allowed | None = None) -> TexScan:
 
 def _through_macros(scan: TexScan, root: Path, allowed: Allowed | None) -> None:
     """The bibliography commands the document reaches through its own macros (a thesis class's
-    ``\\references{dissertation}``): defined in its ``.tex`` files or in the ``.cls``/``.sty``
-    files of its own folder (:mod:`rwgate.readers.builds.texmacros`)."""
-    from rwgate.readers.builds import texmacros
-
+    ``\\references{dissertation}``), defined in its ``.tex`` or its folder's ``.cls``/``.sty``."""
     packages = texmacros.local_packages(
         [text for _, text in scan.texts], root, lambda p: strip_comments(read_tex(p, allowed))
     )
@@ -239,10 +229,9 @@ def _kpse_names(name: str) -> list[str]:
 
 
 def _through_kpathsea(matches: list[re.Match[str]], walk: Walk) -> None:
-    """Ask kpathsea once, for all the ``\\input``/``\\include``/``\\subfile`` names of one file
-    that are not next to the document (``TEXINPUTS``, the TeX tree: where LaTeX finds them);
-    what it finds goes to ``walk.kpathsea``. Not with ``allowed`` (MCP's roots): the server's
-    TeX paths are not the document's."""
+    """Ask kpathsea once (into ``walk.kpathsea``) for the ``\\input``/``\\include``/``\\subfile``
+    names of one file not next to the document, as LaTeX finds them (``TEXINPUTS``); never with
+    ``allowed`` (MCP's roots): the server's TeX paths are not the document's."""
     if walk.allowed is not None:
         return
     wanted: list[str] = []
