@@ -261,3 +261,11 @@ def test_html_and_markdown_name_the_project_metadata_files(tmp_path: Path) -> No
     assert "Project metadata: `_quarto.yml`, `chapters/_metadata.yml`" in summary
     none = CheckResult(citations=[], policy=Policy(), sources=[])
     assert "Project metadata" not in render_html(none) + render_markdown(none)
+
+
+def test_every_format_choice_makes_its_renderer() -> None:
+    from rwgate.render import FormatChoice, ReportFormat
+
+    for choice in FormatChoice:
+        made = choice.to_format()
+        assert isinstance(made, ReportFormat) and made.name == choice.value

@@ -2,13 +2,9 @@
 ``--policy strict`` would do.
 
 A large green "gate passed" above six retracted works reads as "nothing wrong"; the headline says
-instead what happened ("6 works annotated: 3 retracted, 1 withdrawn, ... - the gate passed under
-the default policy; --policy strict would fail") and takes the colour of the gravest finding
-(:func:`rwgate.contract.vocab.severity`), red whenever the gate failed.
-
-A gate that passed without checking anything never reads as a plain pass: when no source answered
-(no network, offline without a cache), the headline says so first, and a pass with nothing
-checked says that too (:func:`nothing_checked`).
+what happened ("6 works annotated: 3 retracted, ... - the gate passed under the default policy;
+--policy strict would fail") in the colour of the gravest finding, red whenever the gate failed.
+A pass when no source answered, or with nothing checked, says so.
 """
 
 from __future__ import annotations

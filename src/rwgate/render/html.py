@@ -1,11 +1,9 @@
 """The HTML report: one self-contained page a co-author or an editor opens and reads.
 
-The verdict, a table of every citation (status badges, notice links, Retraction Watch reasons,
-``file:line``, what changed since the lock and when the entry was added), the sources with their
-dates, and a filter (flagged / new / all) made of radio buttons and CSS alone. The page carries no
-script and a Content-Security-Policy that forbids any, and the Jinja2 environment autoescapes
-every value, so a hostile title stays text. Every outside string is also stripped of control and
-bidi characters (:func:`rwgate.render.safe.one_line`) before it is escaped.
+The verdict, a table of every citation, the sources with their dates, and a filter (flagged /
+new / all) made of radio buttons and CSS alone. The page carries no script and a
+Content-Security-Policy that forbids any; Jinja2 autoescapes every value, after control and bidi
+characters are stripped (:func:`_inert`), so a hostile title stays text.
 """
 
 from __future__ import annotations
@@ -21,8 +19,8 @@ from markupsafe import Markup, escape
 from rwgate import __version__
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label, severity, status_label
+from rwgate.render import ReportFormat, View
 from rwgate.render.headline import headline, nothing_checked
-from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
     describe_source,

@@ -1,9 +1,7 @@
 """JUnit XML rendering of a check, for CI systems that show test reports (GitLab, Jenkins).
 
-Each citation is a test case, so a failed gate shows the retracted works as failed tests. The tree
-is built with :mod:`xml.etree.ElementTree`, which escapes every string placed in it; characters that
-XML 1.0 cannot carry at all (most control characters) are dropped first, since no escape exists
-for them and a report containing one would not parse.
+Each citation is a test case, so a failed gate shows the retracted works as failed tests.
+ElementTree escapes every string; characters XML 1.0 cannot carry at all are dropped first.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label
-from rwgate.render.interface import ReportFormat, View
+from rwgate.render import ReportFormat, View
 from rwgate.render.safe import xml_safe
 from rwgate.render.sarif import message
 from rwgate.verdicts.result import CheckResult

@@ -1,8 +1,7 @@
 """Markdown rendering of a check: the GitHub Actions job summary (``$GITHUB_STEP_SUMMARY``).
 
-A short page a reviewer reads on the run: the verdict, a table of the citations the policy flags
-(what changed since the lock first, when there is one), where each entry is, and the sources with
-their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe`.
+The verdict, a table of the citations the policy flags (what changed since the lock first), and
+the sources with their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe`.
 """
 
 from __future__ import annotations
@@ -11,8 +10,8 @@ from pathlib import Path
 
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label, status_label
+from rwgate.render import ReportFormat, View
 from rwgate.render.headline import headline, nothing_checked
-from rwgate.render.interface import ReportFormat, View
 from rwgate.render.report import (
     added_text,
     describe_source,

@@ -1,9 +1,8 @@
 """Human and JSON renderings of a check.
 
-The human report is for a person at a terminal or reading CI logs: what was checked, what is flagged
-and why (notice DOIs and dates), where each entry was written (file:line), and how fresh the data
-was. Every string from outside (titles, DOIs, keys) is stripped of control characters first, so a
-hostile title cannot move the cursor or recolour the terminal.
+The human report says what was checked, what is flagged and why, where each entry was written
+(file:line), and how fresh the data was. Every string from outside is stripped of control
+characters first, so a hostile title cannot move the cursor or recolour the terminal.
 """
 
 from __future__ import annotations
@@ -26,9 +25,9 @@ from rwgate.contract.vocab import (
     status_label,
     summary_text,
 )
+from rwgate.render import ReportFormat, View
 from rwgate.render.annotate import annotate
-from rwgate.render.headline import nothing_checked
-from rwgate.render.interface import ReportFormat, View
+from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.provenance import describe_source, display_name
 from rwgate.render.safe import term_safe
 from rwgate.verdicts.result import FLAGGED, RECOVERED_FROM_TITLE, CheckResult
@@ -72,8 +71,6 @@ def gate_line(exit_code: int, colour: bool, unchecked: bool = False) -> str:
 
 def headline_line(result: CheckResult, exit_code: int, colour: bool) -> str:
     """The first line of the human report: what happened, in the colour of the gravest finding."""
-    from rwgate.render.headline import headline
-
     said = headline(result, exit_code)
     return paint(f"rwgate: {said.text}", _SEVERITY_COLOURS[said.severity], colour)
 

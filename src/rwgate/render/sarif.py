@@ -1,12 +1,9 @@
 """SARIF 2.1.0 rendering of a check, for code-scanning services.
 
-GitHub code scanning (and other SARIF readers) turns each result into an annotation on its line.
-A flagged work cited in a manuscript is one result per line citing it (code scanning annotates
-only a result's first location), with the ``.bib`` entry as its related location: the retracted
-citation shows up in review, in the diff, where it was written. A work no manuscript line cites
-(a bibliography checked alone, a ``nocite``) keeps its result on its ``.bib`` line. The log is
-built as plain data and serialised with :func:`json.dumps`: titles, keys and DOIs from outside
-only ever become JSON string values, never JSON text.
+Code scanning annotates a result's first location only, so a flagged work is one result per
+manuscript line citing it, its ``.bib`` entry the related location: the citation shows up in the
+diff where it was written. A work no line cites keeps its result on its ``.bib`` line. The log is
+plain data serialised with :func:`json.dumps`: outside strings only ever become JSON values.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from urllib.parse import quote
 from rwgate import __version__
 from rwgate.contract.models import Citation, Location
 from rwgate.contract.vocab import status_label
-from rwgate.render.interface import ReportFormat, View
+from rwgate.render import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
 from rwgate.render.safe import one_line
 from rwgate.sources.net.http import PROJECT_URL
@@ -139,9 +136,8 @@ def _places(c: Citation, cited_at: dict[str, list[Location]]) -> list[Location |
 
 
 def render_sarif(result: CheckResult, template: str | None = None, root: Path | None = None) -> str:
-    """The SARIF log: one run, one rule per status that appears, one result per line citing a
-    flagged work (one at its entry when no line is known).
-    ``root`` (default: the working directory) is what file URIs are made relative to."""
+    """The SARIF log: one rule per status that appears, one result per place (see the module);
+    file URIs relative to ``root`` (default: the working directory)."""
     base = (root or Path.cwd()).resolve()
     cited = reported(result)
     statuses = list(dict.fromkeys(c.status for c in cited))
@@ -178,8 +174,7 @@ def render_sarif(result: CheckResult, template: str | None = None, root: Path | 
 
 
 class SarifFormat(ReportFormat):
-    """SARIF 2.1.0 for code scanning: one result per line citing a flagged work (its .bib entry
-    related), or on its .bib line when it is checked alone."""
+    """SARIF 2.1.0 for code scanning."""
 
     name = "sarif"
 
