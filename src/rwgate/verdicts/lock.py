@@ -1,26 +1,17 @@
 """The lockfile: what the bibliography's works were last time, so a run can say what is new.
 
-Papers are retracted after they are cited. ``rwgate check --lock rwgate.verdicts.lock`` records,
-for each
-cited work, its status and the notice DOIs seen; ``--since rwgate.verdicts.lock`` then reports and
-gates on
-what changed and nothing else: a work newly retracted, a new expression of concern or notice, a
-reinstatement, a citation added that is already flagged, a work that could not be checked this
-time. ``--update-lock`` writes the new state back (atomically).
+Papers are retracted after they are cited. ``--lock FILE`` records each cited work's status and
+notice DOIs; ``--since FILE`` then reports and gates on what changed and nothing else.
 
-The file is JSON, sorted and indented, one work per block, so a change to it reads well in review:
+The file is JSON, sorted and indented, one work per block, keyed by DOI (``key:KEY`` without one);
+it records no time, so an unchanged bibliography gives a byte-identical file:
 
     {"schema": "rwgate.verdicts.lock/1",
      "works": {"10.1016/s0140-6736(97)11096-0": {"keys": ["wakefield1998"],
                 "notices": ["10.1016/s0140-6736(10)60175-4"], "status": "retracted"}}}
 
-A work is keyed by its DOI; an entry without one by ``key:KEY``. The lock records no time, so an
-unchanged bibliography gives a byte-identical file.
-
-Under ``--since``, a citation the policy fails for a notice that has not changed is shown and
-annotated as before, but no longer fails the gate (its action becomes ``annotate``); every changed
-one carries ``change``, a short sentence. A citation failed for not being judged (``unverified``,
-``missing_entry``, ...) is never unchanged: it fails as without a lock.
+Under ``--since``, a citation failed for a notice that has not changed is still annotated but no
+longer fails the gate; one failed for not being judged (``unverified``...) is never unchanged.
 """
 
 from __future__ import annotations
