@@ -1,18 +1,10 @@
 """The options of a knitr or Quarto code chunk, as far as they can be known without running R.
 
-A chunk's options decide what it writes into the document besides its code: a caption
-(``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) is Markdown that knitr and Quarto put
-in the page, a ``child`` document is knitted in place, and ``results='asis'`` (Quarto's
-``output: asis``) prints whatever the code prints as Markdown. Options come from two places:
-
-- the chunk header, ``{r label, fig.cap="Replotted from [@x]", child=c("a.Rmd", "b.Rmd")}``: R
-  expressions (knitr ``parse_params``);
-- ``#|`` lines at the top of the chunk: YAML (Quarto, knitr >= 1.35), where ``!expr`` marks an R
-  expression, or R's ``key = value`` syntax (knitr).
-
-Only literal values are known here: a string, ``c()`` of strings, ``TRUE``/``FALSE``. Anything
-else (``fig.cap = captions[1]``, ``child = paste0(...)``, ``!expr``) is :class:`Computed`: it
-would have to run, so what it prints cannot be checked, and the caller says so.
+Options come from the chunk header (``{r label, fig.cap="From [@x]", child=c("a.Rmd")}``: R
+expressions, knitr's ``parse_params``) and from ``#|`` lines at the top of the chunk (YAML, where
+``!expr`` marks code, or R's ``key = value``). Only literal values are known here: a string,
+``c()`` of strings, ``TRUE``/``FALSE``. Anything else is :class:`Computed`: it would have to run,
+so what it prints cannot be checked, and the caller says so.
 """
 
 from __future__ import annotations

@@ -1,32 +1,22 @@
 """Code chunks of R Markdown and Quarto sources, found as knitr finds them, made inert for pandoc.
 
-pandoc does not take a chunk header such as ```` ```{r setup, include=FALSE} ```` as a fence: read
-raw, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a citation) and,
-after a chunk that holds a blank line, its closing fence opens a code block that swallows the
-citations up to the next chunk. knitr (and Quarto, whose knitr and Jupyter engines find chunks
-the same way) replaces each chunk by its output before pandoc reads anything, so rwgate does what
-knitr does, minus running code: every chunk becomes blank lines, one per line it had, so that
-pandoc's ``file:line`` locations still point at the source.
+Read raw by pandoc, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a
+citation) and a closing fence can open a code block that swallows the citations after it. knitr
+(and Quarto) replaces each chunk by its output before pandoc reads anything, so rwgate does the
+same, minus running code: every chunk becomes blank lines, one per line it had, so that
+``file:line`` locations still point at the source.
 
 The rules are knitr's own (``all_patterns$md`` in ``R/pattern.R`` and ``group_indices`` in
-``R/parser.R``, the same in knitr 1.42, Debian 12's, and 1.51): a chunk opens on a line
-``^[\\t >]*```+\\s*\\{engine( *[ ,].*)?\\}\\s*$`` and closes on the next line that is exactly its
-opening prefix (indent or blockquote) and backticks; a header with the same prefix and backticks
+``R/parser.R``, knitr 1.42 to 1.51): a chunk opens on a header line and closes on the next line
+that is exactly its opening prefix and backticks; a header with the same prefix and backticks
 inside an open chunk starts the next chunk; a closing line with other backticks ends the chunk when
-no exact one follows (knitr 1.42 to 1.45 warn, 1.46 and later refuse the file). Quarto's cell
-regex adds ``.`` to engine names, which is accepted too. ``{=html}`` is a pandoc raw block, not a
-chunk.
+no exact one follows (knitr 1.46 and later refuse the file). Quarto's cell regex adds ``.`` to
+engine names. ``{=html}`` is a pandoc raw block, not a chunk.
 
-Chunks whose engine writes its text into the document as Markdown (``asis``, ``block``,
-``block2``, bookdown's theorem and proof environments) keep their text: the citations inside are
-printed. A chunk's captions (``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) are Markdown
-knitr and Quarto put in the page: they take the chunk's place, one paragraph each. A ``child``
-document named literally is knitted in place (the caller reads it: ``child``). Inline code
-(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc; one that may print a citation is
-unseen. What code would print when run is
-not known, since nothing is executed: a chunk whose output is Markdown (``results='asis'``,
-``output: asis``), a computed caption or child path, are :attr:`Chunks.unseen`, which the caller
-reports (DESIGN.md rule 3: a warning, and cannot judge under strict).
+Prose engines (``asis``, bookdown's theorems...) keep their text; captions take the chunk's place,
+one paragraph each; a ``child`` named literally is knitted in place. What code would print (an
+``asis`` result, a computed caption or child, inline code that may print a citation) is not known
+without running it: :attr:`Chunks.unseen`, which the caller reports (DESIGN.md rule 3).
 """
 
 from __future__ import annotations
@@ -44,22 +34,10 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 PROSE_ENGINES = frozenset(
     {
-        "asis",
-        "block",
-        "block2",
+        *("asis", "block", "block2"),
         # bookdown's theorem and proof engines (bookdown::: eng_theorem, eng_proof)
-        "theorem",
-        "lemma",
-        "corollary",
-        "proposition",
-        "conjecture",
-        "definition",
-        "example",
-        "exercise",
-        "hypothesis",
-        "proof",
-        "remark",
-        "solution",
+        *("theorem", "lemma", "corollary", "proposition", "conjecture", "definition"),
+        *("example", "exercise", "hypothesis", "proof", "remark", "solution"),
     }
 )
 """Engines whose chunk text is Markdown that knitr writes into the document."""

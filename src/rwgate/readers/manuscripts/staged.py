@@ -1,29 +1,20 @@
 """The Markdown Quarto or knitr hands to pandoc, built from a source without running anything.
 
-Before pandoc reads a ``.qmd`` (or a ``.Rmd``/``.md`` of a Quarto project), Quarto and knitr
-rewrite it; rwgate does the same, minus running code, so the citations it reads are the ones
-pandoc will see. The rules are quarto-cli 1.11's and knitr's:
+Quarto and knitr rewrite a source before pandoc reads it; rwgate does the same, minus running
+code, so the citations it reads are the ones pandoc will see. The rules are quarto-cli 1.11's and
+knitr's:
 
-1. Quarto expands ``{{< include file >}}`` lines before any engine runs
-   (``src/core/handlers/include-standalone.ts`` and ``base.ts`` ``expandIncludes``): a line that
-   is only the shortcode (``isBlockShortcode``) is replaced by the file's text, recursively (the
-   included file's own include lines too). A path is relative to the folder of the document
-   being rendered, not of the including file (``resolvePath``); one starting with ``/`` is
-   relative to the project's folder. Quarto stops on a missing file or a circular include.
-2. knitr (Quarto's knitr engine, or rmarkdown) replaces each chunk by its output
-   (:mod:`rwgate.readers.manuscripts.knitr`): code becomes blank lines, captions and literal
-   ``child``
-   documents take the chunk's place (a child path is relative to the document's folder: knitr
-   knits in it). Quarto's Jupyter engine takes an unclosed cell's text for Markdown
-   (``breakQuartoMd`` flushes what is left as a Markdown cell), so for a Quarto source the body
-   of a chunk that is never closed is read as prose as well: both readings are judged.
-3. Quarto's own Markdown reader (``src/resources/pandoc/datadir/readqmd.lua``,
-   ``escape_invalid_tags``) makes every fence line whose braces hold no ``.`` or ``=``
-   (```` ```{{r}} ````, ```` ```{r} ```` in a ``.md``) a code block, where plain pandoc 3 takes no
-   fence at all and the stray closing fence swallows the citations after it.
+1. Quarto expands a line that is only ``{{< include file >}}`` (``expandIncludes``) before any
+   engine runs, recursively; a path is relative to the rendered document's folder
+   (``resolvePath``), one starting with ``/`` to the project's.
+2. knitr replaces each chunk by its output (:mod:`rwgate.readers.manuscripts.knitr`); a child
+   path is relative to the document's folder. Quarto's Jupyter engine takes an unclosed cell's
+   text for Markdown (``breakQuartoMd``), so for a Quarto source that body is read as prose too.
+3. Quarto's Markdown reader (``readqmd.lua``, ``escape_invalid_tags``) makes every fence line
+   whose braces hold no ``.`` or ``=`` a code block, where plain pandoc 3 takes no fence at all.
 
-What cannot be resolved (a file not found or not readable, a loop, a path or output computed by
-code) is :attr:`Staged.unseen`: the caller reports it, a warning and cannot judge under strict.
+What cannot be resolved (a file not read, a loop, a path or output computed by code) is
+:attr:`Staged.unseen`: the caller reports it (a warning; cannot judge under strict).
 """
 
 from __future__ import annotations
