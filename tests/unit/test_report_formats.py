@@ -12,9 +12,8 @@ import pytest
 from rwgate.contract.models import Citation, Location, Notice
 from rwgate.core import CheckResult
 from rwgate.frontends.cli.main import main
-from rwgate.render.junit import render_junit
 from rwgate.render.safe import one_line
-from rwgate.render.sarif import SARIF_SCHEMA, render_sarif
+from rwgate.render.sarif import SARIF_SCHEMA, render_junit, render_sarif
 from rwgate.settings.policy import Policy
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"

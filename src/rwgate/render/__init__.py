@@ -74,7 +74,7 @@ _FORMATS = {
     FormatChoice.TEXT: "report:TextFormat",
     FormatChoice.JSON: "report:JsonFormat",
     FormatChoice.SARIF: "sarif:SarifFormat",
-    FormatChoice.JUNIT: "junit:JunitFormat",
+    FormatChoice.JUNIT: "sarif:JunitFormat",
     FormatChoice.MARKDOWN: "markdown:MarkdownFormat",
     FormatChoice.HTML: "html:HtmlFormat",
 }

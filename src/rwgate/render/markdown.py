@@ -11,12 +11,13 @@ from pathlib import Path
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label, status_label
 from rwgate.render import ReportFormat, View
-from rwgate.render.headline import headline, nothing_checked
 from rwgate.render.report import (
     added_text,
     describe_source,
     gate_verdict,
+    headline,
     location_text,
+    nothing_checked,
     path_text,
     summary_line,
 )

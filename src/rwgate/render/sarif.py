@@ -1,24 +1,28 @@
-"""SARIF 2.1.0 rendering of a check, for code-scanning services.
+"""SARIF 2.1.0 and JUnit XML renderings of a check, for code scanning and CI test reports.
 
-Code scanning annotates a result's first location only, so a flagged work is one result per
+Code scanning annotates a result's first location only, so a flagged work is one SARIF result per
 manuscript line citing it, its ``.bib`` entry the related location: the citation shows up in the
 diff where it was written. A work no line cites keeps its result on its ``.bib`` line. The log is
 plain data serialised with :func:`json.dumps`: outside strings only ever become JSON values.
+
+In JUnit (GitLab, Jenkins) each citation is a test case, so a failed gate shows the retracted works
+as failed tests. ElementTree escapes every string; characters XML 1.0 cannot carry are dropped.
 """
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from rwgate import __version__
 from rwgate.contract.models import Citation, Location
-from rwgate.contract.vocab import status_label
+from rwgate.contract.vocab import notice_label, status_label
 from rwgate.render import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
-from rwgate.render.safe import one_line
+from rwgate.render.safe import one_line, xml_safe
 from rwgate.sources.net.http import PROJECT_URL
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
@@ -180,3 +184,51 @@ class SarifFormat(ReportFormat):
 
     def render(self, result: CheckResult, view: View) -> str:
         return render_sarif(result, view.template, view.root)
+
+
+def _details(c: Citation) -> str:
+    lines = [f"doi: {c.doi}"] if c.doi else []
+    if c.location:
+        lines.append(f"location: {c.location}")
+    for n in c.notices:
+        when = n.date.isoformat() if n.date else "undated"
+        lines.append(f"notice: {when} {notice_label(n.type)}" + (f" doi:{n.doi}" if n.doi else ""))
+    return "\n".join(lines)
+
+
+def _testcase(suite: ET.Element, c: Citation, template: str | None) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_safe(c.location.file if c.location else "rwgate"),
+        name=xml_safe(c.key),
+    )
+    if c.action == "ignore":
+        return
+    text = message(c, template)
+    if c.action == "fail":
+        failure = ET.SubElement(case, "failure", message=xml_safe(text), type=c.status)
+        failure.text = xml_safe(_details(c))
+    else:
+        ET.SubElement(case, "system-out").text = xml_safe(f"{text}\n{_details(c)}".strip())
+
+
+def render_junit(result: CheckResult, template: str | None = None) -> str:
+    """The JUnit XML report: one suite named ``rwgate``, one test case per citation."""
+    failures = sum(c.action == "fail" for c in result.citations)
+    counts = {"tests": str(len(result.citations)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", counts)
+    suite = ET.SubElement(root, "testsuite", {"name": "rwgate", **counts})
+    for c in result.citations:
+        _testcase(suite, c, template)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+class JunitFormat(ReportFormat):
+    """JUnit XML for CI test reports: one test case per citation."""
+
+    name = "junit"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_junit(result, view.template)
