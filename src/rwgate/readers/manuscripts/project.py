@@ -66,27 +66,22 @@ def _yaml_file(folder: Path, stem: str, allowed: Allowed | None) -> Path | None:
     return next((path for path in paths if _visible(path, allowed)), None)
 
 
-def _load(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
-    """A YAML file's top-level map ({} when absent, refused or not a map; a parse error noted)."""
+def _load(
+    path: Path, allowed: Allowed | None, project: Project, front: bool = False
+) -> dict[str, Any]:
+    """A YAML file's top-level map, or (``front``) a Markdown file's front matter: {} when
+    absent, refused or not a map; a parse error noted."""
     if not _visible(path, allowed):
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        if front:
+            match = _FRONT.match(path.read_text(encoding="utf-8", errors="replace"))
+            data = yaml.safe_load(match.group(1)) if match else None
+        else:
+            data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        project.problems.append(f"{path}: not read as YAML ({type(exc).__name__})")
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def front_matter(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
-    """The YAML front matter of a Markdown file ({} when it has none)."""
-    if not _visible(path, allowed):
-        return {}
-    try:
-        match = _FRONT.match(path.read_text(encoding="utf-8", errors="replace"))
-        data = yaml.safe_load(match.group(1)) if match else None
-    except (OSError, yaml.YAMLError) as exc:
-        project.problems.append(f"{path}: front matter not read ({type(exc).__name__})")
+        said = "front matter not read" if front else "not read as YAML"
+        project.problems.append(f"{path}: {said} ({type(exc).__name__})")
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -283,7 +278,7 @@ def _bookdown(document: Path, root: Path, allowed: Allowed | None) -> Project:
     output = root / "_output.yml"
     args = [(output, _pandoc_args(_load(output, allowed, project)))]
     if first.resolve() != document.resolve():
-        index = front_matter(first, allowed, project)
+        index = _load(first, allowed, project, front=True)
         args.append((first, _pandoc_args(index.get("output") or {})))
         project.layers.append(_noted(first, _layer(index, root, False), project))
     project.layers.insert(0, _args_layer(args, root, allowed, project))
@@ -312,7 +307,7 @@ def _rmarkdown(document: Path, allowed: Allowed | None) -> Project | None:
     project = Project(kind="bookdown", root=document.parent)
     output = document.parent / "_output.yml"
     args = [
-        (document, _pandoc_args(front_matter(document, allowed, project).get("output") or {})),
+        (document, _pandoc_args(_load(document, allowed, project, front=True).get("output") or {})),
         (output, _pandoc_args(_load(output, allowed, project))),
     ]
     if not any(a.split("=")[0] in _ARG_OPTIONS for _, named in args for a in named):
