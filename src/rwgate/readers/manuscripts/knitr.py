@@ -36,7 +36,7 @@ import yaml
 CHUNK_BEGIN = re.compile(r"^([\t >]*`{3,})\s*\{([a-zA-Z0-9_][a-zA-Z0-9_.]*)( *[ ,].*)?\}\s*$")
 CHUNK_END = re.compile(r"^[\t >]*`{3,}\s*$")
 LOOKAHEAD = 2000
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+NEWLINE = re.compile(r"\r\n|\r|\n")
 
 PROSE_ENGINES = frozenset(
     {
@@ -353,7 +353,7 @@ def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = Fa
     its captions and (with ``child``) its child documents in its place. ``keep_unclosed``: the
     body of a chunk still open at the end is kept too (Quarto's Jupyter engine reads it as
     Markdown)."""
-    lines = _NEWLINE.split(text)
+    lines = NEWLINE.split(text)
     out = Chunks(text=text)
     spans = _spans(lines)
     _inline_citations(lines, spans, out)

@@ -20,11 +20,12 @@ What cannot be resolved (a file not read, a loop, a path or output computed by c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.readers.locate import Allowed
-from rwgate.readers.manuscripts.knitr import blank_chunks
+from rwgate.readers.manuscripts.knitr import NEWLINE, blank_chunks
 
 DEPTH = 16
 """Includes and child documents nested deeper than this are not followed (a loop guard besides
@@ -34,7 +35,6 @@ _SHORTCODE = re.compile(r"^\s*\{\{< (?!/\*)(.+?)(?<!\*/) >\}\}\s*$")
 _PARAM = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^"'\s]+))""")
 _QUARTO_TAG_FIRST = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]*\}+)")
 _QUARTO_TAG = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]+\}+)")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
@@ -46,8 +46,6 @@ class Staged:
     mismatched: list[tuple[Path, int]] = field(default_factory=list)
     unseen: list[tuple[str, Path, int]] = field(default_factory=list)
     """(message, file, line) of what is not read: includes, children, code that prints."""
-    read: list[Path] = field(default_factory=list)
-    """Included and child files read (besides the document)."""
 
 
 @dataclass
@@ -72,11 +70,14 @@ def include_target(line: str) -> str | None:
     return next((g for g in param.groups() if g is not None), "") if param else ""
 
 
-Read = tuple[Path, list[str]]
+Rewrite = Callable[[list[str], Path, _Context], list[str]]
 
 
-def _read(name: str, kind: str, where: tuple[Path, int], ctx: _Context) -> Read | None:
-    """The path and lines of an include or child file, or None (why: in ``ctx.out.unseen``)."""
+def _nested(
+    name: str, kind: str, where: tuple[Path, int], ctx: _Context, rewrite: Rewrite
+) -> list[str] | None:
+    """An include or child file's lines, rewritten as the document's are (``rewrite``), or None
+    (why: in ``ctx.out.unseen``)."""
     file, line = where
     base = ctx.root if name.startswith("/") else ctx.document.parent
     path = (base / name.lstrip("/")).resolve() if name else base
@@ -92,9 +93,11 @@ def _read(name: str, kind: str, where: tuple[Path, int], ctx: _Context) -> Read 
     except OSError as exc:
         ctx.out.unseen.append((f"{said} ({exc.strerror or 'not a file'})", file, line))
         return None
-    if path not in ctx.out.read:
-        ctx.out.read.append(path)
-    return path, _NEWLINE.split(text.removeprefix("\ufeff"))
+    ctx.stack.append(path)
+    try:
+        return rewrite(NEWLINE.split(text.removeprefix("\ufeff")), path, ctx)
+    finally:
+        ctx.stack.pop()
 
 
 def _expand(lines: list[str], file: Path, ctx: _Context) -> list[str]:
@@ -105,13 +108,8 @@ def _expand(lines: list[str], file: Path, ctx: _Context) -> list[str]:
         if name is None:
             out.append(line)
             continue
-        found = _read(name, "included file", (file, number), ctx)
-        if found is None:
-            out.append("")
-            continue
-        ctx.stack.append(found[0])
-        out += [*_expand(found[1], found[0], ctx), ""]
-        ctx.stack.pop()
+        found = _nested(name, "included file", (file, number), ctx, _expand)
+        out += [""] if found is None else [*found, ""]
     return out
 
 
@@ -119,14 +117,7 @@ def _knit(lines: list[str], file: Path, ctx: _Context) -> list[str]:
     """knitr's reading of ``lines``: chunks blanked, captions and child documents in place."""
 
     def child(name: str, line: int) -> list[str] | None:
-        found = _read(name, "child document", (file, line), ctx)
-        if found is None:
-            return None
-        ctx.stack.append(found[0])
-        try:
-            return _knit(found[1], found[0], ctx)
-        finally:
-            ctx.stack.pop()
+        return _nested(name, "child document", (file, line), ctx, _knit)
 
     chunks = blank_chunks("\n".join(lines), child, keep_unclosed=ctx.quarto)
     ctx.out.count += chunks.count
@@ -160,7 +151,7 @@ def stage(
     its reader's fences) and knitr (``knitr``: chunks) have rewritten it."""
     out = Staged(text=text)
     ctx = _Context(path, root or path.parent, allowed, quarto, out, [path.resolve()])
-    lines = _NEWLINE.split(text)
+    lines = NEWLINE.split(text)
     if quarto:
         lines = _expand(lines, path, ctx)
     if knitr:
