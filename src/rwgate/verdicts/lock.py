@@ -67,11 +67,7 @@ def read_lock(path: Path) -> Works | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a readable rwgate lockfile ({exc})") from None
     works = data.get("works") if isinstance(data, dict) else None
-    if (
-        not isinstance(data, dict)
-        or data.get("schema") != LOCK_SCHEMA
-        or not isinstance(works, dict)
-    ):
+    if not isinstance(works, dict) or data.get("schema") != LOCK_SCHEMA:
         raise ConfigError(f"{path}: not an rwgate lockfile (expected schema {LOCK_SCHEMA})")
     for name, entry in works.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("status"), str):
