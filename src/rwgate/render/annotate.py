@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.evidence import deciding_notice
@@ -26,16 +25,6 @@ if TYPE_CHECKING:
 
 class TemplateProblem(ConfigError):
     """The user's annotation template does not render."""
-
-
-@lru_cache(maxsize=1)
-def default_template() -> str:
-    return (
-        resources.files("rwgate.render")
-        .joinpath("templates/annotation.txt.j2")
-        .read_text(encoding="utf-8")
-        .strip()
-    )
 
 
 @lru_cache(maxsize=16)

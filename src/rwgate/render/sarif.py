@@ -146,34 +146,17 @@ def render_sarif(result: CheckResult, template: str | None = None, root: Path | 
     cited = reported(result)
     statuses = list(dict.fromkeys(c.status for c in cited))
     rules = [
-        {
-            "id": f"rwgate/{s}",
-            "name": s,
-            "shortDescription": {"text": rule_description(s)},
-        }
+        {"id": f"rwgate/{s}", "name": s, "shortDescription": {"text": rule_description(s)}}
         for s in statuses
     ]
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "rwgate",
-                        "version": __version__,
-                        "informationUri": PROJECT_URL,
-                        "rules": rules,
-                    }
-                },
-                "results": [
-                    _result(c, statuses.index(c.status), template, base, place)
-                    for c in cited
-                    for place in _places(c, result.cited_at)
-                ],
-            }
-        ],
-    }
+    driver = {"name": "rwgate", "version": __version__, "informationUri": PROJECT_URL}
+    results = [
+        _result(c, statuses.index(c.status), template, base, place)
+        for c in cited
+        for place in _places(c, result.cited_at)
+    ]
+    run = {"tool": {"driver": {**driver, "rules": rules}}, "results": results}
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 

@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.models import Citation
-from rwgate.contract.vocab import FLAGGED_STATUSES, UNJUDGED_STATUSES, status_label
+from rwgate.contract.vocab import UNJUDGED_STATUSES, status_label
 from rwgate.errors import ConfigError
-from rwgate.verdicts.result import CheckResult
+from rwgate.verdicts.result import FLAGGED, CheckResult
 
 LOCK_SCHEMA = "rwgate.verdicts.lock/1"
-_FLAGGED = frozenset(FLAGGED_STATUSES)
 _UNJUDGED = frozenset(UNJUDGED_STATUSES)
 Works = dict[str, dict[str, Any]]
 
@@ -81,7 +80,7 @@ def change(c: Citation, before: dict[str, Any] | None) -> str | None:
     """What changed for one citation since the lock, or None."""
     now = status_label(c.status)  # a sentence a person reads: no snake_case status
     if before is None:
-        if c.status in _FLAGGED:
+        if c.status in FLAGGED:
             return f"cited since the lock, already {now}"
         if c.status in _UNJUDGED and c.action == "fail":
             return f"cited since the lock, {now}"

@@ -215,13 +215,12 @@ def _pandoc_args(data: dict[str, Any]) -> list[str]:
     return found
 
 
-Args = list[tuple[Path, list[str]]]
-"""``pandoc_args`` lists, each with the file that gives it."""
-
-
-def _args_layer(given: Args, root: Path, allowed: Allowed | None, project: Project) -> Layer:
-    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in the ``given`` args add
-    (pandoc runs in ``root``); the ``--bibliography`` files go to ``project.command_line``."""
+def _args_layer(
+    given: list[tuple[Path, list[str]]], root: Path, allowed: Allowed | None, project: Project
+) -> Layer:
+    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in the ``given``
+    ``pandoc_args`` lists (each with the file that gives it) add (pandoc runs in ``root``); the
+    ``--bibliography`` files go to ``project.command_line``."""
     merged: Layer = {}
     for origin, args in given:
         for arg, following in zip(args, [*args[1:], ""], strict=False):
