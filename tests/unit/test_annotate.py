@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from importlib import resources
 
 import pytest
 
 from rwgate.contract.models import Citation, Notice
-from rwgate.render.annotate import TemplateProblem, annotate, default_template
+from rwgate.render.annotate import TemplateProblem, annotate
+
+
+def default_template() -> str:
+    """The bundled ``templates/annotation.txt.j2``, which ``_default_text`` writes out."""
+    bundled = resources.files("rwgate.render").joinpath("templates/annotation.txt.j2")
+    return bundled.read_text(encoding="utf-8").strip()
 
 
 def citation(status: str, notices: list[Notice]) -> Citation:

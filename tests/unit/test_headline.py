@@ -8,10 +8,9 @@ from pathlib import Path
 from rwgate.contract.models import Citation, SourceInfo
 from rwgate.contract.vocab import STATUSES, severity
 from rwgate.core import CheckResult
-from rwgate.render.headline import headline
 from rwgate.render.html import breakable, code_spans, render_html
 from rwgate.render.markdown import render_markdown
-from rwgate.render.report import describe_source, render_text
+from rwgate.render.report import describe_source, headline, render_text
 from rwgate.settings.policy import Policy
 
 

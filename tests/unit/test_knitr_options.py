@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.readers.manuscripts.chunkopts import Computed, chunk_options, r_value
-from rwgate.readers.manuscripts.knitr import blank_chunks
+from rwgate.readers.manuscripts.knitr import Computed, blank_chunks, chunk_options, r_value
 from rwgate.readers.manuscripts.staged import include_target, quarto_fences, stage
 
 

@@ -13,7 +13,7 @@ import rwgate.core as core
 from rwgate.contract.models import Citation, Location, Lookup, Notice, Reference, SourceInfo
 from rwgate.contract.trusted import trusted
 from rwgate.core import CheckResult, check
-from rwgate.render.interface import View
+from rwgate.render import View
 from rwgate.render.report import JsonFormat
 from rwgate.settings.config import Settings, load_settings
 from rwgate.settings.policy import Policy

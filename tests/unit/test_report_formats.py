@@ -12,9 +12,8 @@ import pytest
 from rwgate.contract.models import Citation, Location, Notice
 from rwgate.core import CheckResult
 from rwgate.frontends.cli.main import main
-from rwgate.render.junit import render_junit
 from rwgate.render.safe import one_line
-from rwgate.render.sarif import SARIF_SCHEMA, render_sarif
+from rwgate.render.sarif import SARIF_SCHEMA, render_junit, render_sarif
 from rwgate.settings.policy import Policy
 
 WAKEFIELD = "10.1016/s0140-6736(97)11096-0"
@@ -261,3 +260,11 @@ def test_html_and_markdown_name_the_project_metadata_files(tmp_path: Path) -> No
     assert "Project metadata: `_quarto.yml`, `chapters/_metadata.yml`" in summary
     none = CheckResult(citations=[], policy=Policy(), sources=[])
     assert "Project metadata" not in render_html(none) + render_markdown(none)
+
+
+def test_every_format_choice_makes_its_renderer() -> None:
+    from rwgate.render import FormatChoice, ReportFormat
+
+    for choice in FormatChoice:
+        made = choice.to_format()
+        assert isinstance(made, ReportFormat) and made.name == choice.value

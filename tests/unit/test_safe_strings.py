@@ -11,10 +11,9 @@ import pytest
 from rwgate.contract.models import Citation, Notice
 from rwgate.core import CheckResult
 from rwgate.render.annotate import annotate
-from rwgate.render.junit import render_junit
 from rwgate.render.latex import annotation_latex
 from rwgate.render.report import render_text
-from rwgate.render.sarif import render_sarif
+from rwgate.render.sarif import render_junit, render_sarif
 from rwgate.settings.policy import Policy
 
 UNWANTED = re.compile(

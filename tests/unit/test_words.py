@@ -30,10 +30,9 @@ from rwgate.contract.vocab import (
 from rwgate.core import CheckResult
 from rwgate.frontends.kit import describe, offline_hint, should_annotate
 from rwgate.render.html import render_html
-from rwgate.render.junit import render_junit
 from rwgate.render.markdown import render_markdown
 from rwgate.render.report import added_text, render_text, summary_line
-from rwgate.render.sarif import render_sarif
+from rwgate.render.sarif import render_junit, render_sarif
 from rwgate.settings.config import Settings
 from rwgate.settings.policy import Policy
 from rwgate.sources.cache import OFFLINE

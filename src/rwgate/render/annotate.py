@@ -1,18 +1,15 @@
 """The annotation text of a flagged work: ``Retracted 2010; notice doi:10.1016/...``.
 
-The text comes from a Jinja2 template (the user's, through the ``template`` setting, or the bundled
-``templates/annotation.txt.j2``) rendered with plain values; each front end then escapes it for its
-own format (pandoc AST elements, LaTeX, HTML, terminal), so the template never knows the format.
-
-The bundled template is also written out as :func:`_default_text`, so a build that keeps the
-default never imports Jinja2 (some 70 ms of a pandoc filter's start-up); a test keeps them equal.
+The text comes from a Jinja2 template (the user's ``template`` setting, or the bundled
+``templates/annotation.txt.j2``) rendered with plain values; each front end escapes it for its own
+format. The bundled template is also written out as :func:`_default_text`, so a build that keeps
+the default never imports Jinja2 (some 70 ms of a filter's start-up); a test keeps them equal.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.evidence import deciding_notice
@@ -30,16 +27,6 @@ class TemplateProblem(ConfigError):
     """The user's annotation template does not render."""
 
 
-@lru_cache(maxsize=1)
-def default_template() -> str:
-    return (
-        resources.files("rwgate.render")
-        .joinpath("templates/annotation.txt.j2")
-        .read_text(encoding="utf-8")
-        .strip()
-    )
-
-
 @lru_cache(maxsize=16)
 def _compiled(template: str) -> Template:
     """Compiling a template costs milliseconds; a document annotates many works with one.
@@ -47,16 +34,13 @@ def _compiled(template: str) -> Template:
     Sandboxed: the template may come from a document's metadata, and building someone else's
     manuscript must not run code it carries (``{{ ''.__class__.__mro__ ... }}``).
     """
-    from jinja2 import StrictUndefined, TemplateError
+    from jinja2 import StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
     env = SandboxedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
     )
-    try:
-        return env.from_string(template)
-    except TemplateError as exc:
-        raise TemplateProblem(f"annotation template: {exc}") from None
+    return env.from_string(template)
 
 
 def render_template(template: str, values: dict[str, Any]) -> str:
@@ -123,8 +107,7 @@ def annotate(citation: Citation, template: str | None = None) -> Annotation:
         **preprint_values(citation, notice),
     }
     text = render_template(template, values) if template else _default_text(values)
-    # Every renderer (pandoc AST, LaTeX, DOCX, terminal, SARIF, JUnit) starts from this text:
-    # upstream control and bidi characters never reach any of them.
+    # Every renderer starts from this text: upstream control and bidi characters reach none.
     return Annotation(
         citation.status, one_line(label), values["year"], values["notice_doi"], one_line(text)
     )

@@ -1,10 +1,6 @@
 """Where a run's outputs go: reports in each chosen format to their files or stdout, the human
-text to stdout or (beside a machine format) stderr, every file written atomically.
-
-The output half of the front-end kit (:mod:`rwgate.frontends.kit`): ``rwgate check``, ``rwgate
-verify``
-and ``rw-filter``'s report write through here, so a report file is never left half-written and a
-machine format on stdout is never mixed with the human text.
+text to stdout or (beside a machine format) stderr, every file written atomically, so a report
+file is never left half-written and a machine format on stdout is never mixed with the human text.
 """
 
 from __future__ import annotations
@@ -18,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from rwgate.errors import OutputError
+from rwgate.render import FormatChoice, View
 
 if TYPE_CHECKING:
-    from rwgate.render import FormatChoice
     from rwgate.verdicts.result import CheckResult
 
 
@@ -93,9 +89,6 @@ def emit(
     report where ``report`` says: a CI job writes SARIF, JSON and the Markdown summary from one
     run. The human text goes to stdout, or to stderr (its first citations only) when a machine
     format is asked for, and not at all when a machine format takes stdout."""
-    from rwgate.render import FormatChoice
-    from rwgate.render.interface import View
-
     view = View(verbose=verbose, template=template, exit_code=code)
     files: list[tuple[Path, Writer]] = []
     to_stdout: Writer | None = None
@@ -109,7 +102,6 @@ def emit(
             to_stdout = functools.partial(fmt.write, result, view)
     if report is not None:
         files.append((report, functools.partial(FormatChoice.JSON.to_format().write, result, view)))
-    # The human text: on stderr beside a machine report, its first citations only.
     limit = None if verbose or not machine else LISTED_BESIDE_REPORT
 
     def human(colour: bool) -> str:

@@ -1,11 +1,9 @@
 """The HTML report: one self-contained page a co-author or an editor opens and reads.
 
-The verdict, a table of every citation (status badges, notice links, Retraction Watch reasons,
-``file:line``, what changed since the lock and when the entry was added), the sources with their
-dates, and a filter (flagged / new / all) made of radio buttons and CSS alone. The page carries no
-script and a Content-Security-Policy that forbids any, and the Jinja2 environment autoescapes
-every value, so a hostile title stays text. Every outside string is also stripped of control and
-bidi characters (:func:`rwgate.render.safe.one_line`) before it is escaped.
+The verdict, a table of every citation, the sources with their dates, and a filter (flagged /
+new / all) made of radio buttons and CSS alone. The page carries no script and a
+Content-Security-Policy that forbids any; Jinja2 autoescapes every value, after control and bidi
+characters are stripped (:func:`_inert`), so a hostile title stays text.
 """
 
 from __future__ import annotations
@@ -21,16 +19,7 @@ from markupsafe import Markup, escape
 from rwgate import __version__
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label, severity, status_label
-from rwgate.render.headline import headline, nothing_checked
-from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import (
-    added_text,
-    describe_source,
-    gate_verdict,
-    location_text,
-    path_text,
-    summary_line,
-)
+from rwgate.render import ReportFormat, View, report
 from rwgate.render.safe import one_line
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
@@ -88,8 +77,8 @@ def _row(c: Citation, root: Path) -> dict[str, Any]:
         "label": status_label(c.status),
         "severity": severity(c.status),
         "flagged": flagged,
-        "added": added_text(c),
-        "where": location_text(c, root),
+        "added": report.added_text(c),
+        "where": report.location_text(c, root),
     }
 
 
@@ -105,17 +94,17 @@ def render_html(result: CheckResult, exit_code: int | None = None, root: Path | 
     return _template().render(
         version=__version__,
         code=code,
-        verdict=gate_verdict(code, nothing_checked(result)),
-        headline=(said := headline(result, code)),
+        verdict=report.gate_verdict(code, report.nothing_checked(result)),
+        headline=(said := report.headline(result, code)),
         headline_text=headline_html(said.text),
         s=result.summary(),
-        counts=summary_line(result),
+        counts=report.summary_line(result),
         generated=result.generated.strftime("%Y-%m-%d %H:%M UTC"),
         since=result.since,
         rows=rows,
         flagged_rows=sum(r["flagged"] for r in rows),
-        sources=[describe_source(i) for i in result.sources],
-        project_metadata=[path_text(f, base) for f in result.project_metadata],
+        sources=[report.describe_source(i) for i in result.sources],
+        project_metadata=[report.path_text(f, base) for f in result.project_metadata],
         notices=result.warnings,  # about the data (a sample, its age): read before the table
         warnings=[str(p) for p in result.problems],
     )

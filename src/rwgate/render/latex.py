@@ -1,18 +1,12 @@
 """Text from outside as LaTeX that typesets literally: the one escaper for .bbl and .bib alike.
 
-Notice DOIs and titles come from Crossref and Retraction Watch, so a hostile record could carry
-``\\input{/etc/passwd}``, ``\\write18{...}``, an unbalanced brace or a ``%`` that comments out the
-rest of a ``.bbl`` line. Every character TeX treats specially is replaced by a command that prints
-it, so the result is plain text in any font encoding and inside any macro argument (biblatex stores
-the addendum in ``\\field{addendum}{...}``).
-
-Braces become ``\\textbraceleft{}``/``\\textbraceright{}`` rather than ``\\{``/``\\}``: BibTeX and
-biber count every brace, even one after a backslash, so only brace-balanced output is safe in a
-``.bib`` field (the BibTeX export, pandoc's shadow bibliography) as well as in a ``.bbl``. One
-escaper for all of them means the build annotation and the exported entry can never drift apart.
-
-Only a DOI made of the characters every DOI registrar recommends goes through ``\\url``/``\\href``;
-any other DOI is typeset as escaped ``\\texttt`` text.
+A hostile record could carry ``\\input{/etc/passwd}``, ``\\write18{...}``, an unbalanced brace or a
+``%`` that comments out the rest of a ``.bbl`` line. Every character TeX treats specially is
+replaced by a command that prints it, so the result is plain text in any font encoding and inside
+any macro argument. Braces become ``\\textbraceleft{}``/``\\textbraceright{}``, not ``\\{``: BibTeX
+and biber count every brace, even one after a backslash, so only brace-balanced output is safe in
+a ``.bib`` field as well as in a ``.bbl``. Only a DOI made of the characters every registrar
+recommends goes through ``\\url``/``\\href``; any other is typeset as escaped ``\\texttt`` text.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Markdown rendering of a check: the GitHub Actions job summary (``$GITHUB_STEP_SUMMARY``).
 
-A short page a reviewer reads on the run: the verdict, a table of the citations the policy flags
-(what changed since the lock first, when there is one), where each entry is, and the sources with
-their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe`.
+The verdict, a table of the citations the policy flags (what changed since the lock first), and
+the sources with their dates. Every outside string goes through :func:`rwgate.render.safe.md_safe`.
 """
 
 from __future__ import annotations
@@ -11,16 +10,7 @@ from pathlib import Path
 
 from rwgate.contract.models import Citation
 from rwgate.contract.vocab import notice_label, status_label
-from rwgate.render.headline import headline, nothing_checked
-from rwgate.render.interface import ReportFormat, View
-from rwgate.render.report import (
-    added_text,
-    describe_source,
-    gate_verdict,
-    location_text,
-    path_text,
-    summary_line,
-)
+from rwgate.render import ReportFormat, View, report
 from rwgate.render.safe import md_safe, one_line
 from rwgate.render.sarif import reported
 from rwgate.verdicts.result import CheckResult
@@ -65,11 +55,11 @@ def _identity(c: Citation) -> str | None:
 
 
 def _row(c: Citation, root: Path) -> str:
-    loc = location_text(c, root)
+    loc = report.location_text(c, root)
     where = md_safe(loc) if loc else "-"
     doi = f"[{md_safe(c.doi)}](https://doi.org/{md_safe(c.doi)})" if c.doi else "-"
     notes = [md_safe(one_line(x)) for x in (_identity(c), c.change and f"new: {c.change}") if x]
-    notes += [md_safe(x) for x in (added_text(c),) if x]
+    notes += [md_safe(x) for x in (report.added_text(c),) if x]
     label = md_safe(status_label(c.status))
     status = f"{_ICONS[c.action]} {label}" + (" (allowed)" if c.allowed else "")
     cells = [status, _code(c.key), doi, _notice(c), where, "<br>".join(notes) or "-"]
@@ -82,12 +72,11 @@ def render_markdown(
     """The job summary; file locations are relative to ``root`` (default: the working folder)."""
     code = result.exit_code if exit_code is None else exit_code
     base = (root or Path.cwd()).resolve()
-    said = headline(result, code)
+    said = report.headline(result, code)
     s = result.summary()
     out = [f"## {_HEAD_ICONS[said.severity]} rwgate: {md_safe(said.text)}", ""]
-    out.append(
-        f"{md_safe(summary_line(result))}; gate {gate_verdict(code, nothing_checked(result))}"
-    )
+    verdict = report.gate_verdict(code, report.nothing_checked(result))
+    out.append(f"{md_safe(report.summary_line(result))}; gate {verdict}")
     if result.since is not None:
         out += ["", f"Compared with the lockfile `{md_safe(result.since)}`: {s.changed} changed."]
     rows = sorted(reported(result), key=lambda c: (c.change is None, c.action != "fail"))
@@ -100,9 +89,9 @@ def render_markdown(
         ]
         if len(rows) > _MAX_ROWS:
             out.append(f"\n{len(rows) - _MAX_ROWS} more in the SARIF and JSON reports.")
-    out += ["", "Sources:", *(f"- {md_safe(describe_source(i))}" for i in result.sources)]
+    out += ["", "Sources:", *(f"- {md_safe(report.describe_source(i))}" for i in result.sources)]
     if result.project_metadata:
-        named = ", ".join(_code(path_text(f, base)) for f in result.project_metadata)
+        named = ", ".join(_code(report.path_text(f, base)) for f in result.project_metadata)
         out += ["", f"Project metadata: {named}"]
     out += [f"- warning: {md_safe(w)}" for w in result.warnings[:20]]
     return "\n".join(out)

@@ -2,10 +2,8 @@
 
 A source line that dates data it never received reads as "checked today" above a page of works
 nobody could check. So every source says what happened in this run (:attr:`SourceInfo.state`):
-asked and answered (with the data's age), answered from the cache (with the cache's age), not
-reached (why), or not asked (offline, or nothing to look up). The terminal, Markdown and HTML
-reports, rw-filter, rw-latexmk and the MCP tools all show these same words; when no source
-answered at all, the headline says so first (:func:`unanswered`).
+answered (with the data's age), from the cache, not reached (why), or not asked. Every report and
+front end shows these same words.
 """
 
 from __future__ import annotations
@@ -48,10 +46,6 @@ def display_name(ident: str) -> str:
     return f"{name} ({_titles().get(detail, detail)})" if detail else name
 
 
-def source_name(info: SourceInfo) -> str:
-    return display_name(info.name)
-
-
 def _age(when: dt.datetime | None) -> str | None:
     if when is None:
         return None
@@ -85,7 +79,8 @@ def describe_source(info: SourceInfo) -> str:
     network?)``, ``Retraction Watch snapshot (/path): data as of 2025-10-24, 398 days old; 13
     notices from 7 imports``."""
     where = info.url or info.path
-    head = f"{source_name(info)} ({term_safe(where)})" if where else source_name(info)
+    name = display_name(info.name)
+    head = f"{name} ({term_safe(where)})" if where else name
     notes = [n.removeprefix(_SNAPSHOT_NOTE) for n in (info.note or "").split("; ") if n]
     if info.state is not None:  # the state says it: the note's older words for it go
         notes = [n for n in notes if n != "offline: cache only"]
@@ -103,7 +98,7 @@ def unanswered(sources: Sequence[SourceInfo]) -> str | None:
     if not asked or any(s.state not in ("not_reached", "not_asked") for s in asked):
         return None
     said = [
-        f"{source_name(s)} "
+        f"{display_name(s.name)} "
         + ("not reached" if s.state == "not_reached" else "not asked")
         + (", offline" if s.why == "offline" else "")
         for s in asked

@@ -1,11 +1,9 @@
 """Strings from outside, made inert before any renderer places them.
 
-Titles, DOIs, keys and notice labels come from Crossref, Retraction Watch and the user's files.
-Before one reaches HTML, LaTeX, DOCX, a terminal, SARIF or JUnit, the characters that can change how
-the rest is shown are removed: C0 and C1 controls (terminal escapes, NUL), line and paragraph
-separators, and the bidirectional controls (U+200E/F, U+202A-E, U+2066-9) that can make a DOI read
-backwards. Each renderer then escapes for its own syntax; this module is the one place that knows
-which characters are never wanted.
+Before a title, DOI or key reaches any renderer, the characters that can change how the rest is
+shown are removed: C0 and C1 controls (terminal escapes, NUL), line and paragraph separators, and
+the bidirectional controls that can make a DOI read backwards. Each renderer then escapes for its
+own syntax; this module is the one place that knows which characters are never wanted.
 """
 
 from __future__ import annotations

@@ -1,27 +1,28 @@
-"""SARIF 2.1.0 rendering of a check, for code-scanning services.
+"""SARIF 2.1.0 and JUnit XML renderings of a check, for code scanning and CI test reports.
 
-GitHub code scanning (and other SARIF readers) turns each result into an annotation on its line.
-A flagged work cited in a manuscript is one result per line citing it (code scanning annotates
-only a result's first location), with the ``.bib`` entry as its related location: the retracted
-citation shows up in review, in the diff, where it was written. A work no manuscript line cites
-(a bibliography checked alone, a ``nocite``) keeps its result on its ``.bib`` line. The log is
-built as plain data and serialised with :func:`json.dumps`: titles, keys and DOIs from outside
-only ever become JSON string values, never JSON text.
+Code scanning annotates a result's first location only, so a flagged work is one SARIF result per
+manuscript line citing it, its ``.bib`` entry the related location: the citation shows up in the
+diff where it was written. A work no line cites keeps its result on its ``.bib`` line. The log is
+plain data serialised with :func:`json.dumps`: outside strings only ever become JSON values.
+
+In JUnit (GitLab, Jenkins) each citation is a test case, so a failed gate shows the retracted works
+as failed tests. ElementTree escapes every string; characters XML 1.0 cannot carry are dropped.
 """
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from rwgate import __version__
 from rwgate.contract.models import Citation, Location
-from rwgate.contract.vocab import status_label
-from rwgate.render.interface import ReportFormat, View
+from rwgate.contract.vocab import notice_label, status_label
+from rwgate.render import ReportFormat, View
 from rwgate.render.report import added_text, verdict_text
-from rwgate.render.safe import one_line
+from rwgate.render.safe import one_line, xml_safe
 from rwgate.sources.net.http import PROJECT_URL
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
@@ -139,49 +140,78 @@ def _places(c: Citation, cited_at: dict[str, list[Location]]) -> list[Location |
 
 
 def render_sarif(result: CheckResult, template: str | None = None, root: Path | None = None) -> str:
-    """The SARIF log: one run, one rule per status that appears, one result per line citing a
-    flagged work (one at its entry when no line is known).
-    ``root`` (default: the working directory) is what file URIs are made relative to."""
+    """The SARIF log: one rule per status that appears, one result per place (see the module);
+    file URIs relative to ``root`` (default: the working directory)."""
     base = (root or Path.cwd()).resolve()
     cited = reported(result)
     statuses = list(dict.fromkeys(c.status for c in cited))
     rules = [
-        {
-            "id": f"rwgate/{s}",
-            "name": s,
-            "shortDescription": {"text": rule_description(s)},
-        }
+        {"id": f"rwgate/{s}", "name": s, "shortDescription": {"text": rule_description(s)}}
         for s in statuses
     ]
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "rwgate",
-                        "version": __version__,
-                        "informationUri": PROJECT_URL,
-                        "rules": rules,
-                    }
-                },
-                "results": [
-                    _result(c, statuses.index(c.status), template, base, place)
-                    for c in cited
-                    for place in _places(c, result.cited_at)
-                ],
-            }
-        ],
-    }
+    driver = {"name": "rwgate", "version": __version__, "informationUri": PROJECT_URL}
+    results = [
+        _result(c, statuses.index(c.status), template, base, place)
+        for c in cited
+        for place in _places(c, result.cited_at)
+    ]
+    run = {"tool": {"driver": {**driver, "rules": rules}}, "results": results}
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
 class SarifFormat(ReportFormat):
-    """SARIF 2.1.0 for code scanning: one result per line citing a flagged work (its .bib entry
-    related), or on its .bib line when it is checked alone."""
+    """SARIF 2.1.0 for code scanning."""
 
     name = "sarif"
 
     def render(self, result: CheckResult, view: View) -> str:
         return render_sarif(result, view.template, view.root)
+
+
+def _details(c: Citation) -> str:
+    lines = [f"doi: {c.doi}"] if c.doi else []
+    if c.location:
+        lines.append(f"location: {c.location}")
+    for n in c.notices:
+        when = n.date.isoformat() if n.date else "undated"
+        lines.append(f"notice: {when} {notice_label(n.type)}" + (f" doi:{n.doi}" if n.doi else ""))
+    return "\n".join(lines)
+
+
+def _testcase(suite: ET.Element, c: Citation, template: str | None) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_safe(c.location.file if c.location else "rwgate"),
+        name=xml_safe(c.key),
+    )
+    if c.action == "ignore":
+        return
+    text = message(c, template)
+    if c.action == "fail":
+        failure = ET.SubElement(case, "failure", message=xml_safe(text), type=c.status)
+        failure.text = xml_safe(_details(c))
+    else:
+        ET.SubElement(case, "system-out").text = xml_safe(f"{text}\n{_details(c)}".strip())
+
+
+def render_junit(result: CheckResult, template: str | None = None) -> str:
+    """The JUnit XML report: one suite named ``rwgate``, one test case per citation."""
+    failures = sum(c.action == "fail" for c in result.citations)
+    counts = {"tests": str(len(result.citations)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", counts)
+    suite = ET.SubElement(root, "testsuite", {"name": "rwgate", **counts})
+    for c in result.citations:
+        _testcase(suite, c, template)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+class JunitFormat(ReportFormat):
+    """JUnit XML for CI test reports: one test case per citation."""
+
+    name = "junit"
+
+    def render(self, result: CheckResult, view: View) -> str:
+        return render_junit(result, view.template)

@@ -1,11 +1,9 @@
 """Cited after retraction? When each flagged entry entered the bibliography, from git.
 
-An entry added to the ``.bib`` after its work was retracted is the likely error (someone cited a
-retracted paper); one added before needs an update (the paper was retracted since). ``git blame``
-of the entry's first line (its ``@article{key,``: the line a reader records) gives the commit that
-wrote it; a line not committed yet was added now. One ``git blame`` per file, whatever the number
-of flagged entries in it, with an argument list (no shell); a file outside git, or no git, is
-skipped with one note.
+An entry added to the ``.bib`` after its work was retracted is the likely error; one added before
+needs an update. ``git blame`` of the entry's first line gives the commit that wrote it (a line not
+committed yet was added now): one blame per file, an argument list (no shell); a file outside git,
+or no git, is skipped with one note.
 """
 
 from __future__ import annotations

@@ -2,15 +2,13 @@
 
 Kept apart from :mod:`rwgate.core` (which asks the sources and applies the policy) so that the
 rules read as one piece: a DOI's verdict (:func:`judge`), a PubMed id's (:func:`by_pmid`), a
-title match's (:func:`by_title`), the more severe of two verdicts (:func:`more_severe`,
-:data:`SEVERITY`), and whether the identifier names the cited work at all
-(:func:`rwgate.identify.same.mismatch`). Several readings of one cited key, and the several
-registry works one title fits, are judged one by one and folded in :mod:`rwgate.core`, where the
-policy's action is known.
+title match's (:func:`by_title`), and whether the identifier names the cited work at all
+(:func:`with_identity`). The several readings of one key are folded in :mod:`rwgate.core`.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -116,17 +114,12 @@ def judge(said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence
     return Evidence("unverified", [], [], "; ".join(errors) or "no source could be asked")
 
 
-_NOT_LISTED: dict[tuple[str, str], str] = {}
-
-
 def _not_listed(source: IntegritySource) -> str:
-    """``not listed in the SOURCE of DATE``: one string shared by every unlisted work (100,000
-    copies of it were megabytes of a large check)."""
+    """``not listed in the SOURCE of DATE``, interned: one string shared by every unlisted work
+    (100,000 copies of it were megabytes of a large check)."""
     as_of = source.info().as_of
-    said = (source.title, as_of.date().isoformat() if as_of else "unknown date")
-    if said not in _NOT_LISTED:
-        _NOT_LISTED[said] = f"not listed in the {said[0]} of {said[1]}"
-    return _NOT_LISTED[said]
+    date = as_of.date().isoformat() if as_of else "unknown date"
+    return sys.intern(f"not listed in the {source.title} of {date}")
 
 
 def by_pmid(pmid: str, said: list[tuple[IntegritySource, Lookup]], offline: bool) -> Evidence:
@@ -213,11 +206,10 @@ def _published(ev: Evidence, doi: str, answers: Answers, offline: bool) -> Evide
     leaves a clean preprint ``unverified``. The reason says which version it is."""
     journal = judge(answers.get(("doi", doi), []), offline)
     note = f"published as doi:{doi}"
-    rank = FLAG_RANK
-    if journal.status in rank and (ev.status not in rank or rank[journal.status] < rank[ev.status]):
+    if more_severe(ev, journal) is journal:
         journal.reason = f"{note}: {journal.reason}" if journal.reason else note
         return journal
-    if journal.status == "clean" or ev.status in rank:
+    if journal.status == "clean" or ev.status in FLAG_RANK:
         ev.reason = f"{note} ({journal.status}); {ev.reason}" if ev.reason else note
         return ev
     why = f"{note}, which could not be judged ({journal.reason or journal.status})"

@@ -1,26 +1,17 @@
 """The lockfile: what the bibliography's works were last time, so a run can say what is new.
 
-Papers are retracted after they are cited. ``rwgate check --lock rwgate.verdicts.lock`` records,
-for each
-cited work, its status and the notice DOIs seen; ``--since rwgate.verdicts.lock`` then reports and
-gates on
-what changed and nothing else: a work newly retracted, a new expression of concern or notice, a
-reinstatement, a citation added that is already flagged, a work that could not be checked this
-time. ``--update-lock`` writes the new state back (atomically).
+Papers are retracted after they are cited. ``--lock FILE`` records each cited work's status and
+notice DOIs; ``--since FILE`` then reports and gates on what changed and nothing else.
 
-The file is JSON, sorted and indented, one work per block, so a change to it reads well in review:
+The file is JSON, sorted and indented, one work per block, keyed by DOI (``key:KEY`` without one);
+it records no time, so an unchanged bibliography gives a byte-identical file:
 
     {"schema": "rwgate.verdicts.lock/1",
      "works": {"10.1016/s0140-6736(97)11096-0": {"keys": ["wakefield1998"],
                 "notices": ["10.1016/s0140-6736(10)60175-4"], "status": "retracted"}}}
 
-A work is keyed by its DOI; an entry without one by ``key:KEY``. The lock records no time, so an
-unchanged bibliography gives a byte-identical file.
-
-Under ``--since``, a citation the policy fails for a notice that has not changed is shown and
-annotated as before, but no longer fails the gate (its action becomes ``annotate``); every changed
-one carries ``change``, a short sentence. A citation failed for not being judged (``unverified``,
-``missing_entry``, ...) is never unchanged: it fails as without a lock.
+Under ``--since``, a citation failed for a notice that has not changed is still annotated but no
+longer fails the gate; one failed for not being judged (``unverified``...) is never unchanged.
 """
 
 from __future__ import annotations
@@ -31,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.models import Citation
-from rwgate.contract.vocab import FLAGGED_STATUSES, UNJUDGED_STATUSES, status_label
+from rwgate.contract.vocab import UNJUDGED_STATUSES, status_label
 from rwgate.errors import ConfigError
-from rwgate.verdicts.result import CheckResult
+from rwgate.verdicts.result import FLAGGED, CheckResult
 
 LOCK_SCHEMA = "rwgate.verdicts.lock/1"
-_FLAGGED = frozenset(FLAGGED_STATUSES)
 _UNJUDGED = frozenset(UNJUDGED_STATUSES)
 Works = dict[str, dict[str, Any]]
 
@@ -76,11 +66,7 @@ def read_lock(path: Path) -> Works | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a readable rwgate lockfile ({exc})") from None
     works = data.get("works") if isinstance(data, dict) else None
-    if (
-        not isinstance(data, dict)
-        or data.get("schema") != LOCK_SCHEMA
-        or not isinstance(works, dict)
-    ):
+    if not isinstance(works, dict) or data.get("schema") != LOCK_SCHEMA:
         raise ConfigError(f"{path}: not an rwgate lockfile (expected schema {LOCK_SCHEMA})")
     for name, entry in works.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("status"), str):
@@ -94,7 +80,7 @@ def change(c: Citation, before: dict[str, Any] | None) -> str | None:
     """What changed for one citation since the lock, or None."""
     now = status_label(c.status)  # a sentence a person reads: no snake_case status
     if before is None:
-        if c.status in _FLAGGED:
+        if c.status in FLAGGED:
             return f"cited since the lock, already {now}"
         if c.status in _UNJUDGED and c.action == "fail":
             return f"cited since the lock, {now}"

@@ -1,12 +1,9 @@
 """The remembered verdict: the one rule of what may be remembered, and the one door to a memo.
 
-A front end that remembers its verdict (rw-filter and the Lua filter, rw-latexmk) asks this
-module, so that front ends cannot disagree. :func:`refusal` is the rule: the first reason of
-:data:`REASONS` that holds, read from the settings and the verdict (which says whether every
-source answered: no front end looks into the sources; how long it holds is the run's record's,
-:mod:`rwgate.settings.recorded`, the one expiry). A :class:`Door` is one
-request's memo in the invoking user's cache folder: it finds, re-checks every input its record
-names (:mod:`rwgate.settings.recorded`), replays, or keeps; :func:`through` is the whole operation.
+Every front end that remembers its verdict (rw-filter and the Lua filter, rw-latexmk) asks this
+module, so that they cannot disagree. :func:`refusal` is the rule: the first of :data:`REASONS`
+that holds. A :class:`Door` is one request's memo in the invoking user's cache folder, its record
+re-checked by :mod:`rwgate.settings.recorded`; :func:`through` is the whole operation.
 
 Standard library only: a memo hit must not load Pydantic or the integrity core.
 """
@@ -68,7 +65,6 @@ def refusal(
     renames the PDF, which a rebuild must do again on the fresh one. ``replays_report``:
     rw-filter keeps the report's text and writes it again; rw-latexmk keeps only what it printed.
     """
-
     reasons = {effect: True for effect in effects}
     reasons |= {
         "memo_off": base is None or settings.no_memo,

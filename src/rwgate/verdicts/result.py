@@ -1,11 +1,8 @@
-"""The verdict of one check, with what a report says about it and how long it holds.
+"""The verdict of one check, with what a report says about it.
 
-Kept apart from :mod:`rwgate.core` (which reaches it) so that renderers and front ends read a
-result without importing the core, and so that a verdict says whether every source answered
-(:attr:`complete`): a front end that remembers it needs no look into the sources. How long it
-holds is the run's record's (:mod:`rwgate.settings.recorded`), the one expiry every memo uses: the
-core
-notes each look-up's end, the policy an allow-list entry's, the snapshot the day it grows stale.
+Kept apart from :mod:`rwgate.core` so that renderers and front ends read a result without
+importing the core; a verdict says whether every source answered (:attr:`complete`), so a front
+end that remembers it needs no look into the sources.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Where citations are written in a manuscript's text: each cited key with its line and columns.
 
-The build's readers say *which* keys a document cites (pandoc's AST, LaTeX's ``.aux``) but not
-*where*: an editor (``rwgate lsp``) and a code-scanning report (SARIF) need a line for each.
-These scanners find the places in the text. They never decide what is cited on their own: a key
-they find counts only when it names a key the build's reader found, so a false find is harmless
-and a miss only loses a place, never a verdict.
+The build's readers say *which* keys a document cites but not *where*: the LSP and SARIF need a
+line for each. A key found here counts only when the build's reader found it too, so a false find
+is harmless and a miss only loses a place, never a verdict.
 """
 
 from __future__ import annotations

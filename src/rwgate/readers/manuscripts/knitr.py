@@ -1,32 +1,27 @@
 """Code chunks of R Markdown and Quarto sources, found as knitr finds them, made inert for pandoc.
 
-pandoc does not take a chunk header such as ```` ```{r setup, include=FALSE} ```` as a fence: read
-raw, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a citation) and,
-after a chunk that holds a blank line, its closing fence opens a code block that swallows the
-citations up to the next chunk. knitr (and Quarto, whose knitr and Jupyter engines find chunks
-the same way) replaces each chunk by its output before pandoc reads anything, so rwgate does what
-knitr does, minus running code: every chunk becomes blank lines, one per line it had, so that
-pandoc's ``file:line`` locations still point at the source.
+Read raw by pandoc, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a
+citation) and a closing fence can open a code block that swallows the citations after it. knitr
+(and Quarto) replaces each chunk by its output before pandoc reads anything, so rwgate does the
+same, minus running code: every chunk becomes blank lines, one per line it had, so that
+``file:line`` locations still point at the source.
 
 The rules are knitr's own (``all_patterns$md`` in ``R/pattern.R`` and ``group_indices`` in
-``R/parser.R``, the same in knitr 1.42, Debian 12's, and 1.51): a chunk opens on a line
-``^[\\t >]*```+\\s*\\{engine( *[ ,].*)?\\}\\s*$`` and closes on the next line that is exactly its
-opening prefix (indent or blockquote) and backticks; a header with the same prefix and backticks
+``R/parser.R``, knitr 1.42 to 1.51): a chunk opens on a header line and closes on the next line
+that is exactly its opening prefix and backticks; a header with the same prefix and backticks
 inside an open chunk starts the next chunk; a closing line with other backticks ends the chunk when
-no exact one follows (knitr 1.42 to 1.45 warn, 1.46 and later refuse the file). Quarto's cell
-regex adds ``.`` to engine names, which is accepted too. ``{=html}`` is a pandoc raw block, not a
-chunk.
+no exact one follows (knitr 1.46 and later refuse the file). Quarto's cell regex adds ``.`` to
+engine names. ``{=html}`` is a pandoc raw block, not a chunk.
 
-Chunks whose engine writes its text into the document as Markdown (``asis``, ``block``,
-``block2``, bookdown's theorem and proof environments) keep their text: the citations inside are
-printed. A chunk's captions (``fig.cap``, ``fig-cap``, ``tbl-cap``, ``fig-subcap``...) are Markdown
-knitr and Quarto put in the page: they take the chunk's place, one paragraph each. A ``child``
-document named literally is knitted in place (the caller reads it: ``child``). Inline code
-(`` `r expr` ``, `` `{r} expr` ``) is already code to pandoc; one that may print a citation is
-unseen. What code would print when run is
-not known, since nothing is executed: a chunk whose output is Markdown (``results='asis'``,
-``output: asis``), a computed caption or child path, are :attr:`Chunks.unseen`, which the caller
-reports (DESIGN.md rule 3: a warning, and cannot judge under strict).
+Prose engines (``asis``, bookdown's theorems...) keep their text; captions take the chunk's place,
+one paragraph each; a ``child`` named literally is knitted in place. What code would print (an
+``asis`` result, a computed caption or child, inline code that may print a citation) is not known
+without running it: :attr:`Chunks.unseen`, which the caller reports (DESIGN.md rule 3).
+
+A chunk's options come from its header (``{r label, fig.cap="From [@x]", child=c("a.Rmd")}``: R
+expressions, knitr's ``parse_params``) and from ``#|`` lines at the top of the chunk (YAML, where
+``!expr`` marks code, or R's ``key = value``). Only literal values are known here: a string,
+``c()`` of strings, ``TRUE``/``FALSE``; anything else is :class:`Computed`.
 """
 
 from __future__ import annotations
@@ -34,32 +29,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from rwgate.readers.manuscripts.chunkopts import Computed, Value, chunk_options
+import yaml
 
 CHUNK_BEGIN = re.compile(r"^([\t >]*`{3,})\s*\{([a-zA-Z0-9_][a-zA-Z0-9_.]*)( *[ ,].*)?\}\s*$")
 CHUNK_END = re.compile(r"^[\t >]*`{3,}\s*$")
 LOOKAHEAD = 2000
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+NEWLINE = re.compile(r"\r\n|\r|\n")
 
 PROSE_ENGINES = frozenset(
     {
-        "asis",
-        "block",
-        "block2",
+        *("asis", "block", "block2"),
         # bookdown's theorem and proof engines (bookdown::: eng_theorem, eng_proof)
-        "theorem",
-        "lemma",
-        "corollary",
-        "proposition",
-        "conjecture",
-        "definition",
-        "example",
-        "exercise",
-        "hypothesis",
-        "proof",
-        "remark",
-        "solution",
+        *("theorem", "lemma", "corollary", "proposition", "conjecture", "definition"),
+        *("example", "exercise", "hypothesis", "proof", "remark", "solution"),
     }
 )
 """Engines whose chunk text is Markdown that knitr writes into the document."""
@@ -73,6 +57,136 @@ CAPTIONS = (
 Child = Callable[[str, int], list[str] | None]
 """Reads the child document named (with the chunk's line): its text as lines, or None when it
 could not be read (the reader says why)."""
+
+
+@dataclass(frozen=True)
+class Computed:
+    """An option whose value is code (its text kept for the message)."""
+
+    code: str
+
+
+Value = list[str] | bool | Computed | None
+"""An option's value: strings (one or several), a logical, code, or None (absent, or a literal
+that is neither, such as a number)."""
+
+_OPTION_PREFIX = re.compile(r"^[\t >]*(?:#|//|--)\|\s?")
+_R_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_.][\w.-]*\s*=")
+_R_STRING = re.compile(r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')$""", re.S)
+_R_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside quotes and brackets (R argument lists)."""
+    parts: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _r_string(text: str) -> str | None:
+    """The value of an R string literal, or None when ``text`` is not one."""
+    match = _R_STRING.match(text.strip())
+    if match is None:
+        return None
+    body = match.group(1) if match.group(1) is not None else match.group(2)
+    return re.sub(r"\\(.)", lambda m: _R_ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
+
+
+def r_value(text: str) -> Value:
+    """An R expression as a :data:`Value`: strings, ``c(...)`` of strings, a logical, else code."""
+    text = text.strip()
+    single = _r_string(text)
+    if single is not None:
+        return [single]
+    if text in ("TRUE", "T", "FALSE", "F"):
+        return text.startswith("T")
+    if text == "NULL" or re.fullmatch(r"-?[\d.]+L?", text):
+        return None
+    inner = re.fullmatch(r"c\s*\((.*)\)", text, re.S)
+    if inner:
+        items = [_r_string(item) for item in _split_top(inner.group(1))]
+        if all(item is not None for item in items):
+            return [item for item in items if item is not None]
+    return Computed(text)
+
+
+def r_options(text: str) -> dict[str, Value]:
+    """``label, key=value, ...`` (a header's text after the engine, or ``#|`` lines in R syntax):
+    each named option's value; unnamed ones (the label) are left out."""
+    found: dict[str, Value] = {}
+    for part in _split_top(text):
+        name, equals, value = part.partition("=")
+        if equals and re.fullmatch(r"[A-Za-z_.][\w.-]*", name.strip()):
+            found[name.strip()] = r_value(value)
+    return found
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML with Quarto's ``!expr`` tag (an R or Python expression) kept as :class:`Computed`."""
+
+
+_Loader.add_constructor(
+    "!expr",
+    lambda loader, node: Computed(str(loader.construct_scalar(node))),  # type: ignore[arg-type]
+)
+
+
+def _yaml_value(value: Any) -> Value:
+    if isinstance(value, Computed | bool):
+        return value
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        if any(isinstance(item, Computed) for item in value):
+            return Computed(", ".join(str(i) for i in value))
+        return [str(item) for item in value if isinstance(item, str)]
+    return None
+
+
+def pipe_options(lines: list[str]) -> dict[str, Value]:
+    """The options of the ``#|`` lines at the top of a chunk's body (YAML or R syntax); an
+    unparsable block gives none (Quarto and knitr stop on it: there is no output to check)."""
+    block = []
+    for line in lines:
+        prefix = _OPTION_PREFIX.match(line)
+        if prefix is None:
+            break
+        block.append(line[prefix.end() :])
+    if not block:
+        return {}
+    if _R_ASSIGNMENT.match(block[0]):
+        return r_options(", ".join(block))
+    try:
+        data = yaml.load("\n".join(block), Loader=_Loader)  # a SafeLoader, plus !expr
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(key): _yaml_value(value) for key, value in data.items()}
+
+
+def chunk_options(header: str, body: list[str]) -> dict[str, Value]:
+    """A chunk's options: its header's (the text after the engine name), then its ``#|`` lines',
+    which win (knitr and Quarto merge them so)."""
+    return {**r_options(header), **pipe_options(body)}
 
 
 @dataclass
@@ -239,7 +353,7 @@ def blank_chunks(text: str, child: Child | None = None, keep_unclosed: bool = Fa
     its captions and (with ``child``) its child documents in its place. ``keep_unclosed``: the
     body of a chunk still open at the end is kept too (Quarto's Jupyter engine reads it as
     Markdown)."""
-    lines = _NEWLINE.split(text)
+    lines = NEWLINE.split(text)
     out = Chunks(text=text)
     spans = _spans(lines)
     _inline_citations(lines, spans, out)

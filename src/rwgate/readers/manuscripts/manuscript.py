@@ -1,10 +1,7 @@
-"""Manuscripts in, :class:`~rwgate.contract.models.CitedDocument` out.
-
-A manuscript is reduced to the keys it cites and the bibliography files it names; the core joins
-those with the bibliography readers. Markdown (and every other text format pandoc reads) goes
-through pandoc itself so the keys are the ones pandoc's citeproc will see; LaTeX goes through
-:mod:`rwgate.readers.builds.latexaux`. The pandoc filter, which already holds the AST, needs only
-:func:`document_from_ast`, so the file readers are imported where they run, not at start-up.
+"""Manuscripts in, :class:`~rwgate.contract.models.CitedDocument` out: the keys cited and the
+bibliography files named. Markdown (and every text format pandoc reads) goes through pandoc itself,
+so the keys are the ones citeproc will see; LaTeX through :mod:`rwgate.readers.builds.latexdoc`.
+The pandoc filter needs only :func:`document_from_ast`: the file readers are imported where run.
 """
 
 from __future__ import annotations
@@ -100,15 +97,11 @@ def read_markdown(
 ) -> CitedDocument:
     """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
 
-    pandoc runs sandboxed, so an include directive is not followed; each one it skipped is a
-    warning, because the citations inside it are not checked. ``allowed`` confines the
-    bibliographies the metadata names. R Markdown and Quarto sources are read as Quarto and
-    knitr hand them to pandoc (:mod:`rwgate.readers.manuscripts.staged`) with the metadata their
-    project
-    gives them (:mod:`rwgate.readers.manuscripts.project`); citations that reach no bibliography
-    are an
-    error. What could not be seen (an include not read, code that prints Markdown) is an
-    ``unseen`` problem: a warning, and cannot judge under ``--policy strict``.
+    pandoc runs sandboxed, so an include directive is not followed: each one it skipped is an
+    ``unseen`` problem (a warning; cannot judge under strict), as is what staging could not see.
+    R Markdown and Quarto sources are read as those tools hand them to pandoc (:mod:`.staged`),
+    with their project's metadata (:mod:`.project`); citations that reach no bibliography are
+    an error. ``allowed`` confines the bibliographies the metadata names.
     """
     path = Path(path)
     if not path.is_file():
@@ -205,20 +198,19 @@ def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
     """The document's own citation fields, as plain values (a list stays a list)."""
     from rwgate.readers.manuscripts.project import FORMATS, format_bibliographies
 
-    meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
+    meta = pandoc_ast.meta_map(ast)
     own: dict[str, Any] = {}
-    raw = meta.get("bibliography") if isinstance(meta, dict) else None
+    raw = meta.get("bibliography")
     if raw is not None:
         names = pandoc_ast.bibliography_paths(ast)
         own["bibliography"] = names if raw.get("t") == "MetaList" else (names or [""])[0]
     block = pandoc_ast.rwgate_metadata(ast)
     if block:
         own["rwgate"] = block
-    crossref = pandoc_ast.meta_to_plain(meta.get("crossref")) if isinstance(meta, dict) else None
+    crossref = pandoc_ast.meta_to_plain(meta.get("crossref"))
     if isinstance(crossref, dict):
         own["crossref"] = crossref
-    formats = pandoc_ast.meta_to_plain(meta.get("format")) if isinstance(meta, dict) else None
-    per_format = format_bibliographies(formats)
+    per_format = format_bibliographies(pandoc_ast.meta_to_plain(meta.get("format")))
     if per_format:
         own[FORMATS] = per_format
     return own
@@ -279,8 +271,8 @@ def _prose_keys(merged: dict[str, Any], ast: dict[str, Any]) -> list[str]:
     from rwgate.readers.manuscripts.project import PROSE
     from rwgate.readers.pandoc_exe import PandocError, run_pandoc_json
 
-    meta = ast.get("meta") if isinstance(ast.get("meta"), dict) else {}
-    given = {k: merged[k] for k in PROSE if k in merged and k not in (meta or {})}
+    meta = pandoc_ast.meta_map(ast)
+    given = {k: merged[k] for k in PROSE if k in merged and k not in meta}
     if not given:
         return []
     block = yaml.safe_dump(given, allow_unicode=True)

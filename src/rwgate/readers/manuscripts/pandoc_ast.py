@@ -1,13 +1,9 @@
-"""What a pandoc JSON AST says about citations, as pure functions.
-
-The same functions serve two callers: ``rwgate check doc.md`` (which runs ``pandoc --to=json``)
-and the pandoc filter (which receives the AST on stdin). Working on the raw JSON rather than on
-panflute objects keeps them fast, dependency-free and identical for both.
+"""What a pandoc JSON AST says about citations, as pure functions on the raw JSON (fast,
+dependency-free), for ``rwgate check doc.md`` and the pandoc filter alike.
 
 Shapes follow pandoc-types 1.23 (pandoc 3.x): every element is ``{"t": TAG, "c": CONTENT}``; a
-``Cite`` holds ``[citations, inlines]``; metadata values are ``MetaMap``, ``MetaList``,
-``MetaBool``, ``MetaString``, ``MetaInlines`` or ``MetaBlocks``. YAML scalars (numbers too)
-arrive as ``MetaInlines``; values given with ``-M``/``--bibliography`` arrive as ``MetaString``.
+``Cite`` holds ``[citations, inlines]``. YAML scalars (numbers too) arrive as ``MetaInlines``;
+values given with ``-M``/``--bibliography`` arrive as ``MetaString``.
 """
 
 from __future__ import annotations
@@ -62,7 +58,8 @@ def _cite_ids(node: Any) -> Iterator[str]:
             stack.extend(reversed(item if isinstance(item, list) else list(item.values())))
 
 
-def _meta(ast: dict[str, Any]) -> dict[str, Any]:
+def meta_map(ast: dict[str, Any]) -> dict[str, Any]:
+    """The document's metadata map ({} when it has none)."""
     meta = ast.get("meta")
     return meta if isinstance(meta, dict) else {}
 
@@ -73,7 +70,7 @@ def cited_keys(ast: dict[str, Any]) -> list[str]:
     This is the order pandoc's citeproc meets them. ``*`` (``nocite: '@*'``) is not a key; see
     :func:`cites_all`.
     """
-    meta = _meta(ast)
+    meta = meta_map(ast)
     sources: list[Any] = [value for name, value in meta.items() if name not in _NON_PROSE_META]
     sources += [ast.get("blocks", []), meta.get("nocite")]
     seen: dict[str, None] = {}
@@ -86,7 +83,7 @@ def cited_keys(ast: dict[str, Any]) -> list[str]:
 
 def cites_all(ast: dict[str, Any]) -> bool:
     """Whether ``nocite`` holds ``@*``, which puts every bibliography entry in the document."""
-    return any(key == "*" for key in _cite_ids(_meta(ast).get("nocite")))
+    return any(key == "*" for key in _cite_ids(meta_map(ast).get("nocite")))
 
 
 def stringify(node: Any) -> str:
@@ -152,7 +149,7 @@ def meta_to_plain(value: Any) -> Any:
 
 def bibliography_paths(ast: dict[str, Any]) -> list[str]:
     """The ``bibliography`` metadata (a string or a list) as the file names written."""
-    plain = meta_to_plain(_meta(ast).get("bibliography"))
+    plain = meta_to_plain(meta_map(ast).get("bibliography"))
     items = plain if isinstance(plain, list) else [plain]
     return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
@@ -179,7 +176,7 @@ def _csl_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def inline_references(ast: dict[str, Any]) -> list[dict[str, Any]]:
     """The ``references`` metadata as plain CSL JSON items (formatted text flattened)."""
-    return csl_entries(meta_to_plain(_meta(ast).get("references")))
+    return csl_entries(meta_to_plain(meta_map(ast).get("references")))
 
 
 def csl_entries(plain: Any) -> list[dict[str, Any]]:
@@ -193,11 +190,11 @@ def csl_entries(plain: Any) -> list[dict[str, Any]]:
 
 def rwgate_block_malformed(ast: dict[str, Any]) -> bool:
     """Whether an ``rwgate:`` block is present but not a map (``rwgate: strict``, a list...)."""
-    raw = _meta(ast).get("rwgate")
+    raw = meta_map(ast).get("rwgate")
     return raw is not None and not (isinstance(raw, dict) and raw.get("t") == "MetaMap")
 
 
 def rwgate_metadata(ast: dict[str, Any]) -> dict[str, Any]:
     """The per-document ``rwgate:`` block as plain values ({} when absent or not a map)."""
-    plain = meta_to_plain(_meta(ast).get("rwgate"))
+    plain = meta_to_plain(meta_map(ast).get("rwgate"))
     return plain if isinstance(plain, dict) else {}

@@ -1,29 +1,19 @@
 """The metadata a Quarto project or a bookdown book gives a document, merged as those tools merge.
 
 A chapter of a book rarely names its bibliography: ``_quarto.yml`` or bookdown's ``index.Rmd``
-does, and the tool merges it into every chapter before pandoc runs. Read alone, the chapter cites
-keys that reach no bibliography, so rwgate reads the same files the tool reads:
+does, and the tool merges it into every chapter before pandoc runs. So rwgate reads the same files:
 
-Quarto (quarto-cli ``project-context.ts``, ``project-profile.ts``, ``project-shared.ts``): the
-project is the nearest folder above the document holding ``_quarto.yml``; on it are merged the
-``metadata-files`` it names, the profile files ``_quarto-<profile>.yml`` of the active profiles
-(``QUARTO_PROFILE``, else its ``profile: default:``), ``_quarto.yml.local``, then every
-``_metadata.yml`` from the project folder down to the document's, then the document. Quarto's
-merge (``mergeConfigs``) concatenates two values when either is a list (dropping repeats) and lets
-the later one win when both are single values. A path is made relative to the file that names it
-when a file is there, as Quarto's ``toInputRelativePaths`` does; otherwise it stays the document's.
+Quarto (``project-context.ts``, ``project-profile.ts``): on the nearest ``_quarto.yml`` above the
+document are merged the ``metadata-files`` it names, the active profiles' ``_quarto-<profile>.yml``,
+``_quarto.yml.local``, every ``_metadata.yml`` from the project folder down, then the document
+(``mergeConfigs``: lists concatenated without repeats, else the later value). A path is made
+relative to the file that names it when a file is there (``toInputRelativePaths``).
 
-bookdown (``merge_chapters``): chapters are concatenated after the book's first file (``index.Rmd``
-or the first of ``_bookdown.yml``'s ``rmd_files``), and pandoc takes a field from the last YAML
-block that sets it: the chapter's bibliography wins, ``index.Rmd``'s counts when it names none (a
-later chapter's would win over both; it is not read). pandoc runs in the
-book's folder, so names are the book folder's. The ``pandoc_args`` of ``_output.yml`` and of the
-front matter may name ``--metadata-file``, ``--defaults`` or ``--bibliography``; those are read too.
+bookdown (``merge_chapters``): chapters follow the book's first file, and pandoc takes a field from
+the last YAML block that sets it (the chapter's, else ``index.Rmd``'s); pandoc runs in the book's
+folder. The ``pandoc_args`` of ``_output.yml`` and the front matter are read too.
 
-Only ``bibliography``, ``nocite``, ``references`` (inline CSL entries), the ``rwgate:`` block
-and the fields rendered as Markdown (``title``, ``subtitle``, ``abstract``, ``description``,
-``thanks``: their citations are cited) are taken: the rest of a project file does not concern
-citations. Files outside the allowed roots (MCP) are never read.
+Only the citation fields (:data:`_KEYS`) are taken. Files outside the allowed roots are never read.
 """
 
 from __future__ import annotations
@@ -70,27 +60,28 @@ def _visible(path: Path, allowed: Allowed | None) -> bool:
     return (allowed is None or allowed(path)) and path.is_file()
 
 
-def _load(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
-    """A YAML file's top-level map ({} when absent, refused or not a map; a parse error noted)."""
+def _yaml_file(folder: Path, stem: str, allowed: Allowed | None) -> Path | None:
+    """``stem.yml``, else ``stem.yaml``, in ``folder``: the first that is :func:`_visible`."""
+    paths = (folder / f"{stem}.yml", folder / f"{stem}.yaml")
+    return next((path for path in paths if _visible(path, allowed)), None)
+
+
+def _load(
+    path: Path, allowed: Allowed | None, project: Project, front: bool = False
+) -> dict[str, Any]:
+    """A YAML file's top-level map, or (``front``) a Markdown file's front matter: {} when
+    absent, refused or not a map; a parse error noted."""
     if not _visible(path, allowed):
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        if front:
+            match = _FRONT.match(path.read_text(encoding="utf-8", errors="replace"))
+            data = yaml.safe_load(match.group(1)) if match else None
+        else:
+            data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        project.problems.append(f"{path}: not read as YAML ({type(exc).__name__})")
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def front_matter(path: Path, allowed: Allowed | None, project: Project) -> dict[str, Any]:
-    """The YAML front matter of a Markdown file ({} when it has none)."""
-    if not _visible(path, allowed):
-        return {}
-    try:
-        match = _FRONT.match(path.read_text(encoding="utf-8", errors="replace"))
-        data = yaml.safe_load(match.group(1)) if match else None
-    except (OSError, yaml.YAMLError) as exc:
-        project.problems.append(f"{path}: front matter not read ({type(exc).__name__})")
+        said = "front matter not read" if front else "not read as YAML"
+        project.problems.append(f"{path}: {said} ({type(exc).__name__})")
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -168,7 +159,7 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _profiles(config: dict[str, Any], root: Path) -> list[str]:
+def _profiles(config: dict[str, Any]) -> list[str]:
     """The active Quarto profiles: ``QUARTO_PROFILE``, else ``profile: default:``, plus the first
     of each ``profile: group:`` none of whose names is active."""
     named = os.environ.get("QUARTO_PROFILE", "")
@@ -188,28 +179,22 @@ def _profiles(config: dict[str, Any], root: Path) -> list[str]:
 
 def _quarto(document: Path, root: Path, allowed: Allowed | None) -> Project:
     project = Project(kind="quarto", root=root)
-    path = root / "_quarto.yml"
-    path = path if _visible(path, allowed) else root / "_quarto.yaml"
+    path = _yaml_file(root, "_quarto", allowed) or root / "_quarto.yaml"
     config = _load(path, allowed, project)
     layers = [_noted(path, _layer(config, root), project)]
     for key in ("metadata-file", "metadata-files"):
         for name in _as_list(config.get(key) or []):
             if isinstance(name, str):
                 layers.append(_read(root / name, root, allowed, project))
-    for profile in reversed(_profiles(config, root)):
-        for suffix in (".yml", ".yaml"):
-            path = root / f"_quarto-{profile}{suffix}"
-            if _visible(path, allowed):
-                layers.append(_read(path, root, allowed, project))
-                break
+    for profile in reversed(_profiles(config)):
+        if found := _yaml_file(root, f"_quarto-{profile}", allowed):
+            layers.append(_read(found, root, allowed, project))
     layers.append(_read(root / "_quarto.yml.local", root, allowed, project))
     folder = root
     for part in document.parent.relative_to(root).parts:
         folder = folder / part
-        for name in ("_metadata.yml", "_metadata.yaml"):
-            if _visible(folder / name, allowed):
-                layers.append(_read(folder / name, folder, allowed, project))
-                break
+        if found := _yaml_file(folder, "_metadata", allowed):
+            layers.append(_read(found, folder, allowed, project))
     project.layers = [layer for layer in layers if layer]
     return project
 
@@ -230,13 +215,12 @@ def _pandoc_args(data: dict[str, Any]) -> list[str]:
     return found
 
 
-Args = list[tuple[Path, list[str]]]
-"""``pandoc_args`` lists, each with the file that gives it."""
-
-
-def _args_layer(given: Args, root: Path, allowed: Allowed | None, project: Project) -> Layer:
-    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in the ``given`` args add
-    (pandoc runs in ``root``); the ``--bibliography`` files go to ``project.command_line``."""
+def _args_layer(
+    given: list[tuple[Path, list[str]]], root: Path, allowed: Allowed | None, project: Project
+) -> Layer:
+    """What ``--metadata-file``, ``--defaults`` and ``--bibliography`` in the ``given``
+    ``pandoc_args`` lists (each with the file that gives it) add (pandoc runs in ``root``); the
+    ``--bibliography`` files go to ``project.command_line``."""
     merged: Layer = {}
     for origin, args in given:
         for arg, following in zip(args, [*args[1:], ""], strict=False):
@@ -293,7 +277,7 @@ def _bookdown(document: Path, root: Path, allowed: Allowed | None) -> Project:
     output = root / "_output.yml"
     args = [(output, _pandoc_args(_load(output, allowed, project)))]
     if first.resolve() != document.resolve():
-        index = front_matter(first, allowed, project)
+        index = _load(first, allowed, project, front=True)
         args.append((first, _pandoc_args(index.get("output") or {})))
         project.layers.append(_noted(first, _layer(index, root, False), project))
     project.layers.insert(0, _args_layer(args, root, allowed, project))
@@ -306,9 +290,8 @@ def project_for(document: Path, allowed: Allowed | None = None) -> Project | Non
         return None  # Quarto renders Markdown and notebooks; rst and Org are pandoc's alone
     here = document.resolve().parent
     for folder in [here, *here.parents]:
-        for name in ("_quarto.yml", "_quarto.yaml"):
-            if _visible(folder / name, allowed):
-                return _quarto(document.resolve(), folder, allowed)
+        if _yaml_file(folder, "_quarto", allowed):
+            return _quarto(document.resolve(), folder, allowed)
     if document.suffix.lower() in (".rmd", ".rmarkdown"):
         root = _book_root(document.resolve(), allowed)
         if root is not None:
@@ -323,7 +306,7 @@ def _rmarkdown(document: Path, allowed: Allowed | None) -> Project | None:
     project = Project(kind="bookdown", root=document.parent)
     output = document.parent / "_output.yml"
     args = [
-        (document, _pandoc_args(front_matter(document, allowed, project).get("output") or {})),
+        (document, _pandoc_args(_load(document, allowed, project, front=True).get("output") or {})),
         (output, _pandoc_args(_load(output, allowed, project))),
     ]
     if not any(a.split("=")[0] in _ARG_OPTIONS for _, named in args for a in named):

@@ -1,39 +1,31 @@
 """The Markdown Quarto or knitr hands to pandoc, built from a source without running anything.
 
-Before pandoc reads a ``.qmd`` (or a ``.Rmd``/``.md`` of a Quarto project), Quarto and knitr
-rewrite it; rwgate does the same, minus running code, so the citations it reads are the ones
-pandoc will see. The rules are quarto-cli 1.11's and knitr's:
+Quarto and knitr rewrite a source before pandoc reads it; rwgate does the same, minus running
+code, so the citations it reads are the ones pandoc will see. The rules are quarto-cli 1.11's and
+knitr's:
 
-1. Quarto expands ``{{< include file >}}`` lines before any engine runs
-   (``src/core/handlers/include-standalone.ts`` and ``base.ts`` ``expandIncludes``): a line that
-   is only the shortcode (``isBlockShortcode``) is replaced by the file's text, recursively (the
-   included file's own include lines too). A path is relative to the folder of the document
-   being rendered, not of the including file (``resolvePath``); one starting with ``/`` is
-   relative to the project's folder. Quarto stops on a missing file or a circular include.
-2. knitr (Quarto's knitr engine, or rmarkdown) replaces each chunk by its output
-   (:mod:`rwgate.readers.manuscripts.knitr`): code becomes blank lines, captions and literal
-   ``child``
-   documents take the chunk's place (a child path is relative to the document's folder: knitr
-   knits in it). Quarto's Jupyter engine takes an unclosed cell's text for Markdown
-   (``breakQuartoMd`` flushes what is left as a Markdown cell), so for a Quarto source the body
-   of a chunk that is never closed is read as prose as well: both readings are judged.
-3. Quarto's own Markdown reader (``src/resources/pandoc/datadir/readqmd.lua``,
-   ``escape_invalid_tags``) makes every fence line whose braces hold no ``.`` or ``=``
-   (```` ```{{r}} ````, ```` ```{r} ```` in a ``.md``) a code block, where plain pandoc 3 takes no
-   fence at all and the stray closing fence swallows the citations after it.
+1. Quarto expands a line that is only ``{{< include file >}}`` (``expandIncludes``) before any
+   engine runs, recursively; a path is relative to the rendered document's folder
+   (``resolvePath``), one starting with ``/`` to the project's.
+2. knitr replaces each chunk by its output (:mod:`rwgate.readers.manuscripts.knitr`); a child
+   path is relative to the document's folder. Quarto's Jupyter engine takes an unclosed cell's
+   text for Markdown (``breakQuartoMd``), so for a Quarto source that body is read as prose too.
+3. Quarto's Markdown reader (``readqmd.lua``, ``escape_invalid_tags``) makes every fence line
+   whose braces hold no ``.`` or ``=`` a code block, where plain pandoc 3 takes no fence at all.
 
-What cannot be resolved (a file not found or not readable, a loop, a path or output computed by
-code) is :attr:`Staged.unseen`: the caller reports it, a warning and cannot judge under strict.
+What cannot be resolved (a file not read, a loop, a path or output computed by code) is
+:attr:`Staged.unseen`: the caller reports it (a warning; cannot judge under strict).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.readers.locate import Allowed
-from rwgate.readers.manuscripts.knitr import blank_chunks
+from rwgate.readers.manuscripts.knitr import NEWLINE, blank_chunks
 
 DEPTH = 16
 """Includes and child documents nested deeper than this are not followed (a loop guard besides
@@ -43,7 +35,6 @@ _SHORTCODE = re.compile(r"^\s*\{\{< (?!/\*)(.+?)(?<!\*/) >\}\}\s*$")
 _PARAM = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^"'\s]+))""")
 _QUARTO_TAG_FIRST = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]*\}+)")
 _QUARTO_TAG = re.compile(r"^([ \t\f\v]*`{3,}[ \t\f\v]*)(\{+[^.=\n\r]+\}+)")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
@@ -55,8 +46,6 @@ class Staged:
     mismatched: list[tuple[Path, int]] = field(default_factory=list)
     unseen: list[tuple[str, Path, int]] = field(default_factory=list)
     """(message, file, line) of what is not read: includes, children, code that prints."""
-    read: list[Path] = field(default_factory=list)
-    """Included and child files read (besides the document)."""
 
 
 @dataclass
@@ -81,11 +70,14 @@ def include_target(line: str) -> str | None:
     return next((g for g in param.groups() if g is not None), "") if param else ""
 
 
-Read = tuple[Path, list[str]]
+Rewrite = Callable[[list[str], Path, _Context], list[str]]
 
 
-def _read(name: str, kind: str, where: tuple[Path, int], ctx: _Context) -> Read | None:
-    """The path and lines of an include or child file, or None (why: in ``ctx.out.unseen``)."""
+def _nested(
+    name: str, kind: str, where: tuple[Path, int], ctx: _Context, rewrite: Rewrite
+) -> list[str] | None:
+    """An include or child file's lines, rewritten as the document's are (``rewrite``), or None
+    (why: in ``ctx.out.unseen``)."""
     file, line = where
     base = ctx.root if name.startswith("/") else ctx.document.parent
     path = (base / name.lstrip("/")).resolve() if name else base
@@ -101,9 +93,11 @@ def _read(name: str, kind: str, where: tuple[Path, int], ctx: _Context) -> Read 
     except OSError as exc:
         ctx.out.unseen.append((f"{said} ({exc.strerror or 'not a file'})", file, line))
         return None
-    if path not in ctx.out.read:
-        ctx.out.read.append(path)
-    return path, _NEWLINE.split(text.removeprefix("\ufeff"))
+    ctx.stack.append(path)
+    try:
+        return rewrite(NEWLINE.split(text.removeprefix("\ufeff")), path, ctx)
+    finally:
+        ctx.stack.pop()
 
 
 def _expand(lines: list[str], file: Path, ctx: _Context) -> list[str]:
@@ -114,13 +108,8 @@ def _expand(lines: list[str], file: Path, ctx: _Context) -> list[str]:
         if name is None:
             out.append(line)
             continue
-        found = _read(name, "included file", (file, number), ctx)
-        if found is None:
-            out.append("")
-            continue
-        ctx.stack.append(found[0])
-        out += [*_expand(found[1], found[0], ctx), ""]
-        ctx.stack.pop()
+        found = _nested(name, "included file", (file, number), ctx, _expand)
+        out += [""] if found is None else [*found, ""]
     return out
 
 
@@ -128,14 +117,7 @@ def _knit(lines: list[str], file: Path, ctx: _Context) -> list[str]:
     """knitr's reading of ``lines``: chunks blanked, captions and child documents in place."""
 
     def child(name: str, line: int) -> list[str] | None:
-        found = _read(name, "child document", (file, line), ctx)
-        if found is None:
-            return None
-        ctx.stack.append(found[0])
-        try:
-            return _knit(found[1], found[0], ctx)
-        finally:
-            ctx.stack.pop()
+        return _nested(name, "child document", (file, line), ctx, _knit)
 
     chunks = blank_chunks("\n".join(lines), child, keep_unclosed=ctx.quarto)
     ctx.out.count += chunks.count
@@ -169,7 +151,7 @@ def stage(
     its reader's fences) and knitr (``knitr``: chunks) have rewritten it."""
     out = Staged(text=text)
     ctx = _Context(path, root or path.parent, allowed, quarto, out, [path.resolve()])
-    lines = _NEWLINE.split(text)
+    lines = NEWLINE.split(text)
     if quarto:
         lines = _expand(lines, path, ctx)
     if knitr:
