@@ -1,17 +1,11 @@
 """arXiv's pace: one request every three seconds, one connection at a time, for the whole process.
 
-arXiv's terms of use for its APIs ask for "no more than one request every three seconds" and "a
-single connection at a time", counted for all of a user's machines together. Crossref's
-:class:`~rwgate.sources.net.ratelimit.Limiter` learns limits from headers and lets several threads
-in;
-arXiv advertises nothing, so this pacer is fixed: a request holds the one turn for its whole
-length (one connection), and starts no sooner than ``interval`` after the previous start. Every
-arXiv endpoint (the Atom API, OAI-PMH) and every source of the process share the one pacer
-(:func:`arxiv_pacer`): the MCP server answering fifty calls at once still asks arXiv once per 3 s.
-
-Time is the pacer's injected ``clock`` and ``sleep`` (real by default), so a test counts and
-orders requests against a fake clock and never sleeps. A ``Retry-After`` (:meth:`Pacer.hold`)
-pushes the next start back the same way.
+arXiv's API terms ask for "no more than one request every three seconds" and "a single connection
+at a time". arXiv advertises no limits to learn, so this pacer is fixed: a request holds the one
+turn for its whole length, and starts no sooner than ``interval`` after the previous start. Every
+arXiv endpoint and every source of the process share the one pacer (:func:`arxiv_pacer`): the MCP
+server answering fifty calls at once still asks arXiv once per 3 s. Time is the injected
+``clock`` and ``sleep`` (real by default), so a test orders requests against a fake clock.
 """
 
 from __future__ import annotations
@@ -113,6 +107,3 @@ def use_pacer(pacer: Pacer | None) -> Pacer | None:
     with _PACER_LOCK:
         previous, _PACER = _PACER, pacer
         return previous
-
-
-__all__ = ["INTERVAL", "Pacer", "arxiv_pacer", "use_pacer"]

@@ -80,7 +80,6 @@ class AtomEntry:
     arxiv: ArxivId
     title: str | None
     published: dt.date | None
-    updated: dt.date | None
     comment: str | None
     journal_ref: str | None
     doi: str | None
@@ -122,7 +121,6 @@ def parse_atom(body: bytes) -> AtomFeed:
                 arxiv=arxiv,
                 title=_text(entry.find(f"{ATOM}title")),
                 published=_date(_text(entry.find(f"{ATOM}published"))),
-                updated=_date(_text(entry.find(f"{ATOM}updated"))),
                 comment=_text(entry.find(f"{ARXIV}comment")),
                 journal_ref=_text(entry.find(f"{ARXIV}journal_ref")),
                 doi=try_normalize(_text(entry.find(f"{ARXIV}doi"))),
@@ -148,14 +146,13 @@ class RawVersion:
 
 @dataclass(frozen=True)
 class RawRecord:
-    """One paper in ``arXivRaw``: every version, its comments and the published version."""
+    """One paper in ``arXivRaw``: every version, its comments and the published version's DOI."""
 
     arxiv: ArxivId
     versions: tuple[RawVersion, ...]
     comments: str | None
     title: str | None
     doi: str | None
-    journal_ref: str | None
 
     def withdrawal(self) -> Withdrawal | None:
         """The withdrawal in force: the latest version withdrawn (None when it is not)."""
@@ -211,8 +208,7 @@ def parse_oai(body: bytes) -> OAIPage:
         if raw is None:
             raise XMLShapeError("record without arXivRaw metadata")
         page.records.append(_raw_record(raw))
-    token = verb.find(f"{OAI}resumptionToken")
-    page.token = _text(token)
+    page.token = _text(verb.find(f"{OAI}resumptionToken"))
     return page
 
 
@@ -242,18 +238,4 @@ def _raw_record(raw: ET.Element) -> RawRecord:
         comments=_text(raw.find(f"{RAW}comments")),
         title=_text(raw.find(f"{RAW}title")),
         doi=try_normalize(_text(raw.find(f"{RAW}doi"))),
-        journal_ref=_text(raw.find(f"{RAW}journal-ref")),
     )
-
-
-__all__ = [
-    "AtomEntry",
-    "AtomFeed",
-    "OAIPage",
-    "RawRecord",
-    "RawVersion",
-    "Withdrawal",
-    "XMLShapeError",
-    "parse_atom",
-    "parse_oai",
-]
