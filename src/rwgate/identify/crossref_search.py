@@ -1,12 +1,10 @@
 """Crossref look-ups beyond the integrity batch: searches, single records and BibTeX.
 
-The MCP tools (author checks, notice searches, the recent feed) and citation verification ask
-Crossref questions that are not "what are the notices of these DOIs". They go through the same
-request path as :class:`~rwgate.sources.crossref.CrossrefSource` (retries with backoff,
-``Retry-After``, the learned rate limits, the polite pool), so one process never has two clients
-competing for Crossref's limits. Successful answers are cached by URL and parameters with the
-caller's time-to-live; failures are never cached and surface as :class:`SourceUnavailable`, so a
-caller can say "could not ask" instead of "nothing found".
+The MCP tools and citation verification ask Crossref questions that are not "what are the notices
+of these DOIs". They go through :meth:`~rwgate.sources.crossref.CrossrefSource.request` (the same
+retries, ``Retry-After``, learned rate limits and polite pool), so one process never has two
+clients competing for Crossref's limits. Answers are cached by URL and parameters; failures are
+never cached and raise :class:`SourceUnavailable` ("could not ask", not "nothing found").
 """
 
 from __future__ import annotations
@@ -64,8 +62,6 @@ class CrossrefQuery:
         self._own = False
         self._lock = threading.Lock()
 
-    # --- public look-ups ---------------------------------------------------------------------
-
     def works(self, params: Mapping[str, str], ttl: float = TTL_SEARCH) -> WorkList:
         """``GET /works?params``: items and ``total-results``."""
         data = self._json(f"{self.base_url}/works", params, "list", ttl)
@@ -97,8 +93,6 @@ class CrossrefQuery:
             if self._own and self._source is not None:
                 self._source.close()
             self._source = None
-
-    # --- the request path --------------------------------------------------------------------
 
     def _work_url(self, doi: str) -> str:
         doi = doi.strip().lower()

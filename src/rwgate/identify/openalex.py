@@ -1,13 +1,10 @@
 """OpenAlex ``/works`` as a second opinion: search, single works by DOI, ``is_retracted``.
 
-Citation verification asks OpenAlex what it asks Crossref (does a work with this title exist, what
-is the record behind this DOI), because the two registries fail differently: OpenAlex knows arXiv
-preprints (DataCite DOIs) that Crossref does not, and flags retractions with ``is_retracted``.
-The discipline is Crossref's (:mod:`rwgate.sources.net.http`: backoff with full jitter,
-``Retry-After``, an overall deadline; ``httpx`` loaded only when a request really goes out), with
-successful answers cached with the per-kind time-to-live and failures never cached but raised as
-:class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked" rather than "nothing
-found".
+The two registries fail differently: OpenAlex knows arXiv preprints (DataCite DOIs) that Crossref
+does not, and flags retractions with ``is_retracted``. Requests go through
+:mod:`rwgate.sources.net.http`; answers are cached with the per-kind time-to-live, failures never
+cached but raised as :class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked"
+rather than "nothing found".
 """
 
 from __future__ import annotations
@@ -83,8 +80,6 @@ class OpenAlexSource:
     def requests_made(self) -> int:
         return self.http.requests_made
 
-    # --- public look-ups ---------------------------------------------------------------------
-
     def search(
         self, text: str, per_page: int = 10, filters: Mapping[str, str] | None = None
     ) -> list[dict[str, Any]]:
@@ -111,8 +106,6 @@ class OpenAlexSource:
 
     def close(self) -> None:
         self.http.close()
-
-    # --- the request path --------------------------------------------------------------------
 
     def _json(
         self, path: str, params: Mapping[str, str], ttl: float, list_answer: bool

@@ -1,10 +1,9 @@
 """Integrity sources: the family, listed once, and the set of them one check opens.
 
-:data:`SOURCES` is the family (pip-audit lists its services the same way). Each member opens itself
-from the settings (:meth:`~rwgate.sources.interface.IntegritySource.open`): Crossref behind the
-look-up cache, created only on a cache miss (so the HTTP client is imported only then); the
-Retraction Watch snapshot when its file exists. The core never names a source: it asks every open
-source for the identifiers that source answers and merges the evidence by what each declares.
+Each member of :data:`SOURCES` opens itself from the settings
+(:meth:`~rwgate.sources.interface.IntegritySource.open`). The core never names a source: it asks
+every open source for the identifiers that source answers and merges the evidence by what each
+declares.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from typing import TypeVar
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.errors import RwgateError
 from rwgate.settings.config import Settings
-from rwgate.settings.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache, CachedSource
@@ -163,14 +161,3 @@ def open_sources(
             opened.sources.append(source)
             opened.warnings.extend(source.warnings())
     return opened
-
-
-__all__ = [
-    "SOURCES",
-    "Answers",
-    "IntegritySource",
-    "OpenSources",
-    "default_cache_dir",
-    "default_snapshot_path",
-    "open_sources",
-]

@@ -86,13 +86,7 @@ class ArxivSource(PacedSource):
         self.oai_url = oai_url.rstrip("/")
         self.batch_size = batch_size
         self.pacer = pacer or arxiv_pacer()
-        super().__init__(
-            self.api_url,
-            self.pacer,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
-        )
+        super().__init__(self.api_url, self.pacer, timeout, max_total_seconds, max_attempts)
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """arXiv ids, and of DOIs only arXiv's DataCite ones (every other DOI is not arXiv's)."""

@@ -134,13 +134,7 @@ class BiorxivSource(PacedSource):
         limiter = shared_limiter(
             NAME, self.base_url, lambda: Limiter(concurrency=1, limit=2, interval=1.0)
         )
-        super().__init__(
-            self.base_url,
-            limiter,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
-        )
+        super().__init__(self.base_url, limiter, timeout, max_total_seconds, max_attempts)
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """Only bioRxiv/medRxiv preprint DOIs (not the Cold Spring Harbor journals')."""

@@ -100,9 +100,9 @@ class CrossrefSource(PacedSource):
         super().__init__(
             self.base_url,
             self.limiter,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
+            timeout,
+            max_total_seconds,
+            max_attempts,
             backoff_base=backoff_base,
             learn_limits=True,
             mailto=mailto,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
-from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
+from rwgate.sources.cache import Cache, CachedSource
 from rwgate.sources.interface import IdKind, IntegritySource, run_state
 from rwgate.sources.net.http import Retrying, Run
 
@@ -40,10 +40,10 @@ class PacedSource(IntegritySource):
         self,
         url: str,
         limiter: Limiter,
-        *,
         timeout: float,
         max_total_seconds: float,
         max_attempts: int,
+        *,
         backoff_base: float = 1.0,
         learn_limits: bool = False,
         mailto: str | None = None,
@@ -81,7 +81,7 @@ class PacedSource(IntegritySource):
             return None
         info = SourceInfo(name=cls.name, url=getattr(settings, cls.url_setting))
         factory = None if settings.offline else lambda: cls.from_settings(settings)
-        return CachedSource(cls, cache, factory, info, TTL_WORK)
+        return CachedSource(cls, cache, factory, info)
 
     def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
         return self.query_all([ident], kind=kind)[ident]
