@@ -4,9 +4,9 @@ Many of the ~14,000 withdrawn arXiv papers were withdrawn for benign reasons (a 
 an error the authors found), so a withdrawn version is a ``withdrawal`` notice (status
 ``withdrawn``) labelled with arXiv's comment, the reason in the authors' words.
 
-Asked within arXiv's pace (:mod:`rwgate.sources.arxiv_pace`): first the Atom API, ``id_list=``
-with up to :data:`BATCH` ids a request (the latest version, its comment, and the published
-version's ``arxiv:doi``/``journal_ref``, reported as
+Asked at arXiv's pace (:class:`~rwgate.sources.net.ratelimit.Pacer`): first the Atom API,
+``id_list=`` with up to :data:`BATCH` ids a request (the latest version, its comment, and the
+published version's ``arxiv:doi``/``journal_ref``, reported as
 :attr:`~rwgate.contract.models.Lookup.published_doi`); then, only where the comment hints at a
 withdrawal, OAI-PMH ``arXivRaw``, whose per-version flags decide (the wording does not).
 
@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rwgate.contract.models import Lookup, Notice
-from rwgate.sources.arxiv_pace import Pacer, arxiv_pacer
 from rwgate.sources.arxiv_xml import (
     AtomEntry,
     AtomFeed,
@@ -33,6 +32,7 @@ from rwgate.sources.arxiv_xml import (
 )
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.sources.net.http import Failure, GaveUp, Run
+from rwgate.sources.net.ratelimit import Pacer, arxiv_pacer
 from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import ArxivId, arxiv_of_doi, parse_arxiv
 
