@@ -51,12 +51,9 @@ class CrossrefQuery:
         cache: Cache | None = None,
         source: Callable[[], CrossrefSource | None] | None = None,
     ) -> None:
-        if cache is None:
-            cache = Cache(settings.lookup_cache)
         self.settings = settings
-        self.cache = cache
+        self.cache = cache if cache is not None else Cache(settings.lookup_cache)
         self.base_url = settings.crossref_url.rstrip("/")
-        self.offline = settings.offline
         self._given = source
         self._source: CrossrefSource | None = None
         self._own = False
@@ -116,7 +113,7 @@ class CrossrefQuery:
         return data
 
     def _fetch(self, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
-        if self.offline:
+        if self.settings.offline:
             raise SourceUnavailable("crossref: offline (RWGATE_OFFLINE=1) and not in the cache")
         reply = self._open().request(url, params, kind)
         if reply.error is not None:

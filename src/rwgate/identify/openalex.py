@@ -51,7 +51,6 @@ class OpenAlexSource:
         backoff_base: float = 0.5,
     ) -> None:
         self.base_url = settings.openalex_url.rstrip("/")
-        self.mailto = settings.mailto
         self.offline = settings.offline
         self.cache = cache or Cache(None)
         # OpenAlex allows 10 requests per second; staying under it avoids 429s altogether.
@@ -70,7 +69,7 @@ class OpenAlexSource:
             max_attempts=max(1, max_attempts),
             backoff_base=backoff_base,
             backoff_cap=20.0,
-            mailto=self.mailto,
+            mailto=settings.mailto,
             connections=_CONCURRENCY,
         )
         self._down: str | None = None  # why OpenAlex is taken to be down for the rest of the run

@@ -1,15 +1,13 @@
 """Reading arXiv's two XML answers: the Atom feed of the API and OAI-PMH ``arXivRaw`` records.
 
-Both are validated before anything is taken from them: an answer that is not the expected
-document (an HTML error page, a proxy's notice, a truncated body) raises :class:`XMLShapeError`,
-which the callers turn into an ``error`` look-up, never a record. A document type declaration is
-refused outright (arXiv sends none; an entity declaration is how an XML bomb starts).
+Both are validated first: an answer that is not the expected document (an HTML error page, a
+proxy's notice, a truncated body) raises :class:`XMLShapeError`, an ``error`` look-up, never a
+record. A document type declaration is refused outright (arXiv sends none; an entity
+declaration is how an XML bomb starts).
 
-The Atom API answers ``id_list`` with one ``<entry>`` per id asked, in order; an id arXiv does not
-know gets an empty ``<entry>`` (no ``<id>``, only an empty category: recorded answers in
-autobib/rsxiv's tests). ``arXivRaw`` lists every version with its date, size and source type; a
-withdrawn version has size ``0kb`` and/or an ``I`` ("ignore") in its source type, the flags
-arXiv's own browse code reads (``size_kilobytes == 0``, ``source_flag.ignore``).
+The Atom API answers ``id_list`` with one ``<entry>`` per id asked; an id arXiv does not know
+gets an empty ``<entry>`` (no ``<id>``). In ``arXivRaw`` a withdrawn version has size ``0kb``
+and/or an ``I`` ("ignore") in its source type, the flags arXiv's own browse code reads.
 """
 
 from __future__ import annotations

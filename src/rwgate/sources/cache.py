@@ -153,7 +153,6 @@ class CachedSource(IntegritySource):
         cache: Cache,
         factory: Callable[[], IntegritySource] | None,
         info: SourceInfo,
-        ttl: float = TTL_WORK,
     ) -> None:
         self.kind = kind
         self.name, self.title = kind.name, kind.title
@@ -161,7 +160,7 @@ class CachedSource(IntegritySource):
         self.vouches, self.servers = kind.vouches, kind.servers
         self.cache = cache
         self.factory = factory
-        self.ttl = self._ttl = ttl
+        self.ttl = TTL_WORK
         self.default_info = info
         self.inner: IntegritySource | None = None
         self.hits = 0
@@ -213,7 +212,7 @@ class CachedSource(IntegritySource):
                 )
                 if lookup.outcome != "error":
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
-                    ttl = TTL_AGENCY if lookup.outcome == "foreign" else self._ttl
+                    ttl = TTL_AGENCY if lookup.outcome == "foreign" else TTL_WORK
                     self.cache.set(self._key(ident, kind), lookup.model_dump(mode="json"), ttl)
                     self.fetched += 1
                 else:
@@ -254,9 +253,7 @@ class CachedSource(IntegritySource):
         offline = "offline" if self.factory is None else None
         if self.hits:
             return {"state": "cache", "why": offline}
-        if offline:
-            return {"state": "not_asked", "why": offline}
-        return {"state": "not_asked", "why": "nothing to look up"}
+        return {"state": "not_asked", "why": offline or "nothing to look up"}
 
     def close(self) -> None:
         if self.inner is not None:
