@@ -47,7 +47,6 @@ class OpenAlexSource:
         self,
         settings: Settings,
         cache: Cache | None = None,
-        max_attempts: int = 4,
         backoff_base: float = 0.5,
     ) -> None:
         self.base_url = settings.openalex_url.rstrip("/")
@@ -66,7 +65,7 @@ class OpenAlexSource:
             self.limiter,
             timeout=settings.timeout,
             max_total_seconds=settings.max_total_seconds,
-            max_attempts=max(1, max_attempts),
+            max_attempts=4,
             backoff_base=backoff_base,
             backoff_cap=20.0,
             mailto=settings.mailto,

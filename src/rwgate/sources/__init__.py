@@ -32,8 +32,7 @@ SOURCES: tuple[type[IntegritySource], ...] = (
     BiorxivSource,
     HarvestedWithdrawals,
 )
-"""Every integrity source, in the order reports name them. The preprint sources are asked only
-the identifiers of their servers (:meth:`IntegritySource.takes`) and named only when asked."""
+"""Every integrity source, in the order reports name them."""
 
 S = TypeVar("S", bound=IntegritySource)
 Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
@@ -61,8 +60,7 @@ class OpenSources:
     def ask(
         self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
     ) -> Answers:
-        """One batched ``query_all`` per source and identifier kind it answers, with the
-        identifiers it takes (:meth:`IntegritySource.takes`)."""
+        """One batched ``query_all`` per source and identifier kind, of the identifiers it takes."""
         answers: Answers = {}
         for source in self.sources:
             for kind, asked in wanted.items():
@@ -102,9 +100,8 @@ class OpenSources:
         return found
 
     def infos(self) -> list[SourceInfo]:
-        """Each source as reports name it, saying what happened to it this run: a source that
-        does not say so itself (a local snapshot) is described by what its look-ups brought.
-        A source for some preprint servers' identifiers only is named only when it was asked."""
+        """Each source as reports name it, with what happened to it this run (told by its
+        look-ups for a source that does not say so itself); a preprint source only when asked."""
         infos = []
         for source in self.sources:
             if source.servers and source.name not in self.tally:

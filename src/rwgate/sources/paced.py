@@ -74,9 +74,8 @@ class PacedSource(IntegritySource):
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
-        """Behind the look-up cache; the source itself is made on the first miss (never when
-        offline: then a miss is an ``error`` answer). Offline without a cache there is nothing
-        to ask: not opened."""
+        """Behind the look-up cache (:class:`CachedSource`); offline without a cache there is
+        nothing to ask: not opened."""
         if settings.offline and settings.no_cache:
             return None
         info = SourceInfo(name=cls.name, url=getattr(settings, cls.url_setting))
@@ -113,17 +112,13 @@ class PacedSource(IntegritySource):
                 self._as_of = lookup.as_of or now()
 
     def run(self) -> Run:
-        """A run of GETs on the source's one client (:meth:`Retrying.client`), with its own
-        deadline."""
+        """A run of GETs on the source's one client, with its own deadline."""
         return self.http.run()
 
     def close(self) -> None:
-        """Close the client (its connections end; a later request opens another)."""
         self.http.close()
 
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
-
-__all__ = ["PacedSource", "now"]

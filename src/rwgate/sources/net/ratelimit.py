@@ -213,11 +213,6 @@ class Pacer(Limiter):
     def update(self, headers: Mapping[str, str]) -> None:
         """arXiv advertises no limits: nothing to learn."""
 
-    def hold(self, seconds: float) -> None:
-        """Start no request for ``seconds`` from now (a ``Retry-After``)."""
-        with self._cond:
-            self._not_before = max(self._not_before, self._clock() + seconds)
-
     @contextmanager
     def slot(self, deadline: float, cancel: threading.Event | None = None) -> Iterator[None]:
         """Hold the one turn, started on arXiv's pace; :class:`DeadlineExceeded` when it cannot
