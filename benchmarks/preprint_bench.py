@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fakes.arxiv import FakeArxiv
 from fakes.crossref import FakeCrossref
 from rwgate.sources.arxiv import ArxivSource
-from rwgate.sources.arxiv_pace import INTERVAL, Pacer
+from rwgate.sources.net.ratelimit import INTERVAL, Pacer
 
 N = 100
 WITHDRAWN_EVERY = 10

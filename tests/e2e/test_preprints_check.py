@@ -21,7 +21,7 @@ from fakes.arxiv import FakeArxiv, live_paper
 from fakes.biorxiv import FakeBiorxiv
 from fakes.crossref import FakeCrossref
 from rwgate.frontends.cli.main import main
-from rwgate.sources.arxiv_pace import Pacer, use_pacer
+from rwgate.sources.net.ratelimit import Pacer, use_pacer
 from rwgate.sources.snapshot import preprints as snapshot_preprints
 from rwgate.sources.snapshot.store import import_files
 

@@ -15,7 +15,7 @@ import pytest
 from fakes.arxiv import FakeArxiv
 from fakes.biorxiv import FakeBiorxiv
 from rwgate.frontends.cli import data as datacmd
-from rwgate.sources.arxiv_pace import Pacer, use_pacer
+from rwgate.sources.net.ratelimit import Pacer, use_pacer
 from rwgate.sources.snapshot import preprints as snapshot_preprints
 
 

@@ -12,9 +12,9 @@ import pytest
 from fakes.arxiv import FakeArxiv
 from rwgate.settings.config import Settings
 from rwgate.sources.arxiv import ArxivSource
-from rwgate.sources.arxiv_pace import Pacer
 from rwgate.sources.arxiv_xml import XMLShapeError, parse_atom
 from rwgate.sources.cache import Cache
+from rwgate.sources.net.ratelimit import Pacer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv"
 

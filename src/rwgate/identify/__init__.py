@@ -3,20 +3,15 @@
 The core calls it once per chunk (:meth:`Identifier.chunk`), for ``rwgate check``, the builds,
 the MCP server and ``rwgate verify``'s integrity alike:
 
-1. the identifiers each entry gives are read once (:func:`rwgate.identify.ids.read_ids`: the
-   DOI, else an arXiv id as its DataCite DOI; the PubMed id is the reader's);
+1. the identifiers each entry gives are read once (:func:`rwgate.identify.ids.read_ids`);
 2. shortDOIs (``10/f8vrcz``) are resolved (:mod:`rwgate.identify.shortdoi`);
 3. with ``recover_dois`` and online, an entry without a DOI gets the DOI of a ``verified`` match
    from the Crossref and OpenAlex searches (:mod:`rwgate.identify.recover`);
-4. an entry still without a DOI is matched offline against the snapshot's title index
+4. an entry still without a DOI is matched offline against the sources' title index
    (:mod:`rwgate.identify.bytitle`).
 
-The answer (:class:`Identified`) is every entry as the sources are asked about it, each with its
-origin (``doi_origin``) and confidence (``doi_confidence``), plus the title candidates; the core
-asks the sources once for all their identifiers (:meth:`Identified.wanted`), and
-:mod:`rwgate.verdicts.judge` judges each entry over them. Every service here shares the check's one
-look-up cache. Search services are not integrity sources: they live here, not in
-:mod:`rwgate.sources`.
+Every service here shares the check's one look-up cache. Search services are not integrity
+sources: they live here, not in :mod:`rwgate.sources`.
 """
 
 from __future__ import annotations
@@ -50,17 +45,11 @@ class Identified:
     def wanted(self) -> dict[IdKind, list[str]]:
         """The distinct DOIs and PubMed ids of the chunk, its title candidates' included: the
         sources are asked once per chunk."""
-        live = [r for r in self.refs if not r.missing]
         works = [w for ws in self.by_title.values() for w in ws]
+        named: list[Reference | TitleWork] = [*(r for r in self.refs if not r.missing), *works]
         return {
-            "doi": list(
-                dict.fromkeys([*(r.doi for r in live if r.doi), *(w.doi for w in works if w.doi)])
-            ),
-            "pmid": list(
-                dict.fromkeys(
-                    [*(r.pmid for r in live if r.pmid), *(w.pmid for w in works if w.pmid)]
-                )
-            ),
+            "doi": list(dict.fromkeys(n.doi for n in named if n.doi)),
+            "pmid": list(dict.fromkeys(n.pmid for n in named if n.pmid)),
         }
 
 

@@ -2,12 +2,10 @@
 
 A real bibliography leaves DOIs out (and 8.7 % of the Retraction Watch rows have none), so an
 entry without one is looked up by its normalised title (:func:`rwgate.titles.title_key`) in every
-source that holds titles (the snapshot's title index), without the network. A row of that title
-is the entry's work when :func:`rwgate.identify.same.title_agrees` says so (the year within one,
-or the journal; both for a short title). The works found are the entry's candidates: their
-identifiers are asked with the chunk's own (one ask), and when the entry's own identifiers leave
-it ``no_doi`` it is judged as those works (:func:`rwgate.verdicts.judge.by_title`), the most severe
-deciding (:func:`rwgate.core._decide`).
+source that holds titles, without the network; a row of that title is the entry's work when
+:func:`rwgate.identify.same.title_agrees` says so. The works found are asked about with the
+chunk's own identifiers, and an entry its own identifiers leave ``no_doi`` is judged as those
+works (:func:`rwgate.verdicts.judge.by_title`).
 """
 
 from __future__ import annotations

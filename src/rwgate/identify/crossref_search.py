@@ -1,12 +1,10 @@
 """Crossref look-ups beyond the integrity batch: searches, single records and BibTeX.
 
-The MCP tools (author checks, notice searches, the recent feed) and citation verification ask
-Crossref questions that are not "what are the notices of these DOIs". They go through the same
-request path as :class:`~rwgate.sources.crossref.CrossrefSource` (retries with backoff,
-``Retry-After``, the learned rate limits, the polite pool), so one process never has two clients
-competing for Crossref's limits. Successful answers are cached by URL and parameters with the
-caller's time-to-live; failures are never cached and surface as :class:`SourceUnavailable`, so a
-caller can say "could not ask" instead of "nothing found".
+The MCP tools and citation verification ask Crossref questions that are not "what are the notices
+of these DOIs". They go through :meth:`~rwgate.sources.crossref.CrossrefSource.request` (the same
+retries, ``Retry-After``, learned rate limits and polite pool), so one process never has two
+clients competing for Crossref's limits. Answers are cached by URL and parameters; failures are
+never cached and raise :class:`SourceUnavailable` ("could not ask", not "nothing found").
 """
 
 from __future__ import annotations
@@ -53,18 +51,13 @@ class CrossrefQuery:
         cache: Cache | None = None,
         source: Callable[[], CrossrefSource | None] | None = None,
     ) -> None:
-        if cache is None:
-            cache = Cache(settings.lookup_cache)
         self.settings = settings
-        self.cache = cache
+        self.cache = cache if cache is not None else Cache(settings.lookup_cache)
         self.base_url = settings.crossref_url.rstrip("/")
-        self.offline = settings.offline
         self._given = source
         self._source: CrossrefSource | None = None
         self._own = False
         self._lock = threading.Lock()
-
-    # --- public look-ups ---------------------------------------------------------------------
 
     def works(self, params: Mapping[str, str], ttl: float = TTL_SEARCH) -> WorkList:
         """``GET /works?params``: items and ``total-results``."""
@@ -98,8 +91,6 @@ class CrossrefQuery:
                 self._source.close()
             self._source = None
 
-    # --- the request path --------------------------------------------------------------------
-
     def _work_url(self, doi: str) -> str:
         doi = doi.strip().lower()
         if not doi:
@@ -122,7 +113,7 @@ class CrossrefQuery:
         return data
 
     def _fetch(self, url: str, params: Mapping[str, str], kind: Kind) -> Reply:
-        if self.offline:
+        if self.settings.offline:
             raise SourceUnavailable("crossref: offline (RWGATE_OFFLINE=1) and not in the cache")
         reply = self._open().request(url, params, kind)
         if reply.error is not None:

@@ -1,12 +1,10 @@
 """Asking Crossref and OpenAlex at once, and keeping going when one of them cannot answer.
 
 These search services answer "which works could this entry be?" (verification, ``get_bibtex``,
-``search_references``, DOI recovery); they are not integrity sources.
-
-Every question (a DOI's record, a title search) goes to both registries in parallel. Each source is
-optional: its failure is recorded by name and reported ("sources answered: crossref"), the other
-source's answer still counts, and only when no source answered at all does verification say
-"unverified" instead of "not_found" (a registry that could not be asked proves nothing).
+``search_references``, DOI recovery); they are not integrity sources. Every question goes to both
+registries in parallel; a source's failure is recorded by name ("sources answered: crossref"),
+the other's answer still counts, and only when no source answered does verification say
+``unverified`` instead of ``not_found`` (a registry that could not be asked proves nothing).
 """
 
 from __future__ import annotations
@@ -163,9 +161,12 @@ def ask(tasks: Sequence[Task], doi_tasks_count: int = 0) -> Answers:
     answered = {name for name, works, _ in results if works is not None}
     out.answered = [n for n in SOURCES if n in answered]
     out.failed = {n: r for n, r in out.failed.items() if n not in answered}
+    # Crossref's answers first for each task, so that its metadata wins a merge (it is the
+    # registry of record for Crossref DOIs); OpenAlex fills gaps.
+    ranked = sorted(results, key=lambda r: (SOURCES.index(r[0]), r[2]))
     by_key: dict[str, Work] = {}
-    for _, works, index in _interleave(results):
-        for work in works:
+    for _, works, index in ranked:
+        for work in works or []:
             key = work.doi or f"title:{work.title}:{work.year}"
             by_key[key] = merge(by_key[key], work) if key in by_key else work
             if index < doi_tasks_count and work.doi:
@@ -174,15 +175,6 @@ def ask(tasks: Sequence[Task], doi_tasks_count: int = 0) -> Answers:
         out.doi_records[doi] = by_key[doi]
     out.works = list(by_key.values())
     return out
-
-
-def _interleave(
-    results: list[tuple[str, list[Work] | None, int]],
-) -> list[tuple[str, list[Work], int]]:
-    """Crossref's answers first for each task so that its metadata wins a merge (it is the
-    registry of record for Crossref DOIs); OpenAlex fills gaps."""
-    ranked = sorted(results, key=lambda r: (SOURCES.index(r[0]), r[2]))
-    return [(n, w, i) for n, w, i in ranked if w is not None]
 
 
 def look_up(regs: Registries, cited: Reference, doi: str | None) -> Answers:

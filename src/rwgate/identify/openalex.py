@@ -1,13 +1,10 @@
 """OpenAlex ``/works`` as a second opinion: search, single works by DOI, ``is_retracted``.
 
-Citation verification asks OpenAlex what it asks Crossref (does a work with this title exist, what
-is the record behind this DOI), because the two registries fail differently: OpenAlex knows arXiv
-preprints (DataCite DOIs) that Crossref does not, and flags retractions with ``is_retracted``.
-The discipline is Crossref's (:mod:`rwgate.sources.net.http`: backoff with full jitter,
-``Retry-After``, an overall deadline; ``httpx`` loaded only when a request really goes out), with
-successful answers cached with the per-kind time-to-live and failures never cached but raised as
-:class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked" rather than "nothing
-found".
+The two registries fail differently: OpenAlex knows arXiv preprints (DataCite DOIs) that Crossref
+does not, and flags retractions with ``is_retracted``. Requests go through
+:mod:`rwgate.sources.net.http`; answers are cached with the per-kind time-to-live, failures never
+cached but raised as :class:`OpenAlexUnavailable`, so a caller says "OpenAlex could not be asked"
+rather than "nothing found".
 """
 
 from __future__ import annotations
@@ -50,11 +47,9 @@ class OpenAlexSource:
         self,
         settings: Settings,
         cache: Cache | None = None,
-        max_attempts: int = 4,
         backoff_base: float = 0.5,
     ) -> None:
         self.base_url = settings.openalex_url.rstrip("/")
-        self.mailto = settings.mailto
         self.offline = settings.offline
         self.cache = cache or Cache(None)
         # OpenAlex allows 10 requests per second; staying under it avoids 429s altogether.
@@ -70,10 +65,10 @@ class OpenAlexSource:
             self.limiter,
             timeout=settings.timeout,
             max_total_seconds=settings.max_total_seconds,
-            max_attempts=max(1, max_attempts),
+            max_attempts=4,
             backoff_base=backoff_base,
             backoff_cap=20.0,
-            mailto=self.mailto,
+            mailto=settings.mailto,
             connections=_CONCURRENCY,
         )
         self._down: str | None = None  # why OpenAlex is taken to be down for the rest of the run
@@ -82,8 +77,6 @@ class OpenAlexSource:
     @property
     def requests_made(self) -> int:
         return self.http.requests_made
-
-    # --- public look-ups ---------------------------------------------------------------------
 
     def search(
         self, text: str, per_page: int = 10, filters: Mapping[str, str] | None = None
@@ -111,8 +104,6 @@ class OpenAlexSource:
 
     def close(self) -> None:
         self.http.close()
-
-    # --- the request path --------------------------------------------------------------------
 
     def _json(
         self, path: str, params: Mapping[str, str], ttl: float, list_answer: bool

@@ -3,50 +3,38 @@
 Three questions, answered from the same comparisons (a title, family names, a year within
 :data:`YEAR_SLACK` -- online-first against print --, a venue, its abbreviation included):
 
-1. **Does the identifier name the cited work?** (:func:`mismatch`, ``rwgate check``) An entry's
-   DOI or PubMed id resolves to a record (Crossref's, the snapshot's, the cache's); when that
-   record's title clearly differs from the entry's, *and* their years (and first authors, where
-   both give one) do too, the identifier names another work: ``doi_mismatch``. Chosen on the
-   project's real bibliographies (every fixture entry, 0 false mismatches; see the README):
-
-   - titles are compared by :func:`rwgate.titles.identity_similarity` (after TeX decoding by
-     the readers, accents, case, markup, punctuation and the "RETRACTED:" marker folded away);
-     a title whose words all appear in the other's (a subtitle left out, "Correction to: X") is
-     the same; otherwise the mean of token-set and token-sort ratios. Below
-     :data:`TITLE_MISMATCH` (0.6) the titles clearly differ: unrelated titles of one field in
-     the fixtures score up to 0.76 (the rule then also needs the year), spelling variants of
-     one title 0.85 and more;
-   - a year within :data:`YEAR_SLACK` of the record's keeps it the same work: a translated
-     title changes every word but not the year;
-   - one record that agrees is enough (Crossref's and the snapshot's titles may differ).
+1. **Does the identifier name the cited work?** (:func:`mismatch`, ``rwgate check``) When the
+   record an entry's DOI or PubMed id resolves to has a clearly different title, *and* a
+   different year (and first author, where both give one), the identifier names another work:
+   ``doi_mismatch``. Chosen on the project's real bibliographies (0 false mismatches; see the
+   README): titles are compared by :func:`rwgate.titles.identity_similarity`; below
+   :data:`TITLE_MISMATCH` (0.6) they clearly differ (unrelated titles of one field score up to
+   0.76, hence the year too; spelling variants of one title 0.85 and more); a year within
+   :data:`YEAR_SLACK` keeps it the same work (a translated title changes every word, not the
+   year); one record that agrees is enough.
 
 2. **Which registry work is this DOI-less entry?** (:func:`title_agrees`, the offline title
-   match) A row of the entry's normalised title (:func:`rwgate.titles.title_key`) is that work
-   only when the year agrees (within :data:`YEAR_SLACK`) or the venue is the same; a title of
-   fewer than :data:`SHORT_TITLE_WORDS` words ("Editorial", "Reply to comment") needs both.
+   match) A row of the entry's normalised title is that work only when the year agrees (within
+   :data:`YEAR_SLACK`) or the venue is the same; a title of fewer than
+   :data:`SHORT_TITLE_WORDS` words ("Editorial", "Reply to comment") needs both.
 
 3. **How alike are a citation and a registry record?** (:func:`score`, ``rwgate verify`` and
-   ``--recover-dois``) One documented, symmetric score; components, each in [0, 1], compared
-   only where both sides have the field:
+   ``--recover-dois``) One symmetric score over the components both sides have, each in [0, 1]:
 
-   - **title** (weight 0.45): the mean of rapidfuzz's token-set and token-sort ratios of the
-     normalised titles. Token-set alone calls a fragment identical to any title that contains
-     it ("Nature" vs every Nature paper); the token-sort half keeps such fragments partial.
-   - **authors** (0.25): family names matched one-to-one (equal after folding, or a typo
-     apart: ratio >= 0.85), divided by the shorter list, so "Wakefield, Murch, Anthony" cited
-     for a 12-author paper still overlaps fully and author order does not matter.
-   - **year** (0.20): 1.0 equal, 0.8 within :data:`YEAR_SLACK`, else 0 (question 1 and 2's
-     "the year agrees" is this part above 0).
-   - **venue** (0.10): 1.0 for the same venue as question 2 says it, else the token-set ratio
-     of the normalised venue names.
+   - **title** (0.45): the mean of rapidfuzz's token-set and token-sort ratios of the normalised
+     titles (token-set alone calls "Nature" identical to every Nature paper);
+   - **authors** (0.25): family names matched one-to-one (equal after folding, or a typo apart:
+     ratio >= 0.85), divided by the shorter list (author order and cited subsets do not matter);
+   - **year** (0.20): 1.0 equal, 0.8 within :data:`YEAR_SLACK`, else 0 (questions 1 and 2's
+     "the year agrees" is this part above 0);
+   - **venue** (0.10): 1.0 for the same venue as question 2 says it, else the token-set ratio.
 
-   The total is the weighted mean over the components present (weights renormalised), so a
-   citation without a venue is not punished for it. A title below :data:`TITLE_GATE` caps the
-   total at the title similarity: the same authors in the same year wrote other papers.
-   Verdicts: ``verified`` >= 0.85, ``partial_match`` >= 0.50, else ``not_found``.
+   The total is the weighted mean over the components present (weights renormalised); a title
+   below :data:`TITLE_GATE` caps it at the title similarity (the same authors in the same year
+   wrote other papers). Verdicts: ``verified`` >= 0.85, ``partial_match`` >= 0.50, else
+   ``not_found``.
 
-rapidfuzz is imported only where a score is computed: a check that matches nothing by score
-(every pandoc build) does not load it.
+rapidfuzz is imported only where a score is computed (not by every pandoc build).
 """
 
 from __future__ import annotations
@@ -59,29 +47,14 @@ from rwgate.titles import (
     TitleRow,
     fold,
     identity_similarity,
-    normalize_title,
     same_family,
     same_venue,
     title_similarity,
     venue_words,
 )
-
-__all__ = [
-    "PARTIAL",
-    "VERIFIED",
-    "author_overlap",
-    "combine",
-    "fold",
-    "mismatch",
-    "normalize_family",
-    "normalize_title",
-    "score",
-    "title_agrees",
-    "title_similarity",
-    "venue_similarity",
-    "verdict_for",
-    "year_similarity",
-]
+from rwgate.titles import (  # re-exported: verification takes it from the rule set
+    normalize_title as normalize_title,
+)
 
 TITLE_MISMATCH = 0.6
 YEAR_SLACK = 1

@@ -1,11 +1,9 @@
 """ShortDOIs (``10/f8vrcz``) to the DOIs they stand for, through the DOI resolver's handle API.
 
-Zotero exports shortDOIs; read as DOIs they are malformed, so a paper with 39 of them was refused
-under strict for 39 "invalid DOIs". They are aliases the resolver knows: ``GET
-{doi_url}/api/handles/10/f8vrcz`` answers the handle record, whose ``HS_ALIAS`` value is the full
-DOI. Answers are cached 30 days (an alias does not change); errors are never cached. A shortDOI that
-cannot be resolved (offline, the resolver down, an unknown alias) stays ``unverified`` with its
-value, never ``invalid_doi``.
+Zotero exports shortDOIs; read as DOIs they are malformed. They are aliases the resolver knows:
+``GET {doi_url}/api/handles/10/f8vrcz`` answers the handle record, whose ``HS_ALIAS`` value is the
+full DOI. Answers are cached 30 days (an alias does not change), errors never. A shortDOI that
+cannot be resolved stays ``unverified`` with its value, never ``invalid_doi``.
 """
 
 from __future__ import annotations

@@ -18,31 +18,8 @@ from rwgate.contract.evidence import crossref_year
 from rwgate.identify.ids import ARXIV_PREFIX
 
 _TAG = re.compile(r"<[^<>]{1,80}>")
-_PARTICLES = frozenset(
-    [
-        "van",
-        "von",
-        "der",
-        "den",
-        "de",
-        "del",
-        "della",
-        "di",
-        "da",
-        "dos",
-        "das",
-        "du",
-        "la",
-        "le",
-        "ter",
-        "ten",
-        "st",
-        "bin",
-        "ibn",
-        "al",
-        "el",
-    ]
-)
+_PARTICLE_WORDS = "van von der den de del della di da dos das du la le ter ten st bin ibn al el"
+_PARTICLES = frozenset(_PARTICLE_WORDS.split())
 _INITIALS = re.compile(r"^[A-Z]{1,3}$")
 Verdict = Literal["verified", "partial_match", "not_found", "unverified"]
 

@@ -1,10 +1,9 @@
 """Integrity sources: the family, listed once, and the set of them one check opens.
 
-:data:`SOURCES` is the family (pip-audit lists its services the same way). Each member opens itself
-from the settings (:meth:`~rwgate.sources.interface.IntegritySource.open`): Crossref behind the
-look-up cache, created only on a cache miss (so the HTTP client is imported only then); the
-Retraction Watch snapshot when its file exists. The core never names a source: it asks every open
-source for the identifiers that source answers and merges the evidence by what each declares.
+Each member of :data:`SOURCES` opens itself from the settings
+(:meth:`~rwgate.sources.interface.IntegritySource.open`). The core never names a source: it asks
+every open source for the identifiers that source answers and merges the evidence by what each
+declares.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from typing import TypeVar
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.errors import RwgateError
 from rwgate.settings.config import Settings
-from rwgate.settings.paths import default_cache_dir, default_snapshot_path
 from rwgate.sources.arxiv import ArxivSource
 from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache, CachedSource
@@ -34,8 +32,7 @@ SOURCES: tuple[type[IntegritySource], ...] = (
     BiorxivSource,
     HarvestedWithdrawals,
 )
-"""Every integrity source, in the order reports name them. The preprint sources are asked only
-the identifiers of their servers (:meth:`IntegritySource.takes`) and named only when asked."""
+"""Every integrity source, in the order reports name them."""
 
 S = TypeVar("S", bound=IntegritySource)
 Answers = dict[tuple[IdKind, str], list[tuple[IntegritySource, Lookup]]]
@@ -63,8 +60,7 @@ class OpenSources:
     def ask(
         self, wanted: Mapping[IdKind, Sequence[str]], progress: Progress | None = None
     ) -> Answers:
-        """One batched ``query_all`` per source and identifier kind it answers, with the
-        identifiers it takes (:meth:`IntegritySource.takes`)."""
+        """One batched ``query_all`` per source and identifier kind, of the identifiers it takes."""
         answers: Answers = {}
         for source in self.sources:
             for kind, asked in wanted.items():
@@ -104,9 +100,8 @@ class OpenSources:
         return found
 
     def infos(self) -> list[SourceInfo]:
-        """Each source as reports name it, saying what happened to it this run: a source that
-        does not say so itself (a local snapshot) is described by what its look-ups brought.
-        A source for some preprint servers' identifiers only is named only when it was asked."""
+        """Each source as reports name it, with what happened to it this run (told by its
+        look-ups for a source that does not say so itself); a preprint source only when asked."""
         infos = []
         for source in self.sources:
             if source.servers and source.name not in self.tally:
@@ -163,14 +158,3 @@ def open_sources(
             opened.sources.append(source)
             opened.warnings.extend(source.warnings())
     return opened
-
-
-__all__ = [
-    "SOURCES",
-    "Answers",
-    "IntegritySource",
-    "OpenSources",
-    "default_cache_dir",
-    "default_snapshot_path",
-    "open_sources",
-]

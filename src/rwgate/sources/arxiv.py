@@ -1,46 +1,38 @@
 """arXiv as an integrity source: withdrawals, with the author's reason, never called retractions.
 
-About 14,000 arXiv papers have been withdrawn, many for benign reasons (a duplicate submission, a
-paper merged into another, an error the authors found themselves), so a withdrawn version is a
-``withdrawal`` notice (status ``withdrawn``) whose label is arXiv's comment, the reason in the
-authors' words, with the withdrawing version and its date.
+Many of the ~14,000 withdrawn arXiv papers were withdrawn for benign reasons (a duplicate, a merge,
+an error the authors found), so a withdrawn version is a ``withdrawal`` notice (status
+``withdrawn``) labelled with arXiv's comment, the reason in the authors' words.
 
-How it is asked, within arXiv's pace (:mod:`rwgate.sources.arxiv_pace`: one request per 3 s, one
-connection, process-wide):
+Asked at arXiv's pace (:class:`~rwgate.sources.net.ratelimit.Pacer`): first the Atom API,
+``id_list=`` with up to :data:`BATCH` ids a request (the latest version, its comment, and the
+published version's ``arxiv:doi``/``journal_ref``, reported as
+:attr:`~rwgate.contract.models.Lookup.published_doi`); then, only where the comment hints at a
+withdrawal, OAI-PMH ``arXivRaw``, whose per-version flags decide (the wording does not).
 
-1. the Atom API, ``id_list=`` with up to :data:`BATCH` ids a request: the latest version of each
-   paper, its comment, ``arxiv:doi`` and ``arxiv:journal_ref`` (the published version, reported
-   as :attr:`~rwgate.contract.models.Lookup.published_doi` so the core can judge the journal
-   article too);
-2. only where that comment hints at a withdrawal ("This paper has been withdrawn by the author"),
-   OAI-PMH ``GetRecord`` in ``arXivRaw``, whose per-version flags (size ``0kb``, source type
-   ``I``) say whether the latest version is the withdrawal. The flag decides, not the wording.
-
-A paper whose latest version is not withdrawn is found with no notices: the source vouches for it
-(clean as a preprint). An id arXiv does not know is ``not_found`` (like a DOI a registry does not
-know). Any answer that does not validate is an ``error`` look-up: unverified, never clean.
+A paper whose latest version is not withdrawn is found with no notices (vouched); an id arXiv
+does not know is ``not_found``; an answer that does not validate is an ``error`` look-up.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rwgate.contract.models import Lookup, Notice
-from rwgate.settings.config import Settings
-from rwgate.sources.arxiv_pace import Pacer, arxiv_pacer
 from rwgate.sources.arxiv_xml import (
     AtomEntry,
     AtomFeed,
     OAIPage,
     RawRecord,
+    Withdrawal,
     XMLShapeError,
     parse_atom,
     parse_oai,
 )
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.sources.net.http import Failure, GaveUp, Run
+from rwgate.sources.net.ratelimit import Pacer, arxiv_pacer
 from rwgate.sources.paced import PacedSource, now
 from rwgate.sources.preprint_ids import ArxivId, arxiv_of_doi, parse_arxiv
 
@@ -50,19 +42,18 @@ if TYPE_CHECKING:
 BATCH = 100
 """Ids per Atom request (arXiv's manual: keep result sets small; 100 answers in one page)."""
 NAME = "arxiv"
+T = TypeVar("T")
 
 
-def withdrawal_notice(
-    ident: str, version: int | None, date: dt.date | None, reason: str | None
-) -> Notice:
+def withdrawal_notice(withdrawn: Withdrawal) -> Notice:
     """The ``withdrawal`` notice of a withdrawn arXiv version: the reason is its label."""
-    where = f"arXiv:{ident}v{version}" if version else f"arXiv:{ident}"
+    ident, version = withdrawn.ident, withdrawn.version
     return Notice(
         type="withdrawal",
-        date=date,
+        date=withdrawn.date,
         source=[NAME],
-        label=reason or "withdrawn (arXiv gives no reason)",
-        record_id=where,
+        label=withdrawn.reason or "withdrawn (arXiv gives no reason)",
+        record_id=f"arXiv:{ident}v{version}" if version else f"arXiv:{ident}",
     )
 
 
@@ -77,6 +68,7 @@ class ArxivSource(PacedSource):
     vouches = True  # the latest version's flags are the paper's whole withdrawal state
     servers = frozenset({"arXiv"})
     url_setting = "arxiv_url"
+    arg_settings: ClassVar[dict[str, str]] = {"api_url": "arxiv_url", "oai_url": "arxiv_oai_url"}
 
     def __init__(
         self,
@@ -94,22 +86,7 @@ class ArxivSource(PacedSource):
         self.oai_url = oai_url.rstrip("/")
         self.batch_size = batch_size
         self.pacer = pacer or arxiv_pacer()
-        super().__init__(
-            self.api_url,
-            self.pacer,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
-        )
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ArxivSource:
-        return cls(
-            api_url=settings.arxiv_url,
-            oai_url=settings.arxiv_oai_url,
-            timeout=settings.timeout,
-            max_total_seconds=settings.max_total_seconds,
-        )
+        super().__init__(self.api_url, self.pacer, timeout, max_total_seconds, max_attempts)
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """arXiv ids, and of DOIs only arXiv's DataCite ones (every other DOI is not arXiv's)."""
@@ -190,10 +167,7 @@ class ArxivSource(PacedSource):
         withdrawal = record.withdrawal()
         if withdrawal is None:
             return found
-        notice = withdrawal_notice(
-            withdrawal.ident, withdrawal.version, withdrawal.date, withdrawal.reason
-        )
-        return found.model_copy(update={"notices": [notice]})
+        return found.model_copy(update={"notices": [withdrawal_notice(withdrawal)]})
 
     def raw_record(self, run: Run, paper: str) -> RawRecord | str:
         """The paper's ``arXivRaw`` record, or the one-line reason there is none."""
@@ -214,29 +188,23 @@ class ArxivSource(PacedSource):
         return record
 
 
-def _xml_body(response: httpx.Response) -> bytes:
-    """The body of a 200 answer that says it is XML; :class:`Failure` otherwise."""
+def _parsed(response: httpx.Response, parse: Callable[[bytes], T]) -> T:
+    """``parse`` of the body of a 200 answer that says it is XML; :class:`Failure` otherwise."""
     if response.status_code != 200:
         raise Failure(f"HTTP {response.status_code}", retry=False)
     ctype = response.headers.get("content-type", "").lower()
     if "xml" not in ctype:
         raise Failure(f"answer is not XML (content type {ctype[:40] or 'missing'!r})")
-    return response.content
+    try:
+        return parse(response.content)
+    except XMLShapeError as exc:
+        raise Failure(str(exc)) from None
 
 
 def _atom(response: httpx.Response) -> AtomFeed:
-    try:
-        return parse_atom(_xml_body(response))
-    except XMLShapeError as exc:
-        raise Failure(str(exc)) from None
+    return _parsed(response, parse_atom)
 
 
 def oai_answer(response: httpx.Response) -> OAIPage:
     """An OAI-PMH ``arXivRaw`` answer, validated (:class:`Failure` otherwise)."""
-    try:
-        return parse_oai(_xml_body(response))
-    except XMLShapeError as exc:
-        raise Failure(str(exc)) from None
-
-
-__all__ = ["BATCH", "NAME", "ArxivSource", "oai_answer", "withdrawal_notice"]
+    return _parsed(response, parse_oai)

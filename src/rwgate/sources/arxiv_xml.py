@@ -1,15 +1,13 @@
 """Reading arXiv's two XML answers: the Atom feed of the API and OAI-PMH ``arXivRaw`` records.
 
-Both are validated before anything is taken from them: an answer that is not the expected
-document (an HTML error page, a proxy's notice, a truncated body) raises :class:`XMLShapeError`,
-which the callers turn into an ``error`` look-up, never a record. A document type declaration is
-refused outright (arXiv sends none; an entity declaration is how an XML bomb starts).
+Both are validated first: an answer that is not the expected document (an HTML error page, a
+proxy's notice, a truncated body) raises :class:`XMLShapeError`, an ``error`` look-up, never a
+record. A document type declaration is refused outright (arXiv sends none; an entity
+declaration is how an XML bomb starts).
 
-The Atom API answers ``id_list`` with one ``<entry>`` per id asked, in order; an id arXiv does not
-know gets an empty ``<entry>`` (no ``<id>``, only an empty category: recorded answers in
-autobib/rsxiv's tests). ``arXivRaw`` lists every version with its date, size and source type; a
-withdrawn version has size ``0kb`` and/or an ``I`` ("ignore") in its source type, the flags
-arXiv's own browse code reads (``size_kilobytes == 0``, ``source_flag.ignore``).
+The Atom API answers ``id_list`` with one ``<entry>`` per id asked; an id arXiv does not know
+gets an empty ``<entry>`` (no ``<id>``). In ``arXivRaw`` a withdrawn version has size ``0kb``
+and/or an ``I`` ("ignore") in its source type, the flags arXiv's own browse code reads.
 """
 
 from __future__ import annotations
@@ -80,7 +78,6 @@ class AtomEntry:
     arxiv: ArxivId
     title: str | None
     published: dt.date | None
-    updated: dt.date | None
     comment: str | None
     journal_ref: str | None
     doi: str | None
@@ -122,7 +119,6 @@ def parse_atom(body: bytes) -> AtomFeed:
                 arxiv=arxiv,
                 title=_text(entry.find(f"{ATOM}title")),
                 published=_date(_text(entry.find(f"{ATOM}published"))),
-                updated=_date(_text(entry.find(f"{ATOM}updated"))),
                 comment=_text(entry.find(f"{ARXIV}comment")),
                 journal_ref=_text(entry.find(f"{ARXIV}journal_ref")),
                 doi=try_normalize(_text(entry.find(f"{ARXIV}doi"))),
@@ -148,14 +144,13 @@ class RawVersion:
 
 @dataclass(frozen=True)
 class RawRecord:
-    """One paper in ``arXivRaw``: every version, its comments and the published version."""
+    """One paper in ``arXivRaw``: every version, its comments and the published version's DOI."""
 
     arxiv: ArxivId
     versions: tuple[RawVersion, ...]
     comments: str | None
     title: str | None
     doi: str | None
-    journal_ref: str | None
 
     def withdrawal(self) -> Withdrawal | None:
         """The withdrawal in force: the latest version withdrawn (None when it is not)."""
@@ -211,8 +206,7 @@ def parse_oai(body: bytes) -> OAIPage:
         if raw is None:
             raise XMLShapeError("record without arXivRaw metadata")
         page.records.append(_raw_record(raw))
-    token = verb.find(f"{OAI}resumptionToken")
-    page.token = _text(token)
+    page.token = _text(verb.find(f"{OAI}resumptionToken"))
     return page
 
 
@@ -242,18 +236,4 @@ def _raw_record(raw: ET.Element) -> RawRecord:
         comments=_text(raw.find(f"{RAW}comments")),
         title=_text(raw.find(f"{RAW}title")),
         doi=try_normalize(_text(raw.find(f"{RAW}doi"))),
-        journal_ref=_text(raw.find(f"{RAW}journal-ref")),
     )
-
-
-__all__ = [
-    "AtomEntry",
-    "AtomFeed",
-    "OAIPage",
-    "RawRecord",
-    "RawVersion",
-    "Withdrawal",
-    "XMLShapeError",
-    "parse_atom",
-    "parse_oai",
-]

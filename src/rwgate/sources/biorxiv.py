@@ -1,18 +1,17 @@
 """bioRxiv and medRxiv as an integrity source: their API lists every version with its type.
 
 ``api.biorxiv.org/details/{biorxiv|medrxiv}/{DOI}/na/json`` answers ``{"messages": [{"status":
-"ok"}], "collection": [...]}`` with one item per version (``doi``, ``title``, ``date``,
-``version``, ``type``, ``abstract``, ``published``, ``server``); a DOI the server does not hold
-answers ``"status": "no posts found"`` and an empty collection. The withdrawing version has
-``"type": "withdrawn"`` (and, since 2023-08-01, a title beginning ``Withdrawn:``), its abstract
-the withdrawal statement; ``published`` is the journal version's DOI (``NA`` when none).
+"ok"}], "collection": [...]}``, one item per version (``doi``, ``title``, ``date``, ``version``,
+``type``, ``abstract``, ``published``, ``server``); a DOI the server does not hold answers
+``"status": "no posts found"``. The withdrawing version has ``"type": "withdrawn"`` (and, since
+2023-08-01, a title beginning ``Withdrawn:``), its abstract the withdrawal statement;
+``published`` is the journal version's DOI (``NA`` when none).
 
-Which server holds a DOI is not in the DOI (``10.1101/`` is both, and the Cold Spring Harbor
-journals'), so a preprint DOI is asked of bioRxiv, then of medRxiv; a journal DOI
-(``10.1101/gr.…``) is never asked (:func:`~rwgate.sources.preprint_ids.biorxiv_doi`): it is
-Crossref's. A preprint whose latest version is not withdrawn is found with no notices (vouched);
-an answer that does not validate (HTML, a message that is not ``ok``, items of another DOI) is an
-``error`` look-up, never a record, and neither server holding the DOI proves nothing.
+``10.1101/`` is both servers' (and the Cold Spring Harbor journals'), so a preprint DOI is asked
+of bioRxiv, then of medRxiv; a journal DOI (``10.1101/gr.…``) is never asked
+(:func:`~rwgate.sources.preprint_ids.biorxiv_doi`). A preprint whose latest version is not
+withdrawn is found with no notices (vouched); an answer that does not validate is an ``error``
+look-up, and neither server holding the DOI proves nothing.
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rwgate.contract.doi import doi_path, try_normalize
 from rwgate.contract.models import Lookup, Notice
-from rwgate.settings.config import Settings
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.sources.net.http import Failure, GaveUp, Run, json_body
 from rwgate.sources.net.ratelimit import Limiter, shared_limiter
@@ -77,9 +75,13 @@ def _int(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+def _version(item: Mapping[str, Any]) -> int:
+    return int(str(item["version"]))
+
+
 def withdrawal_of(items: Sequence[Mapping[str, Any]]) -> Notice | None:
     """The withdrawal in force: the latest version's, when its type is ``withdrawn``."""
-    latest = max(items, key=lambda i: int(str(i["version"])))
+    latest = max(items, key=_version)
     if str(latest.get("type", "")).strip().lower() != "withdrawn":
         return None
     reason = " ".join(str(latest.get("abstract") or "").split())[:_REASON_MAX] or None
@@ -95,7 +97,7 @@ def withdrawal_of(items: Sequence[Mapping[str, Any]]) -> Notice | None:
 
 def published_of(items: Sequence[Mapping[str, Any]]) -> str | None:
     """The journal version's DOI, as the server states it (``NA``: none)."""
-    for item in sorted(items, key=lambda i: -int(str(i["version"]))):
+    for item in sorted(items, key=lambda i: -_version(i)):
         found = try_normalize(str(item.get("published") or ""))
         if found:
             return found
@@ -119,6 +121,7 @@ class BiorxivSource(PacedSource):
     vouches = True  # every version is listed with its type
     servers = frozenset({"bioRxiv/medRxiv"})
     url_setting = "biorxiv_url"
+    arg_settings: ClassVar[dict[str, str]] = {"base_url": "biorxiv_url"}
 
     def __init__(
         self,
@@ -131,17 +134,7 @@ class BiorxivSource(PacedSource):
         limiter = shared_limiter(
             NAME, self.base_url, lambda: Limiter(concurrency=1, limit=2, interval=1.0)
         )
-        super().__init__(
-            self.base_url,
-            limiter,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
-        )
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> BiorxivSource:
-        return cls(settings.biorxiv_url, settings.timeout, settings.max_total_seconds)
+        super().__init__(self.base_url, limiter, timeout, max_total_seconds, max_attempts)
 
     def takes(self, kind: IdKind, ident: str) -> bool:
         """Only bioRxiv/medRxiv preprint DOIs (not the Cold Spring Harbor journals')."""
@@ -180,11 +173,11 @@ class BiorxivSource(PacedSource):
         return self._answer(doi, "not_found")
 
     def _found(self, doi: str, items: list[dict[str, Any]]) -> Lookup:
-        latest = max(items, key=lambda i: int(str(i["version"])))
+        latest = max(items, key=_version)
         title = " ".join(str(latest.get("title") or "").split()) or None
         if title and title.lower().startswith("withdrawn:"):
             title = title[len("withdrawn:") :].strip() or None
-        first = _date(min(items, key=lambda i: int(str(i["version"]))).get("date"))
+        first = _date(min(items, key=_version).get("date"))
         notice = withdrawal_of(items)
         return Lookup(
             doi=doi,
@@ -197,6 +190,3 @@ class BiorxivSource(PacedSource):
             published_doi=published_of(items),
             as_of=now(),
         )
-
-
-__all__ = ["NAME", "SERVERS", "BiorxivSource", "Details", "details", "withdrawal_of"]

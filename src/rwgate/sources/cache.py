@@ -1,16 +1,15 @@
 """The look-up cache, and the source wrapper that consults it before the network.
 
-diskcache is SQLite underneath, so several builds (latexmk running bibtex, a pandoc filter and an
-MCP server at once) can share one cache safely. A cache that cannot be opened or written degrades
-to no cache with one warning: a slow build is better than a broken one. Errors are never stored, so
-a failed look-up is retried next time instead of being remembered.
+diskcache is SQLite underneath, so several builds (latexmk's bibtex, a pandoc filter, an MCP
+server) can share one cache. A cache that cannot be opened or written degrades to no cache with
+one warning: a slow build is better than a broken one. Errors are never stored, so a failed
+look-up is retried next time.
 
-The cache holds data, never code. diskcache pickles by default, and unpickling runs code, so a
-cache someone else wrote (a CI cache restored from another branch, a shared folder) could run
-anything. Here keys are plain strings and values JSON text (:func:`_data_disk`); an entry stored any
-other way is refused (a miss and one warning), never unpickled. Entries live in a ``json/``
-sub-folder, apart from any older pickled cache. Every look-up carries its fetch time (``as_of``);
-one dated in the future is discarded.
+The cache holds data, never code: diskcache pickles by default, and unpickling a cache someone
+else wrote (a CI cache from another branch) could run anything. Here keys are plain strings and
+values JSON text (:func:`_data_disk`, in a ``json/`` sub-folder); an entry stored any other way
+is refused (a miss and one warning). Every look-up carries its fetch time (``as_of``); one dated
+in the future is discarded.
 """
 
 from __future__ import annotations
@@ -34,11 +33,7 @@ TTL_WORK = 24 * 3600
 TTL_SEARCH = 6 * 3600
 TTL_FEED = 3600
 TTL_AGENCY = 30 * 24 * 3600  # which agency registered a DOI does not change: 30 days
-
-
 FUTURE_SLACK = 300.0  # seconds a cached fetch time may lie ahead of this clock
-
-
 OFFLINE = "offline and not in cache"
 
 
@@ -117,10 +112,6 @@ class Cache:
                 self._db.close()
         self._db = None
 
-    @property
-    def enabled(self) -> bool:
-        return self._db is not None
-
     def get(self, key: str) -> Any:
         if self._db is None:
             return None
@@ -152,9 +143,8 @@ class CachedSource(IntegritySource):
     """Any source behind the cache: answers from the cache, asks the real source for the rest.
 
     The real source is built by ``factory`` on the first miss, so a fully cached check never
-    imports the HTTP client. With no factory (offline) there is no real source: misses are
-    errors ("offline and not in cache"), which the core turns into ``unverified`` (or snapshot
-    verdicts). It declares what the source it wraps declares.
+    imports the HTTP client; with no factory (offline) a miss is an error (:data:`OFFLINE`). It
+    declares what the source it wraps declares.
     """
 
     def __init__(
@@ -163,7 +153,6 @@ class CachedSource(IntegritySource):
         cache: Cache,
         factory: Callable[[], IntegritySource] | None,
         info: SourceInfo,
-        ttl: float = TTL_WORK,
     ) -> None:
         self.kind = kind
         self.name, self.title = kind.name, kind.title
@@ -171,7 +160,7 @@ class CachedSource(IntegritySource):
         self.vouches, self.servers = kind.vouches, kind.servers
         self.cache = cache
         self.factory = factory
-        self.ttl = self._ttl = ttl
+        self.ttl = TTL_WORK
         self.default_info = info
         self.inner: IntegritySource | None = None
         self.hits = 0
@@ -223,7 +212,7 @@ class CachedSource(IntegritySource):
                 )
                 if lookup.outcome != "error":
                     lookup = lookup.model_copy(update={"as_of": lookup.as_of or now})
-                    ttl = TTL_AGENCY if lookup.outcome == "foreign" else self._ttl
+                    ttl = TTL_AGENCY if lookup.outcome == "foreign" else TTL_WORK
                     self.cache.set(self._key(ident, kind), lookup.model_dump(mode="json"), ttl)
                     self.fetched += 1
                 else:
@@ -264,9 +253,7 @@ class CachedSource(IntegritySource):
         offline = "offline" if self.factory is None else None
         if self.hits:
             return {"state": "cache", "why": offline}
-        if offline:
-            return {"state": "not_asked", "why": offline}
-        return {"state": "not_asked", "why": "nothing to look up"}
+        return {"state": "not_asked", "why": offline or "nothing to look up"}
 
     def close(self) -> None:
         if self.inner is not None:

@@ -1,16 +1,12 @@
 """Crossref REST ``/works`` as an integrity source: batched, polite, and honest about failure.
 
-Crossref carries the Retraction Watch notices in each work's ``updated-by``. A whole bibliography is
-asked in batches (``filter=doi:A,doi:B,...``, at most ``batch_size`` per request) because Crossref
-rate-limits per request, not per DOI. A DOI missing from a batch answer is asked once more on its
-own (``/works/{doi}``) before it is called ``not_found``: a list answer that silently leaves a DOI
-out is not proof that the DOI does not exist. A request that finally fails gives every DOI in it
-``outcome="error"`` so that the core reports ``unverified``, never ``clean``.
-
-Retries, ``Retry-After``, the deadline and the learned rate limits are
-:mod:`rwgate.sources.net.http`'s;
-like it, this module loads ``httpx`` only when a request really goes out (a run answered from the
-cache never loads the HTTP client).
+Crossref carries the Retraction Watch notices in each work's ``updated-by``. A bibliography is asked
+in batches (``filter=doi:A,doi:B,...``) because Crossref rate-limits per request, not per DOI. A
+DOI a batch answer leaves out is asked once more on its own (``/works/{doi}``) before it is called
+``not_found``: a list that silently leaves a DOI out is no proof that the DOI does not exist. A
+request that finally fails gives every DOI in it ``outcome="error"`` (``unverified``, never
+``clean``). Retries, ``Retry-After``, the deadline and the rate limits are
+:mod:`rwgate.sources.net.http`'s.
 """
 
 from __future__ import annotations
@@ -19,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from rwgate.contract.doi import doi_path, try_normalize
 from rwgate.contract.evidence import lookup_from_crossref, merge_notices
 from rwgate.contract.models import Lookup
-from rwgate.settings.config import Settings
 from rwgate.sources.interface import IdKind, Progress
 from rwgate.sources.net.http import Failure, GaveUp, Run, json_body
 from rwgate.sources.net.ratelimit import Limiter, shared_limiter
@@ -64,6 +59,11 @@ class CrossrefSource(PacedSource):
     absence = "unknown"
     vouches = True  # a record without ``updated-by`` is a work with no notice registered
     url_setting = "crossref_url"
+    arg_settings: ClassVar[dict[str, str]] = {
+        "base_url": "crossref_url",
+        "mailto": "mailto",
+        "doi_url": "doi_url",
+    }
     connections = _MAX_THREADS
 
     def __init__(
@@ -100,22 +100,12 @@ class CrossrefSource(PacedSource):
         super().__init__(
             self.base_url,
             self.limiter,
-            timeout=timeout,
-            max_total_seconds=max_total_seconds,
-            max_attempts=max_attempts,
+            timeout,
+            max_total_seconds,
+            max_attempts,
             backoff_base=backoff_base,
             learn_limits=True,
             mailto=mailto,
-        )
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> CrossrefSource:
-        return cls(
-            base_url=settings.crossref_url,
-            mailto=settings.mailto,
-            timeout=settings.timeout,
-            max_total_seconds=settings.max_total_seconds,
-            doi_url=settings.doi_url,
         )
 
     def query_all(
@@ -253,7 +243,9 @@ class CrossrefSource(PacedSource):
             if entries is not None and not (
                 isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
             ):
-                return self._error(doi, f"crossref: malformed {field} in the record of {doi}")
+                return self._answer(
+                    doi, "error", f"crossref: malformed {field} in the record of {doi}"
+                )
         try:
             lookup = lookup_from_crossref(message, source=self.name)
         except (ValueError, TypeError, AttributeError) as exc:

@@ -1,27 +1,18 @@
 """The interface every integrity source implements, and what a source declares about itself.
 
-Like pip-audit's vulnerability services (``_service/interface.py``), a source answers a whole
-batch at once with :meth:`IntegritySource.query_all`; the default loops over
-:meth:`~IntegritySource.query`, and a source that can batch (Crossref's ``filter=doi:...``,
-the snapshot's indexed ``IN`` query) overrides it so it is never asked one identifier at a time.
-Failures are answers, not exceptions: a look-up that could not be made is a
-:class:`~rwgate.contract.models.Lookup` with ``outcome="error"``, which the core turns into
-``unverified``,
-never ``clean``.
+A source answers a whole batch with :meth:`IntegritySource.query_all` (the default loops over
+:meth:`~IntegritySource.query`; Crossref and the snapshot batch). Failures are answers, not
+exceptions: a look-up that could not be made is a :class:`~rwgate.contract.models.Lookup` with
+``outcome="error"``, which the core turns into ``unverified``, never ``clean``.
 
-Besides answering, a source declares what its answers are worth, so the core can merge the
-evidence of any set of sources without knowing them by name:
-
-- :attr:`~IntegritySource.answers`: which identifiers it can be asked (``doi``, ``pmid``);
-- :attr:`~IntegritySource.absence`: what ``not_found`` from it means: ``unknown`` (a DOI registry
-  that does not know the DOI: ``unknown_doi``), ``clean`` (a complete registry of notices that
-  does not list the work: clean as of its date), or ``nothing`` (an extract: proves nothing);
-- :attr:`~IntegritySource.vouches`: whether ``found`` with no notices from it means the work has
-  none (Crossref's ``updated-by``: yes; OpenAlex's ``is_retracted``, which misses many
-  retractions: no). A source that does not vouch decides a status only when it carries notices,
-  never ``clean`` on its own. The default is not to vouch: a new source must say so;
-- :attr:`~IntegritySource.settings`: the settings it reads. All of them are the invoking user's
-  (flags, environment, user configuration); a document can never choose them.
+A source also declares what its answers are worth, so the core merges the evidence of any set of
+sources without knowing them by name: :attr:`~IntegritySource.answers` (the identifiers it can be
+asked), :attr:`~IntegritySource.absence` (what its ``not_found`` means: ``unknown`` for a DOI
+registry, ``clean`` for a complete registry of notices, ``nothing`` for an extract),
+:attr:`~IntegritySource.vouches` (whether ``found`` with no notices means the work has none:
+Crossref's ``updated-by`` yes, OpenAlex's ``is_retracted`` no; off by default, so a new source
+must say so) and :attr:`~IntegritySource.settings` (the settings it reads: all the invoking
+user's, never a document's).
 
 Adding a source: a module here with a subclass, its name in :data:`rwgate.sources.SOURCES`, and
 its settings in :mod:`rwgate.settings.config` if it has new ones. Nothing else changes.
@@ -60,8 +51,7 @@ class IntegritySource(ABC):
     settings: frozenset[str] = frozenset()
     absence: Absence = "nothing"
     vouches: bool = False
-    """Whether ``found`` with no notices means "no notices" (see the module docstring). Off by
-    default: a source added by the recipe never clears a work it merely knows (fail closed)."""
+    """Whether ``found`` with no notices means "no notices" (see the module docstring)."""
     ttl: float | None = None
     """How long its answers stay true (seconds); None: until its data changes."""
     servers: frozenset[str] = frozenset()
@@ -133,6 +123,3 @@ def run_state(answered: int, failed: Mapping[str, int], name: str) -> dict[str, 
         return {"state": "not_reached", "why": reason}
     missed = sum(failed.values())
     return {"state": "answered", "why": f"{missed} not answered ({reason})"}
-
-
-__all__ = ["Absence", "IdKind", "IntegritySource", "Progress", "run_state"]

@@ -1,27 +1,23 @@
 """One base for the integrity sources asked over HTTP at their server's pace (Crossref, arXiv,
-bioRxiv/medRxiv).
+bioRxiv/medRxiv): a :class:`~rwgate.sources.net.http.Retrying` on the server's limiter, the run's
+tally of what answered, and an ``open`` that puts the source behind the look-up cache.
 
-Each such source had the same set-up three times over: a :class:`~rwgate.sources.net.http.Retrying`
-on its server's limiter, an HTTP client, the run's tally of what answered (for
-:meth:`~rwgate.sources.interface.IntegritySource.info`) and an ``open`` that puts it behind the
-look-up cache. They live here once. A source keeps one client for its whole life (a run: the
-check's :class:`~rwgate.sources.OpenSources` closes it), so everything that asks one server in a
-run, the integrity batches and the searches of DOI recovery and ``rwgate verify`` alike, shares
-one client, one retry discipline and one memory of a server that could not be reached.
-``httpx`` is still loaded only when the first request goes out.
+A source keeps one client for its whole life (a run: :class:`~rwgate.sources.OpenSources` closes
+it), so everything that asks one server in a run, the integrity batches and the searches of DOI
+recovery and ``rwgate verify`` alike, shares one client, one retry discipline and one memory of
+a server that could not be reached. ``httpx`` is loaded only when the first request goes out.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from abc import abstractmethod
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
-from rwgate.sources.cache import TTL_WORK, Cache, CachedSource
+from rwgate.sources.cache import Cache, CachedSource
 from rwgate.sources.interface import IdKind, IntegritySource, run_state
 from rwgate.sources.net.http import Retrying, Run
 
@@ -34,6 +30,9 @@ class PacedSource(IntegritySource):
 
     url_setting: ClassVar[str]
     """The setting naming the server, for how reports name the source before it is asked."""
+    arg_settings: ClassVar[dict[str, str]]
+    """Constructor argument -> the setting it is read from, beside the timeouts every source
+    reads (:meth:`from_settings`)."""
     connections: ClassVar[int] = 1
     """Connections its client may hold at once (arXiv and bioRxiv ask for one)."""
 
@@ -41,16 +40,15 @@ class PacedSource(IntegritySource):
         self,
         url: str,
         limiter: Limiter,
-        *,
         timeout: float,
         max_total_seconds: float,
         max_attempts: int,
+        *,
         backoff_base: float = 1.0,
         learn_limits: bool = False,
         mailto: str | None = None,
     ) -> None:
         self.url = url
-        self.mailto = mailto
         self.http = Retrying(
             self.name,
             limiter,
@@ -69,20 +67,20 @@ class PacedSource(IntegritySource):
         self._as_of: dt.datetime | None = None
 
     @classmethod
-    @abstractmethod
-    def from_settings(cls, settings: Settings) -> PacedSource:
+    def from_settings(cls, settings: Settings) -> Self:
         """The source as the invoking user's settings configure it (never offline)."""
+        named = {arg: getattr(settings, name) for arg, name in cls.arg_settings.items()}
+        return cls(timeout=settings.timeout, max_total_seconds=settings.max_total_seconds, **named)
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
-        """Behind the look-up cache; the source itself is made on the first miss (never when
-        offline: then a miss is an ``error`` answer). Offline without a cache there is nothing
-        to ask: not opened."""
+        """Behind the look-up cache (:class:`CachedSource`); offline without a cache there is
+        nothing to ask: not opened."""
         if settings.offline and settings.no_cache:
             return None
         info = SourceInfo(name=cls.name, url=getattr(settings, cls.url_setting))
         factory = None if settings.offline else lambda: cls.from_settings(settings)
-        return CachedSource(cls, cache, factory, info, TTL_WORK)
+        return CachedSource(cls, cache, factory, info)
 
     def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
         return self.query_all([ident], kind=kind)[ident]
@@ -114,17 +112,13 @@ class PacedSource(IntegritySource):
                 self._as_of = lookup.as_of or now()
 
     def run(self) -> Run:
-        """A run of GETs on the source's one client (:meth:`Retrying.client`), with its own
-        deadline."""
+        """A run of GETs on the source's one client, with its own deadline."""
         return self.http.run()
 
     def close(self) -> None:
-        """Close the client (its connections end; a later request opens another)."""
         self.http.close()
 
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
-
-__all__ = ["PacedSource", "now"]

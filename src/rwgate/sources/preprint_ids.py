@@ -1,18 +1,16 @@
 """Preprint identifiers as authors write them: arXiv ids in every spelling, bioRxiv/medRxiv
 DOIs, and the preprint servers that publish no machine-readable withdrawals.
 
-One parser for arXiv ids, because authors write the same paper a dozen ways: ``eprint =
-{1706.03762}`` with ``archivePrefix = {arXiv}`` (BibTeX) or ``eprinttype = {arxiv}`` (biblatex),
-``arXiv:1706.03762v5`` in ``note``/``howpublished``/``journal`` (Google Scholar writes
-``journal = {arXiv preprint arXiv:1706.03762}``), ``https://arxiv.org/abs/1706.03762`` or
-``/pdf/1706.03762v2.pdf``, DBLP's ``volume = {abs/1706.03762}``, old-style ids with a subject
-class (``math.GT/0309136``, which arXiv files as ``math/0309136``) and the DataCite DOI arXiv
-registers for every paper (``10.48550/arXiv.1706.03762``). The canonical form is the id without
-version (what arXiv's ``id_list`` answers with its latest version), the version kept apart.
+One parser for arXiv ids, because authors write one paper a dozen ways: ``eprint = {1706.03762}``
+(BibTeX, biblatex), ``arXiv:1706.03762v5`` in a note or journal (Google Scholar), an arxiv.org
+``/abs/`` or ``/pdf/`` URL, DBLP's ``volume = {abs/1706.03762}``, old-style ids with a subject
+class (``math.GT/0309136``, filed as ``math/0309136``) and arXiv's DataCite DOI
+(``10.48550/arXiv.1706.03762``). The canonical form is the id without version (what ``id_list``
+answers with its latest version), the version kept apart.
 
-``10.1101/`` is shared by bioRxiv, medRxiv and the Cold Spring Harbor journals (``10.1101/gr.…``,
-``gad.``, ``cshperspect.``): only the preprints' suffixes (six or more digits, or the dated
-``2020.03.01.123456``) are preprints; the journals are Crossref's to judge.
+``10.1101/`` is shared by bioRxiv, medRxiv and the Cold Spring Harbor journals (``10.1101/gr.…``):
+only the preprints' suffixes (six or more digits, or the dated ``2020.03.01.123456``) are
+preprints; the journals are Crossref's to judge.
 """
 
 from __future__ import annotations
@@ -34,44 +32,14 @@ _IN_TEXT = re.compile(
     rf"{_ID}(?![\d.]*\d)",
     re.IGNORECASE,
 )
-_ARCHIVES = frozenset(
-    [
-        "acc-phys",
-        "adap-org",
-        "alg-geom",
-        "ao-sci",
-        "astro-ph",
-        "atom-ph",
-        "bayes-an",
-        "chao-dyn",
-        "chem-ph",
-        "cmp-lg",
-        "comp-gas",
-        "cond-mat",
-        "cs",
-        "dg-ga",
-        "funct-an",
-        "gr-qc",
-        "hep-ex",
-        "hep-lat",
-        "hep-ph",
-        "hep-th",
-        "math",
-        "math-ph",
-        "mtrl-th",
-        "nlin",
-        "nucl-ex",
-        "nucl-th",
-        "patt-sol",
-        "physics",
-        "plasm-ph",
-        "q-alg",
-        "q-bio",
-        "quant-ph",
-        "solv-int",
-        "supr-con",
-    ]
+_ARCHIVE_NAMES = (
+    "acc-phys adap-org alg-geom ao-sci astro-ph atom-ph bayes-an chao-dyn chem-ph cmp-lg "
+    "comp-gas cond-mat cs dg-ga funct-an gr-qc hep-ex hep-lat hep-ph hep-th math math-ph "
+    "mtrl-th nlin nucl-ex nucl-th patt-sol physics plasm-ph q-alg q-bio quant-ph solv-int "
+    "supr-con"
 )
+"""The old-style archives (``hep-th/9901001``)."""
+_ARCHIVES = frozenset(_ARCHIVE_NAMES.split())
 ARXIV_PREFIX = "10.48550/arxiv."
 
 
@@ -141,19 +109,18 @@ def arxiv_of_doi(doi: str | None) -> ArxivId | None:
 
 # --- bioRxiv / medRxiv -------------------------------------------------------------------------
 
-_BIORXIV_SUFFIX = re.compile(r"^(?:\d{6,}|\d{4}\.\d{2}\.\d{2}\.\d{6,})(?:v\d{1,3})?$")
+BIORXIV_DOI = r"^10\.1101/(?:\d{6,}|\d{4}\.\d{2}\.\d{2}\.\d{6,})(?:v\d{1,3})?$"
+"""A bioRxiv/medRxiv preprint's DOI (RE2 and Python alike: the screen's SQL uses it too)."""
+_BIORXIV = re.compile(BIORXIV_DOI)
 
 
 def biorxiv_doi(doi: str | None) -> str | None:
     """The canonical DOI of a bioRxiv/medRxiv preprint (a ``v2`` copied from a URL dropped), or
     None: another prefix, or a Cold Spring Harbor journal's ``10.1101/gr.…`` (Crossref's)."""
     canonical = try_normalize(doi) if doi else None
-    if not canonical or not canonical.startswith("10.1101/"):
+    if not canonical or not _BIORXIV.match(canonical):
         return None
-    suffix = canonical[len("10.1101/") :]
-    if not _BIORXIV_SUFFIX.match(suffix):
-        return None
-    return "10.1101/" + re.sub(r"v\d{1,3}$", "", suffix)
+    return re.sub(r"v\d{1,3}$", "", canonical)
 
 
 # --- servers without a machine-readable withdrawal -----------------------------------------------
@@ -191,8 +158,6 @@ posted content either): SSRN, Research Square, Authorea, Preprints.org, the OSF-
 PREPRINT_PREFIXES: tuple[str, ...] = (ARXIV_PREFIX, *(prefix for prefix, _ in _SILENT))
 """Every preprint DOI prefix but bioRxiv's (``10.1101/`` is shared with CSHL journals: see
 :data:`BIORXIV_DOI`), for the screen's SQL."""
-BIORXIV_DOI = r"^10\.1101/(?:\d{6,}|\d{4}\.\d{2}\.\d{2}\.\d{6,})(?:v\d{1,3})?$"
-"""A bioRxiv/medRxiv preprint's DOI, as :func:`biorxiv_doi` reads it (RE2 and Python alike)."""
 
 
 def preprint_server(doi: str | None) -> PreprintServer | None:
@@ -208,14 +173,3 @@ def preprint_server(doi: str | None) -> PreprintServer | None:
         if canonical.startswith(prefix):
             return PreprintServer(name, False)
     return None
-
-
-__all__ = [
-    "ARXIV_PREFIX",
-    "ArxivId",
-    "PreprintServer",
-    "arxiv_of_doi",
-    "biorxiv_doi",
-    "parse_arxiv",
-    "preprint_server",
-]

@@ -1,11 +1,10 @@
 """Every socket wait of a GET bounded by the run's deadline, the response headers included.
 
 httpx's timeouts bound each read, not a response: a server that sends its headers (or its body) a
-byte a second never trips a 30 s read timeout, and a run with a 6 s deadline took 154 s. So the
-network streams httpx reads from are wrapped: each connect, read and write waits at most until
-the deadline set in :data:`DEADLINE` by the request in progress (the calling thread's), and
-one attempted after it fails at once as a timeout. Loaded only where a request really goes out
-(it imports httpcore).
+byte a second never trips a 30 s read timeout. So the network streams httpx reads from are
+wrapped: each connect, read and write waits at most until the calling thread's :data:`DEADLINE`,
+and one attempted after it fails at once as a timeout. Loaded only where a request really goes
+out (it imports httpcore).
 """
 
 from __future__ import annotations

@@ -3,28 +3,19 @@
 Giving up too early turns a citation ``unverified``; never giving up hangs a build. So every GET
 has one discipline: backoff with full jitter, ``Retry-After`` honoured by the whole client (the
 shared :class:`~rwgate.sources.net.ratelimit.Limiter`), an overall deadline and a one-line reason
-fit
-for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is imported
-only where a request really goes out: a run answered from the cache never loads it.
+fit for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is
+imported only where a request really goes out: a run answered from the cache never loads it.
 
-An upstream is not trusted to behave. Every socket wait of a GET, connect, headers and body, ends
-at the run's deadline (:mod:`rwgate.sources.net.deadline_io`: a server that drips its headers or its
-body a byte at a time cannot outlast it, where httpx's timeouts bound only each read), and an
-answer over :data:`MAX_BODY` bytes, compressed or decompressed (a gzip bomb), is refused before it
-is read whole. Redirects are followed only to the same scheme and host, at most three times; any
-other redirect is never followed (a portal's: see below).
+An upstream is not trusted to behave. Every socket wait ends at the run's deadline
+(:mod:`rwgate.sources.net.deadline_io`), an answer over :data:`MAX_BODY` bytes, compressed or
+decompressed (a gzip bomb), is refused before it is read whole, and redirects are followed only
+to the same scheme and host, at most three times.
 
-Knowing at once that there is no network matters as much as retrying: a name that does not
-resolve, a network or host with no route, a connection refused (on every address, which is what
-the socket layer reports) will not heal within a run, and five attempts with backoff cost a
-no-network build four seconds for nothing. Such a failure (:func:`unreachable_reason`) ends the
-look-ups of that server after one try, for every thread of the source and for
-:attr:`Retrying.max_total_seconds` (no run outlives its deadline); the reason says what to do.
-So do the forms no network takes that look like answers (:mod:`rwgate.sources.net.netblock`): a
-proxy
-refusing the request or the tunnel, a connection reset before the server ever answered this run,
-a captive portal's web page or its redirect to another host. Timeouts, 5xx, 429, dropped
-connections and a reset after an answer keep their retries.
+A failure that will not heal within a run (:func:`unreachable_reason`, and the forms of no
+network that look like answers: :mod:`rwgate.sources.net.netblock`) ends the look-ups of that
+server after one try, for every thread of the source and for :attr:`Retrying.max_total_seconds`:
+five attempts with backoff would cost a no-network build seconds for nothing. Timeouts, 5xx,
+429, dropped connections and a reset after an answer keep their retries.
 """
 
 from __future__ import annotations
@@ -254,34 +245,25 @@ class Retrying:
             if time.monotonic() - when < _remember_failures:
                 ago = time.monotonic() - when
                 raise GaveUp(f"{self.name}: not asked, it failed {ago:.0f}s ago ({why})", down=True)
+        last: Failure | None = None
+        attempts = 0  # made so far
         try:
-            return self._attempts(run, url, params, interpret)
+            while True:
+                if last is not None:
+                    self._back_off(last, attempts, run)
+                try:
+                    return interpret(self._send(run, url, params))
+                except Failure as failure:
+                    last, attempts = failure, attempts + 1
+                except DeadlineExceeded:
+                    if run.cancel.is_set():
+                        raise GaveUp(f"{self.name}: cancelled") from None
+                    raise self._late(last, attempts) from None
         except GaveUp as gave_up:
             if gave_up.down and _remember_failures and not run.cancel.is_set():
                 with _DOWN_LOCK:
                     _DOWN[key] = (time.monotonic(), str(gave_up).removeprefix(f"{self.name}: "))
             raise
-
-    def _attempts(
-        self,
-        run: Run,
-        url: str,
-        params: Mapping[str, str],
-        interpret: Callable[[httpx.Response], T],
-    ) -> T:
-        last: Failure | None = None
-        attempts = 0  # made so far
-        while True:
-            if last is not None:
-                self._back_off(last, attempts, run)
-            try:
-                return interpret(self._send(run, url, params))
-            except Failure as failure:
-                last, attempts = failure, attempts + 1
-            except DeadlineExceeded:
-                if run.cancel.is_set():
-                    raise GaveUp(f"{self.name}: cancelled") from None
-                raise self._late(last, attempts) from None
 
     def _back_off(self, failure: Failure, attempts: int, run: Run) -> None:
         """Wait before the next attempt, or raise :class:`GaveUp` when there must be none."""

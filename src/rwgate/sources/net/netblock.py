@@ -1,18 +1,12 @@
 """The forms "no network" takes on a laptop, known from the first request.
 
-A name that does not resolve and a refused connection say plainly that there is no network
-(:func:`rwgate.sources.net.http.unreachable_reason`). The other forms look like answers, or like a
-server's passing trouble, and cost a build every retry of every request:
-
-- a corporate proxy refusing the request: a ``403`` whose headers (``Via``, ``X-Squid-Error``) or
-  page say a proxy, a ``407`` (the proxy wants a login), or a refused ``CONNECT`` tunnel;
-- a firewall resetting the connection before the server ever answered this run;
-- a captive portal (hotel Wi-Fi): a ``200`` web page where an API answers JSON, or a redirect
-  to another host (its login page).
-
-None of these heals within a run. Each is a reason that ends the look-ups of that server after
-one request, like a name that does not resolve; the report then says once what to do
-(``--offline``). A work that could not be looked up is ``unverified``, never ``clean``.
+A name that does not resolve and a refused connection say so plainly (:func:`unreachable_reason`).
+The other forms look like answers, or like a server's passing trouble, and would cost a build
+every retry of every request: a corporate proxy refusing the request (a ``403`` whose headers or
+page say a proxy, a ``407``, a refused ``CONNECT`` tunnel), a firewall resetting the connection
+before the server ever answered this run, a captive portal (a ``200`` web page where an API
+answers JSON, or a redirect to another host). None heals within a run: each is a reason that
+ends the look-ups of that server after one request; the report then says once what to do.
 """
 
 from __future__ import annotations
@@ -127,7 +121,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def unreachable_reason(exc: Exception, server: str) -> str | None:
     """Why ``server`` cannot be reached this run (its name does not resolve, no route to it, the
     connection refused), or None for a failure that may heal (a reset, a timeout)."""
-    host = server.partition("://")[2] or server
+    host = _host(server)
     for error in _chain(exc):
         if isinstance(error, socket.gaierror):
             return f"{host}: the name does not resolve (no network?)"
