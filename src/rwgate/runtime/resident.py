@@ -2,11 +2,10 @@
 
 Why: pandoc starts a filter, and latexmk a BibTeX hook, as a fresh Python process on every build,
 and most of such a run (~0.3 s) is importing Pydantic, panflute and the integrity core before any
-work. The resident worker (:mod:`rwgate.runtime.worker`) has them imported. Each run handed to it
-is a
-``fork`` of it that takes this process's standard streams (the file descriptors themselves),
-working directory, environment, umask and arguments, runs the same entry point, and reports its
-exit status here. A run there is the run here, in a process that started faster.
+work. The resident worker (:mod:`rwgate.runtime.worker`) has them imported. Each run handed to it is
+a ``fork`` of it that takes this process's standard streams (the file descriptors themselves),
+working directory, environment, umask and arguments, runs the same entry point, and reports its exit
+status here. A run there is the run here, in a process that started faster.
 
 The contract (README, "The resident worker"):
 
@@ -136,10 +135,9 @@ def identity(env: Mapping[str, str]) -> str:
 
 
 def place(pid: str = "self") -> bytes | None:
-    """Process ``pid``'s cgroup and namespaces (None: its cgroup cannot be read). A worker
-    serves only clients in its own place (a run there is a run here, :mod:`rwgate.runtime.keeper`),
-    so
-    each cgroup or sandbox has a worker of its own."""
+    """Process ``pid``'s cgroup and namespaces (None: its cgroup cannot be read). A worker serves
+    only clients in its own place (a run there is a run here, :mod:`rwgate.runtime.keeper`), so each
+    cgroup or sandbox has a worker of its own."""
     try:
         with open(f"/proc/{pid}/cgroup", "rb") as handle:
             parts = [handle.read()]

@@ -2,10 +2,9 @@
 
 A recorded Crossref record adds what the CSV alone cannot: the registry's own ``updated-by``
 (publisher-deposited notices the Retraction Watch database has not catalogued) and the fact that a
-clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`,
-so the
-snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's own
-DOI) and the same source names as the live Crossref source.
+clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`, so
+the snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's
+own DOI) and the same source names as the live Crossref source.
 """
 
 from __future__ import annotations

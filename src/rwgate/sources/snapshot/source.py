@@ -1,12 +1,11 @@
 """The local Retraction Watch snapshot as an integrity source.
 
-The Retraction Watch database is the registry of record for retractions, so a local copy lets
-rwgate judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what
-Crossref's ``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the
-SQLite file that :mod:`rwgate.sources.snapshot.store` builds (whose tables
-:mod:`rwgate.sources.snapshot.schema` documents); the file is opened read-only, so a look-up can
-never damage it, and an import that replaces the file under an open :class:`Snapshot` does not
-disturb it either.
+The Retraction Watch database is the registry of record for retractions, so a local copy lets rwgate
+judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what Crossref's
+``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the SQLite file that
+:mod:`rwgate.sources.snapshot.store` builds (whose tables :mod:`rwgate.sources.snapshot.schema`
+documents); the file is opened read-only, so a look-up can never damage it, and an import that
+replaces the file under an open :class:`Snapshot` does not disturb it either.
 
 Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
 array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks

@@ -2,12 +2,11 @@
 
 ``rwgate data harvest`` stores arXiv's and bioRxiv/medRxiv's withdrawals in the snapshot
 (:mod:`rwgate.sources.snapshot.preprints`). Offline, where the live arXiv and bioRxiv sources can
-only answer from the cache, this source answers from those tables: a listed preprint is
-``found`` with its withdrawal notice (``withdrawn``, the reason in the authors' words). A preprint
-it does not list proves nothing (``absence`` ``nothing``; it is never ``found`` without its
-notice): it was not withdrawn when its part was harvested, or it is newer than the harvest, so it
-stays ``unverified`` unless a cached live answer clears it. Online the live sources answer and
-this one is not opened.
+only answer from the cache, this source answers from those tables: a listed preprint is ``found``
+with its withdrawal notice (``withdrawn``, the reason in the authors' words). A preprint it does not
+list proves nothing (``absence`` ``nothing``; it is never ``found`` without its notice): it was not
+withdrawn when its part was harvested, or it is newer than the harvest, so it stays ``unverified``
+unless a cached live answer clears it. Online the live sources answer and this one is not opened.
 """
 
 from __future__ import annotations
