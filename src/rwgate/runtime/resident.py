@@ -100,20 +100,16 @@ def socket_folder(env: Mapping[str, str]) -> str | None:
     return folder if directory and info.st_uid == uid and not info.st_mode & 0o077 else None
 
 
-def _digest() -> Any:
-    try:
-        from _blake2 import blake2s  # builtin: hashlib would load OpenSSL first
-    except ImportError:  # pragma: no cover (a Python built without it)
-        from hashlib import blake2s
-    return blake2s(digest_size=12)
-
-
 def identity(env: Mapping[str, str]) -> str:
     """A name for the process a run would start: code, interpreter, installed packages, start-up
     environment. Stats only (about a millisecond): it is computed on every handed-over run."""
     import site
 
-    digest = _digest()
+    try:
+        from _blake2 import blake2s  # builtin: hashlib would load OpenSSL first
+    except ImportError:  # pragma: no cover (a Python built without it)
+        from hashlib import blake2s
+    digest = blake2s(digest_size=12)
     digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
     digest.update(MAGIC)
     digest.update(place() or b"-")

@@ -102,7 +102,11 @@ class Snapshot(IntegritySource):
         self.import_id = read_import_id(self._conn)
         recorded.note_snapshot(self.path, self.import_id)
         self._as_of = self._export_date()
-        self.json1 = self._has_json1()
+        try:
+            self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
+            self.json1 = True
+        except sqlite3.OperationalError:
+            self.json1 = False
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
         self._has_notice_pmids = self.schema_version >= 2
         self.has_authors = self.schema_version >= 3  # the MCP author search (schema 3)
@@ -118,13 +122,6 @@ class Snapshot(IntegritySource):
         self.close()
 
     # --- look-ups ----------------------------------------------------------------------------
-
-    def _has_json1(self) -> bool:
-        try:
-            self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
-        except sqlite3.OperationalError:
-            return False
-        return True
 
     def _select(self, sql: str, keys: list[str]) -> list[Any]:
         """Run ``sql`` whose ``IN ({keys})`` names the batch: one JSON parameter, else chunks."""
