@@ -40,18 +40,11 @@ from rwgate.sources.snapshot.info import (
     read_status,
 )
 from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
-from rwgate.sources.snapshot.schema import (
-    SCHEMA_VERSION,
-    SnapshotError,
-    check_schema,
-    read_import_id,
-)
-from rwgate.sources.snapshot.store import FileImport, ImportResult, ImportSource, import_files
+from rwgate.sources.snapshot.schema import SnapshotError, check_schema, read_import_id
+from rwgate.sources.snapshot.store import ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "FileImport",
     "ImportResult",
     "ImportSource",
     "Snapshot",
