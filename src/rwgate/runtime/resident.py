@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+# Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
 ENV_SWITCH = "RWGATE_RESIDENT"
 ENV_IDLE = "RWGATE_RESIDENT_IDLE"  # seconds a worker waits for work before it exits
 # What the worker may run: the pandoc filter, rw-latexmk, and ``rwgate`` for the LaTeX hooks only.
@@ -54,7 +55,6 @@ ENTRIES = {"rw-filter": (), "rw-latexmk": (), "rwgate": ("bibtex", "biber")}
 # which outlive the build.
 _TERMINAL_ENTRIES = frozenset({"rw-latexmk"})
 _PREVIEW = frozenset({"-pv", "-pvc", "--pv", "--pvc"})
-# Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
 MAGIC = b"rwgate-resident/2"
 # Read at start-up: a process started under other values would not be the same process. Every

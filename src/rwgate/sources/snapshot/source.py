@@ -85,12 +85,11 @@ class Snapshot(IntegritySource):
         self._lock = threading.Lock()
         try:
             self.schema_version = check_schema(self._conn, self.path)
+            if self.schema_version == 0:
+                raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
         except SnapshotError:
             self._conn.close()
             raise
-        if self.schema_version == 0:
-            self._conn.close()
-            raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
         # Read through this connection: the file it reads, even if an import replaced the path.
         self.import_id = read_import_id(self._conn)
         recorded.note_snapshot(self.path, self.import_id)
