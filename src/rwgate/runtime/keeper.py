@@ -106,22 +106,19 @@ def same_place(pid: int) -> bool:
     return mine is not None and resident.place(str(pid)) == mine
 
 
-def client_limits(pid: int) -> tuple[list[tuple[int, tuple[int, int]]], int]:
-    """Process ``pid``'s resource limits and niceness (OSError when they cannot be read)."""
-    import resource
-
-    names = sorted(n for n in dir(resource) if n.startswith("RLIMIT_"))
-    limits = [(getattr(resource, n), resource.prlimit(pid, getattr(resource, n))) for n in names]
-    return limits, os.getpriority(os.PRIO_PROCESS, pid)
-
-
 def _start(
     conn: socket.socket, request: dict[str, Any], fds: list[int], client: int
 ) -> tuple[int, int] | None:
     """Fork the run into its own process group with the client's limits and niceness; (its
     pid, the pipe that lets it go), or None when it cannot be the client's."""
+    import resource
+
+    names = sorted(n for n in dir(resource) if n.startswith("RLIMIT_"))
     try:
-        limits = client_limits(client)
+        rlimits = [
+            (getattr(resource, n), resource.prlimit(client, getattr(resource, n))) for n in names
+        ]
+        limits = rlimits, os.getpriority(os.PRIO_PROCESS, client)
     except (OSError, ValueError):
         return None
     ready_r, ready_w = os.pipe()
@@ -233,12 +230,14 @@ def _client_gone(conn: socket.socket) -> bool:
 def _end(run: int, grace: float) -> None:
     """End the run's process group and everything the run left behind (this process's other
     children, as their subreaper): SIGTERM, up to ``grace`` seconds, then SIGKILL."""
-    _kill_group(run, signal.SIGTERM)
+    with contextlib.suppress(OSError):
+        os.killpg(run, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and _group_alive(run):
         _reap()
         time.sleep(0.02)
-    _kill_group(run, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.killpg(run, signal.SIGKILL)
     deadline = time.monotonic() + 2 * GRACE
     while time.monotonic() < deadline:
         children = _children()
@@ -250,11 +249,6 @@ def _end(run: int, grace: float) -> None:
         _reap()
         time.sleep(0.01)
     _reap()
-
-
-def _kill_group(pgid: int, signum: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pgid, signum)
 
 
 def _group_alive(pgid: int) -> bool:

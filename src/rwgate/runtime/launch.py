@@ -2,9 +2,8 @@
 
 ``rw-filter``, ``rw-latexmk`` and ``rwgate bibtex|biber`` (the LaTeX hooks, also as
 ``python -P -m rwgate``) start on every build; :func:`rwgate.runtime.resident.delegate` lets a warm
-worker
-run them. Everything else, and every run the worker does not take, goes to the usual entry point
-in this process. This module imports nothing heavy before that choice.
+worker run them. Everything else, and every run the worker does not take, goes to the usual entry
+point in this process. This module imports nothing heavy before that choice.
 
 ``--help`` and ``--version`` are answered here, before anything reads standard input: pandoc
 gives ``rw-filter`` a document there, and a person typing ``rw-filter --help`` gives it nothing.
@@ -84,13 +83,11 @@ def rw_filter() -> int:
 
 def rw_latexmk() -> int:
     """``rw-latexmk``: latexmk with the gate (:mod:`rwgate.frontends.latex.latexmk`); handed over
-    only when
-    standard input is not a terminal (see :mod:`rwgate.runtime.resident`)."""
+    only when standard input is not a terminal (see :mod:`rwgate.runtime.resident`)."""
     return _launch("rw-latexmk")
 
 
 def rwgate() -> int:
-    """``rwgate ...``: the command line (:mod:`rwgate.frontends.cli.main`); only its LaTeX hooks
-    are handed over
-    (:func:`rwgate.runtime.resident.accepts`)."""
+    """``rwgate ...``: the command line (:mod:`rwgate.frontends.cli.main`); only its LaTeX hooks are
+    handed over (:func:`rwgate.runtime.resident.accepts`)."""
     return _launch("rwgate")

@@ -2,11 +2,10 @@
 
 Why: pandoc starts a filter, and latexmk a BibTeX hook, as a fresh Python process on every build,
 and most of such a run (~0.3 s) is importing Pydantic, panflute and the integrity core before any
-work. The resident worker (:mod:`rwgate.runtime.worker`) has them imported. Each run handed to it
-is a
-``fork`` of it that takes this process's standard streams (the file descriptors themselves),
-working directory, environment, umask and arguments, runs the same entry point, and reports its
-exit status here. A run there is the run here, in a process that started faster.
+work. The resident worker (:mod:`rwgate.runtime.worker`) has them imported. Each run handed to it is
+a ``fork`` of it that takes this process's standard streams (the file descriptors themselves),
+working directory, environment, umask and arguments, runs the same entry point, and reports its exit
+status here. A run there is the run here, in a process that started faster.
 
 The contract (README, "The resident worker"):
 
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+# Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
 ENV_SWITCH = "RWGATE_RESIDENT"
 ENV_IDLE = "RWGATE_RESIDENT_IDLE"  # seconds a worker waits for work before it exits
 # What the worker may run: the pandoc filter, rw-latexmk, and ``rwgate`` for the LaTeX hooks only.
@@ -55,7 +55,6 @@ ENTRIES = {"rw-filter": (), "rw-latexmk": (), "rwgate": ("bibtex", "biber")}
 # which outlive the build.
 _TERMINAL_ENTRIES = frozenset({"rw-latexmk"})
 _PREVIEW = frozenset({"-pv", "-pvc", "--pv", "--pvc"})
-# Worker settings: they choose where a run happens, not what it decides (no memo key holds them).
 EXIT_LOST = 3  # the worker took the run and stopped before it ended
 MAGIC = b"rwgate-resident/2"
 # Read at start-up: a process started under other values would not be the same process. Every
@@ -101,20 +100,16 @@ def socket_folder(env: Mapping[str, str]) -> str | None:
     return folder if directory and info.st_uid == uid and not info.st_mode & 0o077 else None
 
 
-def _digest() -> Any:
-    try:
-        from _blake2 import blake2s  # builtin: hashlib would load OpenSSL first
-    except ImportError:  # pragma: no cover (a Python built without it)
-        from hashlib import blake2s
-    return blake2s(digest_size=12)
-
-
 def identity(env: Mapping[str, str]) -> str:
     """A name for the process a run would start: code, interpreter, installed packages, start-up
     environment. Stats only (about a millisecond): it is computed on every handed-over run."""
     import site
 
-    digest = _digest()
+    try:
+        from _blake2 import blake2s  # builtin: hashlib would load OpenSSL first
+    except ImportError:  # pragma: no cover (a Python built without it)
+        from hashlib import blake2s
+    digest = blake2s(digest_size=12)
     digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
     digest.update(MAGIC)
     digest.update(place() or b"-")
@@ -136,10 +131,9 @@ def identity(env: Mapping[str, str]) -> str:
 
 
 def place(pid: str = "self") -> bytes | None:
-    """Process ``pid``'s cgroup and namespaces (None: its cgroup cannot be read). A worker
-    serves only clients in its own place (a run there is a run here, :mod:`rwgate.runtime.keeper`),
-    so
-    each cgroup or sandbox has a worker of its own."""
+    """Process ``pid``'s cgroup and namespaces (None: its cgroup cannot be read). A worker serves
+    only clients in its own place (a run there is a run here, :mod:`rwgate.runtime.keeper`), so each
+    cgroup or sandbox has a worker of its own."""
     try:
         with open(f"/proc/{pid}/cgroup", "rb") as handle:
             parts = [handle.read()]

@@ -2,13 +2,9 @@
 :mod:`rwgate.runtime.resident`).
 
 It imports what ``rw-filter`` and the LaTeX hooks need once, then serves runs on a Unix socket:
-each connection is checked to come from this user, then ``fork``ed into a keeper
-(:mod:`rwgate.runtime.keeper`), whose run takes the client's standard streams, working directory,
-environment, umask, arguments, limits and niceness, runs the entry point the client named (only
-``rw-filter``, ``rw-latexmk``, or ``rwgate bibtex|biber``) exactly as a fresh process would, and
-reports the exit status; the run and all it started end when the client goes. The parent never
-runs a request itself, so no state passes from one run to the next: each starts from the state of
-a fresh import.
+each connection from this user is ``fork``ed into a keeper (:mod:`rwgate.runtime.keeper`), which
+runs it exactly as a fresh process would. The parent never runs a request itself, so no state
+passes from one run to the next: each starts from the state of a fresh import.
 
 Lifetime: one worker per socket (a lock file beside it); it exits after ``RWGATE_RESIDENT_IDLE``
 seconds without a run (default 900), and within a few seconds when its socket is removed or taken

@@ -2,10 +2,9 @@
 
 A recorded Crossref record adds what the CSV alone cannot: the registry's own ``updated-by``
 (publisher-deposited notices the Retraction Watch database has not catalogued) and the fact that a
-clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`,
-so the
-snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's own
-DOI) and the same source names as the live Crossref source.
+clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`, so
+the snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's
+own DOI) and the same source names as the live Crossref source.
 """
 
 from __future__ import annotations
@@ -28,30 +27,28 @@ class JSONFormatError(DataError):
     """The file is not a Crossref ``/works`` response; the message names the file."""
 
 
-def _messages(path: Path, body: Any) -> Iterator[Any]:
+def _records(path: Path, body: Any) -> Iterator[Any]:
     """Work records inside a single-record body, a work-list body, a bare record or a list."""
     for item in body if isinstance(body, list) else [body]:
-        yield from _records(path, item)
-
-
-def _records(path: Path, body: Any) -> Iterator[Any]:
-    if not isinstance(body, Mapping):
-        raise JSONFormatError(
-            f"{path}: not a Crossref /works response (a JSON {type(body).__name__})"
-        )
-    kind = body.get("message-type")
-    message = body.get("message")
-    if kind == "work" and isinstance(message, Mapping):
-        yield message
-    elif kind == "work-list" and isinstance(message, Mapping):
-        items = message.get("items") or []
-        if not isinstance(items, list):
-            raise JSONFormatError(f"{path}: not a Crossref /works response (items is not a list)")
-        yield from items
-    elif kind is None and "DOI" in body:
-        yield body
-    else:
-        raise JSONFormatError(f"{path}: not a Crossref /works response (message-type {kind!r})")
+        if not isinstance(item, Mapping):
+            raise JSONFormatError(
+                f"{path}: not a Crossref /works response (a JSON {type(item).__name__})"
+            )
+        kind = item.get("message-type")
+        message = item.get("message")
+        if kind == "work" and isinstance(message, Mapping):
+            yield message
+        elif kind == "work-list" and isinstance(message, Mapping):
+            items = message.get("items") or []
+            if not isinstance(items, list):
+                raise JSONFormatError(
+                    f"{path}: not a Crossref /works response (items is not a list)"
+                )
+            yield from items
+        elif kind is None and "DOI" in item:
+            yield item
+        else:
+            raise JSONFormatError(f"{path}: not a Crossref /works response (message-type {kind!r})")
 
 
 def _load(path: Path) -> Any:
@@ -122,13 +119,6 @@ def _store(conn: sqlite3.Connection, lookup: Lookup, authors: str | None, prov_i
         )
 
 
-def _read_record(message: Any) -> tuple[Lookup | None, dt.date | None]:
-    """The record's notices and metadata, and when Crossref last indexed it."""
-    if not isinstance(message, Mapping):
-        return None, None
-    return lookup_from_crossref(message), crossref_date(message.get("indexed"))
-
-
 def import_json(
     conn: sqlite3.Connection, path: Path, prov_id: int
 ) -> tuple[int, list[Problem], dt.date | None]:
@@ -141,16 +131,17 @@ def import_json(
     dates: list[dt.date] = []
     indexed: list[dt.date] = []
     count = 0
-    for index, message in enumerate(_messages(path, _load(path)), start=1):
+    for index, message in enumerate(_records(path, _load(path)), start=1):
+        lookup: Lookup | None = None
+        when: dt.date | None = None
+        reason = f"record {index} has no usable DOI; skipped"
         try:
-            lookup, when = _read_record(message)
+            if isinstance(message, Mapping):
+                lookup, when = lookup_from_crossref(message), crossref_date(message.get("indexed"))
         except (AttributeError, TypeError, ValueError) as exc:
             # A field of the wrong JSON type (a number for a DOI, a string for a list): the
             # record is malformed, not the file.
-            lookup, when = None, None
             reason = f"record {index}: malformed Crossref work ({exc}); skipped"
-        else:
-            reason = f"record {index} has no usable DOI; skipped"
         if lookup is None or not lookup.doi:
             skipped.append(Problem(message=reason, location=Location(file=str(path))))
             continue

@@ -105,7 +105,6 @@ def download(
     etag: str | None = None,
     last_modified: str | None = None,
     progress: Callable[[int, int | None], None] | None = None,
-    user_agent: str = "rwgate",
 ) -> Downloaded:
     """Fetch ``url`` into a ``.part`` file in ``directory`` (the snapshot's: the rename is cheap).
 
@@ -121,7 +120,7 @@ def download(
     if not offset:
         headers.update({"If-None-Match": etag} if etag else {})
         headers.update({"If-Modified-Since": last_modified} if last_modified else {})
-    headers["User-Agent"] = user_agent
+    headers["User-Agent"] = "rwgate"
     timeout = httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
     try:
         with (
@@ -176,16 +175,15 @@ def _receive(
     modified = response.headers.get("last-modified")
     if status == 304:
         return Downloaded(path=None, etag=etag, last_modified=modified)
+    saved = _validators(sidecar)
     if status == 416 and offset:
         # Complete only if the server says the file is exactly the bytes held (``bytes */N``);
         # any other 416 means the part is not a prefix of today's file: start over.
-        saved = _validators(sidecar)
         if _range_total(response.headers.get("content-range")) == offset and saved.get("etag"):
             return Downloaded(part, saved.get("etag"), saved.get("last_modified"), offset)
         discard_part(url, part.parent)
         raise DownloadError(f"{url}: the server refused to resume the download; run again")
-    saved_etag = _validators(sidecar).get("etag")
-    if status == 206 and (not saved_etag or etag != saved_etag):
+    if status == 206 and (not saved.get("etag") or etag != saved["etag"]):
         # Resuming is only safe with a strong validator the server confirms: without it a server
         # that ignores If-Range would splice the old export and a new one.
         discard_part(url, part.parent)
@@ -196,11 +194,10 @@ def _receive(
         discard_part(url, part.parent)
         raise DownloadError(f"{url}: the server resumed at the wrong offset; run again to restart")
     elif status == 200:
-        mode, offset = "wb", 0
+        mode, offset, saved = "wb", 0, {}
+        sidecar.write_text(json.dumps({"etag": etag, "last_modified": modified}), encoding="utf-8")
     else:
         raise DownloadError(f"{url}: HTTP {status} {response.reason_phrase}".rstrip())
-    if status == 200:
-        sidecar.write_text(json.dumps({"etag": etag, "last_modified": modified}), encoding="utf-8")
     length = response.headers.get("content-length")
     total = offset + int(length) if length and length.isdigit() else None
     done = offset
@@ -222,7 +219,6 @@ def _receive(
         raise DownloadError(
             f"{url}: received {sent} of {length} bytes; run `rwgate data update` again to resume"
         )
-    saved = _validators(sidecar)
     return Downloaded(
         part, saved.get("etag") or etag, saved.get("last_modified") or modified, offset
     )

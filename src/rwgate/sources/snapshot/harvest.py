@@ -16,26 +16,20 @@ what it found but not its date: the next one starts from the same ``from`` again
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
 
 from rwgate.contract.doi import try_normalize
 from rwgate.sources.arxiv import ArxivSource, oai_answer
 from rwgate.sources.biorxiv import BiorxivSource, details, withdrawal_of
 from rwgate.sources.net.http import GaveUp
-from rwgate.sources.snapshot.preprints import Harvested, arxiv_row
+from rwgate.sources.snapshot.preprints import Harvested
 
 FIRST_DAY = {"biorxiv": dt.date(2013, 11, 1), "medrxiv": dt.date(2019, 6, 1)}
 """When each server opened: a first harvest starts there."""
-Report = Callable[[str], None]
 
 
 def harvest_arxiv(
-    source: ArxivSource,
-    since: dt.date | None,
-    today: dt.date,
-    known: set[str],
-    report: Report | None = None,
+    source: ArxivSource, since: dt.date | None, today: dt.date, known: set[str]
 ) -> Harvested:
     """Every record changed since ``since`` (all of arXiv when None). ``known``: ids the snapshot
     lists as withdrawn, so a record seen live again is dropped."""
@@ -49,13 +43,13 @@ def harvest_arxiv(
             page = source.http.get(run, source.oai_url, params, oai_answer)
             got.requests += 1
             for record in page.records:
-                withdrawal = record.withdrawal()
-                if withdrawal is not None:
-                    got.withdrawn.append(arxiv_row(withdrawal, record.title, record.doi))
+                w = record.withdrawal()
+                if w is not None:
+                    day = w.date.isoformat() if w.date else None
+                    row = (w.ident, w.version, day, w.reason, record.title, record.doi)
+                    got.withdrawn.append(row)
                 elif record.arxiv.id in known:
                     got.live.append(record.arxiv.id)
-            if report is not None:
-                report(f"arxiv: page {got.requests}, {len(got.withdrawn)} withdrawn so far")
             if not page.token:
                 break
             params = {"verb": "ListRecords", "resumptionToken": page.token}
@@ -68,12 +62,7 @@ def harvest_arxiv(
 
 
 def harvest_biorxiv(
-    source: BiorxivSource,
-    server: str,
-    since: dt.date | None,
-    today: dt.date,
-    known: set[str],
-    report: Report | None = None,
+    source: BiorxivSource, server: str, since: dt.date | None, today: dt.date, known: set[str]
 ) -> Harvested:
     """Every version ``server`` posted from ``since`` (its first day when None) to ``today``;
     ``known`` as for :func:`harvest_arxiv`."""
@@ -91,8 +80,6 @@ def harvest_biorxiv(
                 if doi and int(item["version"]) >= int(latest.get(doi, {}).get("version", 0)):
                     latest[doi] = item
             cursor += len(answer.items)
-            if report is not None:
-                report(f"{server}: {cursor} version(s) read")
             if not answer.items or answer.total is None or cursor >= answer.total:
                 break
         got.through = today
@@ -113,6 +100,3 @@ def harvest_biorxiv(
             (doi, int(item["version"]), date, notice.label, title or None, published)
         )
     return got
-
-
-__all__ = ["FIRST_DAY", "harvest_arxiv", "harvest_biorxiv"]

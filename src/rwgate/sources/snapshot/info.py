@@ -2,8 +2,7 @@
 its size, freshness and the provenance of every file imported into it.
 
 Read from an open snapshot connection by :class:`rwgate.sources.snapshot.source.Snapshot`; kept
-apart
-from its look-ups, which judge works and never need these models.
+apart from its look-ups, which judge works and never need these models.
 """
 
 from __future__ import annotations

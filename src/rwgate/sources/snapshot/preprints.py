@@ -24,7 +24,6 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel
 
 from rwgate.contract.models import Notice
-from rwgate.sources.arxiv_xml import Withdrawal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS preprint_withdrawals (
@@ -63,10 +62,6 @@ class Harvested(BaseModel):
     error: str | None = None
 
 
-def ensure(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
-
-
 def has_tables(conn: sqlite3.Connection) -> bool:
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'preprint_parts'"
@@ -79,24 +74,15 @@ def parts(conn: sqlite3.Connection, now: dt.datetime | None = None) -> list[Prep
     if not has_tables(conn):
         return []
     now = now or dt.datetime.now(dt.UTC)
+    keys = ("part", "source", "harvested_at", "through", "withdrawals")
     out = []
-    for part, source, harvested, through in conn.execute(
-        "SELECT part, source, harvested_at, through FROM preprint_parts ORDER BY part"
+    for row in conn.execute(
+        "SELECT part, source, harvested_at, through, (SELECT count(*) FROM preprint_withdrawals"
+        " WHERE server = part) FROM preprint_parts ORDER BY part"
     ):
-        count = conn.execute(
-            "SELECT count(*) FROM preprint_withdrawals WHERE server = ?", (part,)
-        ).fetchone()[0]
-        day = dt.date.fromisoformat(through) if through else None
-        out.append(
-            PreprintPart(
-                part=part,
-                source=source,
-                harvested_at=dt.datetime.fromisoformat(harvested),
-                through=day,
-                withdrawals=count,
-                age_days=(now.date() - day).days if day else None,
-            )
-        )
+        part = PreprintPart.model_validate(dict(zip(keys, row, strict=True)))
+        part.age_days = (now.date() - part.through).days if part.through else None
+        out.append(part)
     return out
 
 
@@ -111,7 +97,7 @@ def through(conn: sqlite3.Connection, part: str) -> dt.date | None:
 def store(conn: sqlite3.Connection, harvest: Harvested, now: dt.datetime) -> None:
     """Write one part's harvest: withdrawals upserted, lifted ones deleted, the part's date moved
     on only when the harvest was complete (a cut-short one keeps what it found, not its date)."""
-    ensure(conn)
+    conn.executescript(SCHEMA)
     conn.executemany(
         "INSERT OR REPLACE INTO preprint_withdrawals VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(harvest.part, *row) for row in harvest.withdrawn],
@@ -124,25 +110,11 @@ def store(conn: sqlite3.Connection, harvest: Harvested, now: dt.datetime) -> Non
     count = conn.execute(
         "SELECT count(*) FROM preprint_withdrawals WHERE server = ?", (harvest.part,)
     ).fetchone()[0]
-    old = through(conn, harvest.part)
-    day = harvest.through or old
+    day = harvest.through or through(conn, harvest.part)
     conn.execute(
         "INSERT OR REPLACE INTO preprint_parts VALUES (?, ?, ?, ?, ?)",
-        (
-            harvest.part,
-            harvest.source,
-            now.isoformat(),
-            day.isoformat() if day else None,
-            count,
-        ),
+        (harvest.part, harvest.source, now.isoformat(), day.isoformat() if day else None, count),
     )
-
-
-def arxiv_row(
-    withdrawal: Withdrawal, title: str | None, published: str | None
-) -> tuple[str, int | None, str | None, str | None, str | None, str | None]:
-    date = withdrawal.date.isoformat() if withdrawal.date else None
-    return (withdrawal.ident, withdrawal.version, date, withdrawal.reason, title, published)
 
 
 def withdrawals(
@@ -173,16 +145,3 @@ def withdrawals(
             )
             found[ident] = (notice, published)
     return found
-
-
-__all__ = [
-    "PARTS",
-    "Harvested",
-    "PreprintPart",
-    "arxiv_row",
-    "ensure",
-    "parts",
-    "store",
-    "through",
-    "withdrawals",
-]

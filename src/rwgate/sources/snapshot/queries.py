@@ -3,8 +3,7 @@ works by author name, notices by words, journal, years, type and date, and one w
 Retraction Watch record's data.
 
 :mod:`rwgate.sources.snapshot.source` answers the core's look-ups (by DOI, PubMed id and title);
-these
-read the same rows for an agent exploring the data, with the same reading of a row
+these read the same rows for an agent exploring the data, with the same reading of a row
 (:func:`rwgate.sources.snapshot.rows.notice`), so a notice found here is the notice a check
 shows. Nothing here judges a work: the tools judge what these find through the core.
 """
@@ -25,7 +24,7 @@ from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, iso_date
 if TYPE_CHECKING:
     from rwgate.sources.snapshot.source import Snapshot
 
-_WORK_COLUMNS = "n.work_doi, n.title, n.journal, n.year"
+_UPDATE_COLUMNS = "n.work_doi, n.type, n.label, n.source, n.date, n.record_id, n.title"
 
 
 def fold(text: str) -> str:
@@ -90,7 +89,12 @@ class NoticeUpdate:
     date: dt.date | None
     record_id: str | None
     title: str | None
-    journal: str | None
+
+
+def _update(row: Sequence[Any]) -> NoticeUpdate:
+    """A notice row read as :data:`_UPDATE_COLUMNS`."""
+    work, kind, label, source, date, record_id, title = row
+    return NoticeUpdate(work, kind, label, source.split(";"), iso_date(date), record_id, title)
 
 
 @dataclass
@@ -123,25 +127,23 @@ def find_notices(snap: Snapshot, wanted: NoticeFilter) -> list[FoundNotice]:
     first by notice date."""
     clauses, params = _notice_clauses(wanted)
     rows = snap.read(
-        "SELECT n.notice_doi, n.record_id, n.type, n.label, n.source, n.date,"
-        f" {_WORK_COLUMNS}, w.title FROM notices n LEFT JOIN works w ON w.doi = n.notice_doi"
-        f" WHERE {' AND '.join(clauses)} ORDER BY n.date DESC, n.rowid",
+        f"SELECT n.notice_doi, n.journal, w.title, {_UPDATE_COLUMNS} FROM notices n"
+        f" LEFT JOIN works w ON w.doi = n.notice_doi WHERE {' AND '.join(clauses)}"
+        " ORDER BY n.date DESC, n.rowid",
         params,
     )
     journal = fold(wanted.journal).strip() if wanted.journal else None
     words = [fold(w) for w in wanted.words]
     found: dict[str, FoundNotice] = {}
     for row in rows:
-        notice_doi, record_id, kind, label, source, date, work, title, venue, _, own = row
+        notice_doi, venue, own = row[:3]
         if journal is not None and fold(venue or "") != journal:
             continue
-        key = notice_doi or f"rw:{record_id}"
+        update = _update(row[3:])
+        key = notice_doi or f"rw:{update.record_id}"
         item = found.get(key)
         if item is None:
-            item = found[key] = FoundNotice(notice_doi, own, venue, iso_date(date))
-        update = NoticeUpdate(
-            work, kind, label, source.split(";"), iso_date(date), record_id, title, venue
-        )
+            item = found[key] = FoundNotice(notice_doi, own, venue, update.date)
         _add_update(item, update)
     if words:
         for item in found.values():
@@ -207,32 +209,24 @@ def work_record(snap: Snapshot, doi: str) -> WorkRecord | None:
     lookup = snap.query(doi)
     if lookup.outcome != "found":
         return None
-    authors: list[str] = []
-    for (text,) in snap.read(
+    key = lookup.doi or doi
+    authors = snap.read(
         "SELECT authors FROM works WHERE doi = :doi AND authors IS NOT NULL UNION ALL"
-        " SELECT authors FROM notices WHERE work_doi = :doi AND authors IS NOT NULL",
-        {"doi": lookup.doi or doi},
-    ):
-        authors = _names(text)
-        break
-    found = find_notices_of(snap, lookup.doi or doi)
-    return WorkRecord(lookup, authors, found)
+        " SELECT authors FROM notices WHERE work_doi = :doi AND authors IS NOT NULL LIMIT 1",
+        {"doi": key},
+    )
+    return WorkRecord(lookup, _names(authors[0][0]) if authors else [], find_notices_of(snap, key))
 
 
 def find_notices_of(snap: Snapshot, notice_doi: str) -> list[NoticeUpdate]:
     """The works ``notice_doi`` is a notice for (its ``update-to``), sources merged."""
     holder = FoundNotice(notice_doi, None, None, None)
     for row in snap.read(
-        "SELECT n.type, n.label, n.source, n.date, n.record_id, n.work_doi, n.title, n.journal"
-        " FROM notices n WHERE n.notice_doi = :doi AND n.work_doi IS NOT NULL"
-        " AND n.work_doi != :doi ORDER BY n.date, n.rowid",
+        f"SELECT {_UPDATE_COLUMNS} FROM notices n WHERE n.notice_doi = :doi"
+        " AND n.work_doi IS NOT NULL AND n.work_doi != :doi ORDER BY n.date, n.rowid",
         {"doi": notice_doi},
     ):
-        kind, label, source, date, record_id, work, title, journal = row
-        update = NoticeUpdate(
-            work, kind, label, source.split(";"), iso_date(date), record_id, title, journal
-        )
-        _add_update(holder, update)
+        _add_update(holder, _update(row))
     return holder.updates
 
 

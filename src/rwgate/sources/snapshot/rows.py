@@ -1,7 +1,6 @@
 """Snapshot rows as rwgate's models: the key a DOI is stored under, a notice from its row, and
 the Lookup a work's rows make. Apart from :mod:`rwgate.sources.snapshot.source`, which decides what
-to
-ask SQLite, so that a row is read one way for the DOI, PubMed id and title look-ups alike.
+to ask SQLite, so that a row is read one way for the DOI, PubMed id and title look-ups alike.
 """
 
 from __future__ import annotations
@@ -81,17 +80,6 @@ def notice(row: Sequence[Any]) -> Notice:
     )
 
 
-def _in_order(notices: list[Notice], rows: list[Any]) -> list[Notice]:
-    """Notices asserted by more than one source (CSV and Crossref) merged, in date order.
-
-    Rows come from SQLite in date order and CSV rows are unique by Record ID, so the notices of
-    a work that only the CSV lists are already final.
-    """
-    if len(notices) > 1 and any(r[3] != _CSV for r in rows):
-        return merge_notices(notices)
-    return notices
-
-
 def lookup(
     doi: str,
     rows: list[Any] | None,
@@ -114,11 +102,15 @@ def lookup(
         title, journal, year = title or work[0], journal or work[1], year or work[2]
         targets += [t for t in json.loads(work[3]) if t not in targets]
     notices = [notice(r) for r in rows]
+    # Rows come in date order and CSV rows are unique by Record ID: only notices that another
+    # source (Crossref) asserts too need merging.
+    if len(notices) > 1 and any(r[3] != _CSV for r in rows):
+        notices = merge_notices(notices)
     values = {
         "doi": doi,
         "outcome": "found",
         "source": source,
-        "notices": _in_order(notices, rows),
+        "notices": notices,
         "title": title,
         "journal": journal,
         "year": year,

@@ -2,8 +2,7 @@
 whether a file is the whole export (which replaces every Retraction Watch row) or an extract.
 
 Its sibling :mod:`rwgate.sources.snapshot.crossref_bodies` reads recorded Crossref bodies; both
-write
-the tables :mod:`rwgate.sources.snapshot.schema` documents.
+write the tables :mod:`rwgate.sources.snapshot.schema` documents.
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ that so the snapshot stores one clean shape.
 
 Rows are streamed (the full export is ~67 MB): :func:`iter_rows` yields either an :class:`RWRow` or
 a :class:`~rwgate.contract.models.Problem` naming the line of a malformed row, which the caller
-reports and
-skips while the rest of the file still imports. Columns are found by name, not position, so a
-reordered export still reads.
+reports and skips while the rest of the file still imports. Columns are found by name, not
+position, so a reordered export still reads.
 """
 
 from __future__ import annotations
@@ -76,7 +75,6 @@ class RWRow:
     nature: str
     title: str | None
     journal: str | None
-    publisher: str | None
     notice_doi: str | None
     notice_pmid: str | None
     notice_date: dt.date | None
@@ -168,7 +166,6 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
         nature=nature,
         title=_blank_to_none(cells.get("Title")),
         journal=_blank_to_none(cells.get("Journal")),
-        publisher=_blank_to_none(cells.get("Publisher")),
         notice_doi=parse_doi(cells.get("RetractionDOI", "")),
         notice_pmid=parse_pmid(cells.get("RetractionPubMedID", "")),
         notice_date=notice_date,
@@ -209,13 +206,6 @@ def _columns(path: Path, header: list[str]) -> list[str]:
     return names
 
 
-def _fields_ok(row: list[str], width: int) -> bool:
-    """A row may carry the trailing empty field that the 21-field header announces."""
-    if len(row) == width:
-        return True
-    return len(row) == width + 1 and not row[-1].strip()
-
-
 def iter_rows(path: Path) -> Iterator[RowResult]:
     """Stream the records of a Retraction Watch CSV file.
 
@@ -245,7 +235,8 @@ def iter_rows(path: Path) -> Iterator[RowResult]:
 
 def _row_or_problem(path: Path, line: int, names: list[str], row: list[str]) -> RowResult:
     where = Location(file=str(path), line=line)
-    if not _fields_ok(row, len(names)):
+    # A row may carry the trailing empty field that the 21-field header announces.
+    if len(row) != len(names) and not (len(row) == len(names) + 1 and not row[-1].strip()):
         return Problem(
             message=f"expected {len(names)} fields, found {len(row)}; row skipped",
             location=where,

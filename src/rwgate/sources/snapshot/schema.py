@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS notices (
 CREATE INDEX IF NOT EXISTS notices_work_doi ON notices(work_doi);
 CREATE INDEX IF NOT EXISTS notices_work_pmid ON notices(work_pmid);
 CREATE INDEX IF NOT EXISTS notices_notice_doi ON notices(notice_doi);
+CREATE INDEX IF NOT EXISTS notices_notice_pmid ON notices(notice_pmid);
 CREATE TABLE IF NOT EXISTS works (
     doi TEXT PRIMARY KEY, title TEXT, journal TEXT, year INTEGER,
     notice_for TEXT NOT NULL DEFAULT '[]', provenance_id INTEGER REFERENCES provenance(id),
@@ -76,27 +77,20 @@ def connect_rw(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = MEMORY")
     conn.execute("PRAGMA synchronous = OFF")
-    version = check_schema(conn, path)
-    if version == 1:
-        _upgrade_from_1(conn)
-    if version in (1, 2):
-        _upgrade_from_2(conn)
+    _upgrade(conn, check_schema(conn, path))
     conn.executescript(SCHEMA)
-    conn.execute("CREATE INDEX IF NOT EXISTS notices_notice_pmid ON notices(notice_pmid)")
     return conn
 
 
-def _upgrade_from_1(conn: sqlite3.Connection) -> None:
-    """Version 1 had no notice PubMed ids: add the column, and forget the HTTP validators so that
-    the next ``data update`` downloads the export again and fills it in."""
-    conn.execute("ALTER TABLE notices ADD COLUMN notice_pmid TEXT")
-    conn.execute("UPDATE provenance SET etag = NULL, last_modified = NULL")
-
-
-def _upgrade_from_2(conn: sqlite3.Connection) -> None:
-    """Version 2 kept no author names (the MCP author search reads them offline): add the
-    columns, and forget the HTTP validators so that the next ``data update`` fills them in (a
-    file imported again is read again: :func:`rwgate.sources.snapshot.store.import_files`)."""
+def _upgrade(conn: sqlite3.Connection, version: int) -> None:
+    """Add what an older schema lacks (1: notices' own PubMed ids; 2: author names, which the MCP
+    author search reads offline), and forget the HTTP validators so that the next ``data
+    update`` downloads the export again and fills them in (a file imported again is read again:
+    :func:`rwgate.sources.snapshot.store.import_files`)."""
+    if version not in (1, 2):
+        return
+    if version == 1:
+        conn.execute("ALTER TABLE notices ADD COLUMN notice_pmid TEXT")
     for table in ("notices", "works"):
         columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if "authors" not in columns:
@@ -124,34 +118,27 @@ def check_schema(conn: sqlite3.Connection, path: Path) -> int:
     return version
 
 
-def new_import_id(conn: sqlite3.Connection) -> str:
-    """Give the snapshot open on ``conn`` a new random import id (module docstring); its hex."""
-    while True:
-        raw = secrets.token_bytes(8)
-        if any(raw):
-            break
-    user_version = int.from_bytes(raw[:4], "big", signed=True)
-    application_id = int.from_bytes(raw[4:], "big", signed=True)
-    conn.execute(f"PRAGMA user_version = {user_version}")  # PRAGMAs take no parameters
-    conn.execute(f"PRAGMA application_id = {application_id}")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('import_id', ?)", (raw.hex(),))
-    return raw.hex()
-
-
 def read_import_id(conn: sqlite3.Connection) -> str:
     """The import id of the snapshot open on ``conn`` ("" for one written before ids)."""
-    user_version = conn.execute("PRAGMA user_version").fetchone()[0]
-    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    raw = (user_version & 0xFFFFFFFF).to_bytes(4, "big") + (application_id & 0xFFFFFFFF).to_bytes(
-        4, "big"
+    raw = b"".join(
+        (conn.execute(f"PRAGMA {name}").fetchone()[0] & 0xFFFFFFFF).to_bytes(4, "big")
+        for name in ("user_version", "application_id")
     )
     return raw.hex() if any(raw) else ""
 
 
 def write_meta(conn: sqlite3.Connection, now: dt.datetime) -> None:
-    """Stamp an import that landed: a new import id, the update time, the schema version."""
-    new_import_id(conn)
+    """Stamp an import that landed: a new random import id (module docstring), the update time,
+    the schema version."""
+    raw = bytes(8)
+    while not any(raw):
+        raw = secrets.token_bytes(8)
+    user_version = int.from_bytes(raw[:4], "big", signed=True)
+    application_id = int.from_bytes(raw[4:], "big", signed=True)
+    conn.execute(f"PRAGMA user_version = {user_version}")  # PRAGMAs take no parameters
+    conn.execute(f"PRAGMA application_id = {application_id}")
     stamp = now.isoformat()
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('import_id', ?)", (raw.hex(),))
     conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (stamp,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('updated', ?)", (stamp,))
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

@@ -1,12 +1,11 @@
 """The local Retraction Watch snapshot as an integrity source.
 
-The Retraction Watch database is the registry of record for retractions, so a local copy lets
-rwgate judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what
-Crossref's ``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the
-SQLite file that :mod:`rwgate.sources.snapshot.store` builds (whose tables
-:mod:`rwgate.sources.snapshot.schema` documents); the file is opened read-only, so a look-up can
-never damage it, and an import that replaces the file under an open :class:`Snapshot` does not
-disturb it either.
+The Retraction Watch database is the registry of record for retractions, so a local copy lets rwgate
+judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what Crossref's
+``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the SQLite file that
+:mod:`rwgate.sources.snapshot.store` builds (whose tables :mod:`rwgate.sources.snapshot.schema`
+documents); the file is opened read-only, so a look-up can never damage it, and an import that
+replaces the file under an open :class:`Snapshot` does not disturb it either.
 
 Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
 array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks
@@ -41,18 +40,11 @@ from rwgate.sources.snapshot.info import (
     read_status,
 )
 from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
-from rwgate.sources.snapshot.schema import (
-    SCHEMA_VERSION,
-    SnapshotError,
-    check_schema,
-    read_import_id,
-)
-from rwgate.sources.snapshot.store import FileImport, ImportResult, ImportSource, import_files
+from rwgate.sources.snapshot.schema import SnapshotError, check_schema, read_import_id
+from rwgate.sources.snapshot.store import ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "FileImport",
     "ImportResult",
     "ImportSource",
     "Snapshot",
@@ -93,17 +85,20 @@ class Snapshot(IntegritySource):
         self._lock = threading.Lock()
         try:
             self.schema_version = check_schema(self._conn, self.path)
+            if self.schema_version == 0:
+                raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
         except SnapshotError:
             self._conn.close()
             raise
-        if self.schema_version == 0:
-            self._conn.close()
-            raise SnapshotError(f"{self.path}: empty file, not an rwgate snapshot")
         # Read through this connection: the file it reads, even if an import replaced the path.
         self.import_id = read_import_id(self._conn)
         recorded.note_snapshot(self.path, self.import_id)
         self._as_of = self._export_date()
-        self.json1 = self._has_json1()
+        try:
+            self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
+            self.json1 = True
+        except sqlite3.OperationalError:
+            self.json1 = False
         self._has_works = self._conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
         self._has_notice_pmids = self.schema_version >= 2
         self.has_authors = self.schema_version >= 3  # the MCP author search (schema 3)
@@ -119,13 +114,6 @@ class Snapshot(IntegritySource):
         self.close()
 
     # --- look-ups ----------------------------------------------------------------------------
-
-    def _has_json1(self) -> bool:
-        try:
-            self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
-        except sqlite3.OperationalError:
-            return False
-        return True
 
     def _select(self, sql: str, keys: list[str]) -> list[Any]:
         """Run ``sql`` whose ``IN ({keys})`` names the batch: one JSON parameter, else chunks."""

@@ -3,8 +3,7 @@
 The file's schema and its import id are :mod:`rwgate.sources.snapshot.schema`'s; how a Retraction
 Watch CSV and a recorded Crossref body become rows is :mod:`rwgate.sources.snapshot.rw_import`'s and
 :mod:`rwgate.sources.snapshot.crossref_bodies`'s. This module decides which files to import and
-makes
-the import safe.
+makes the import safe.
 
 Imports into one file are serialised by an advisory lock on ``<file>.lock`` (POSIX). An import
 never writes the live file: it copies the old snapshot (if any) to a temporary file in the
@@ -22,7 +21,7 @@ import secrets
 import shutil
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,14 +93,23 @@ def import_files(
     now = now or dt.datetime.now(dt.UTC)
     result = ImportResult(path=str(db_path))
     sources = [f if isinstance(f, ImportSource) else ImportSource(Path(f)) for f in files]
-    db_path.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(db_path):
         # A killed import leaves its copy behind; holding the lock, no other import owns one.
         for stale in db_path.parent.glob(f".{db_path.name}.*.tmp"):
             stale.unlink(missing_ok=True)
         todo = _files_to_import(db_path, sources, result)
-        if todo:
-            _rebuild(db_path, todo, now, result, allow_shrink, require_full)
+        if not todo:
+            return result
+        # When no file lands the copy is dropped: a bad file never creates an empty snapshot
+        # nor touches the old one's timestamps.
+        with suppress(_NothingLanded), _swapped(db_path, now) as conn:
+            landed = [
+                _import_one(conn, source, sha, now, result, allow_shrink, require_full)
+                for source, sha in todo
+            ]
+            if not any(landed):
+                raise _NothingLanded
+            title_index.build(conn)  # an entry without a DOI is matched by its title
     return result
 
 
@@ -111,30 +119,14 @@ def updating(db_path: Path, now: dt.datetime) -> Iterator[sqlite3.Connection]:
     ends without an exception, with a new import id (memos made on the old data are void); on
     any exception the old file stays as it was. Serialised with the imports (one lock)."""
     db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    with _exclusive(db_path):
-        tmp = _new_temp(db_path)
-        try:
-            if db_path.exists():
-                shutil.copyfile(db_path, tmp)
-                shutil.copymode(db_path, tmp)
-            conn = connect_rw(tmp)
-            try:
-                yield conn
-                write_meta(conn, now)
-            finally:
-                conn.close()
-            with tmp.open("rb+") as handle:
-                os.fsync(handle.fileno())
-            os.replace(tmp, db_path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+    with _exclusive(db_path), _swapped(db_path, now) as conn:
+        yield conn
 
 
 @contextmanager
 def _exclusive(db_path: Path) -> Iterator[None]:
     """Serialise imports into one snapshot: two at once would each replace the other's work."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # no advisory locks (Windows): imports there are not serialised
@@ -148,19 +140,13 @@ def _exclusive(db_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _rebuild(
-    db_path: Path,
-    todo: list[tuple[ImportSource, str]],
-    now: dt.datetime,
-    result: ImportResult,
-    allow_shrink: bool = False,
-    require_full: bool = False,
-) -> None:
-    """Copy, import into the copy, then swap it in; on any failure the old file stays as it was.
+class _NothingLanded(Exception):
+    """Raised inside :func:`_swapped` to drop the copy and leave the snapshot as it was."""
 
-    When no file could be imported the copy is dropped: the snapshot (or its absence) stays as
-    it was, so a bad file never creates an empty snapshot nor touches the old one's timestamps.
-    """
+
+@contextmanager
+def _swapped(db_path: Path, now: dt.datetime) -> Iterator[sqlite3.Connection]:
+    """Copy, write into the copy, then swap it in; on any exception the old file stays."""
     tmp = _new_temp(db_path)
     try:
         if db_path.exists():
@@ -168,20 +154,10 @@ def _rebuild(
             shutil.copymode(db_path, tmp)  # a shared snapshot stays readable to its group
         conn = connect_rw(tmp)
         try:
-            landed = any(
-                [
-                    _import_one(conn, source, sha, now, result, allow_shrink, require_full)
-                    for source, sha in todo
-                ]
-            )
-            if landed:
-                title_index.build(conn)  # an entry without a DOI is matched by its title
-                write_meta(conn, now)
+            yield conn
+            write_meta(conn, now)
         finally:
             conn.close()
-        if not landed:
-            tmp.unlink()
-            return
         with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, db_path)
@@ -247,8 +223,8 @@ def _import_one(
     sha: str,
     now: dt.datetime,
     result: ImportResult,
-    allow_shrink: bool = False,
-    require_full: bool = False,
+    allow_shrink: bool,
+    require_full: bool,
 ) -> bool:
     """Import one file inside a savepoint; False (the file in ``result.failed``) if unreadable."""
     name = source.url or str(source.path)

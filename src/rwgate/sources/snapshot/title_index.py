@@ -16,7 +16,7 @@ never different.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rwgate.titles import TitleRow, title_key
@@ -27,6 +27,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS titles (key TEXT NOT NULL, notice INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS titles_key ON titles(key);
 """
+# In the order of TitleRow's fields after its key.
 _COLUMNS = "n.work_doi, n.work_pmid, n.record_id, n.title, n.journal, n.year, n.rowid"
 Select = Callable[[str, list[str]], list[Any]]
 """The snapshot's batched ``IN ({keys})`` query (:meth:`Snapshot._select`)."""
@@ -52,11 +53,6 @@ def current(conn: sqlite3.Connection) -> bool:
     return row is not None and row[0] == VERSION
 
 
-def _row(key: str, values: Sequence[Any]) -> TitleRow:
-    doi, pmid, record_id, title, journal, year, rowid = values
-    return TitleRow(key, doi, pmid, record_id, title, journal, year, rowid)
-
-
 def find(
     conn: sqlite3.Connection, select: Select, keys: Iterable[str], indexed: bool
 ) -> dict[str, list[TitleRow]]:
@@ -71,11 +67,11 @@ def find(
             " WHERE t.key IN ({keys})"
         )
         for row in select(sql, wanted):
-            found.setdefault(row[0], []).append(_row(row[0], row[1:]))
+            found.setdefault(row[0], []).append(TitleRow(*row))
         return found
     want = set(wanted)  # an index-less snapshot: every title folded here, once per look-up
     for row in conn.execute(f"SELECT {_COLUMNS} FROM notices n WHERE n.title IS NOT NULL"):
         key = title_key(row[3])
         if key in want:
-            found.setdefault(key, []).append(_row(key, row))
+            found.setdefault(key, []).append(TitleRow(key, *row))
     return found

@@ -2,11 +2,10 @@
 
 ``rwgate data harvest`` stores arXiv's and bioRxiv/medRxiv's withdrawals in the snapshot
 (:mod:`rwgate.sources.snapshot.preprints`). Offline, where the live arXiv and bioRxiv sources can
-only answer from the cache, this source answers from those tables: a listed preprint is
-``found`` with its withdrawal notice (``withdrawn``, the reason in the authors' words). A preprint
-it does not list proves nothing (``absence`` ``nothing``; it is never ``found`` without its
-notice): it was not withdrawn
-when its part was harvested, or it is newer than the harvest, so it stays ``unverified``
+only answer from the cache, this source answers from those tables: a listed preprint is ``found``
+with its withdrawal notice (``withdrawn``, the reason in the authors' words). A preprint it does not
+list proves nothing (``absence`` ``nothing``; it is never ``found`` without its notice): it was not
+withdrawn when its part was harvested, or it is newer than the harvest, so it stays ``unverified``
 unless a cached live answer clears it. Online the live sources answer and this one is not opened.
 """
 
@@ -80,13 +79,11 @@ class HarvestedWithdrawals(IntegritySource):
     ) -> dict[str, Lookup]:
         """``found`` with the withdrawal notice of each listed preprint, else ``not_found``."""
         now = dt.datetime.now(dt.UTC)
-        out: dict[str, Lookup] = {}
+        out = {i: Lookup(doi=i, outcome="not_found", source=NAME, as_of=now) for i in idents}
         by_parts: dict[tuple[str, ...], dict[str, str]] = {}
-        for ident in dict.fromkeys(idents):
+        for ident in out:
             where = _where(ident) if kind == "doi" else None
-            if where is None:
-                out[ident] = Lookup(doi=ident, outcome="not_found", source=NAME, as_of=now)
-            else:
+            if where is not None:
                 by_parts.setdefault(where[0], {})[ident] = where[1]
         for servers, wanted in by_parts.items():
             listed = snapshot_preprints.withdrawals(self.conn, servers, wanted.values())
@@ -101,8 +98,6 @@ class HarvestedWithdrawals(IntegritySource):
                         published_doi=published,
                         as_of=self._as_of(),
                     )
-                else:
-                    out[ident] = Lookup(doi=ident, outcome="not_found", source=NAME, as_of=now)
         if progress is not None:
             progress(len(out), len(out))
         return out
@@ -116,6 +111,3 @@ class HarvestedWithdrawals(IntegritySource):
 
     def close(self) -> None:
         self.conn.close()
-
-
-__all__ = ["NAME", "HarvestedWithdrawals"]
