@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
@@ -134,15 +134,11 @@ def opened(
 ) -> Iterator[tuple[Registries, OpenSources]]:
     """The run's integrity sources, and the registry searches (``names``: default both) on
     their one look-up cache and one client per API; all closed at the end."""
-    srcs = open_sources(settings)
-    try:
-        regs = open_registries(settings, names, srcs)
-        try:
-            yield regs, srcs
-        finally:
-            regs.close()
-    finally:
-        srcs.close()
+    with (
+        closing(open_sources(settings)) as srcs,
+        closing(open_registries(settings, names, srcs)) as regs,
+    ):
+        yield regs, srcs
 
 
 def verify_many(
