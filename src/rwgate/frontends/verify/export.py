@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from rwgate.contract import doi as doimod
 from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
-from rwgate.frontends.verify.bibtex_export import NoticeField
 from rwgate.frontends.verify.models import BibtexEntry, BibtexResult, Work
 from rwgate.frontends.verify.verify import match_one, opened
 from rwgate.identify.crossref_search import SourceUnavailable
@@ -78,7 +77,6 @@ def get_bibtex(
     doi: str | None = None,
     dois: Sequence[str] | None = None,
     title: str | None = None,
-    notice_field: NoticeField = "note",
 ) -> BibtexResult:
     """Entries for every DOI (and the verified match of ``title``), in the order given."""
     out = BibtexResult()
@@ -96,14 +94,14 @@ def get_bibtex(
     for (d, _, source), key, citation in zip(made, keys, citations, strict=True):
         text = None
         if isinstance(source, str):
-            text = bibtex_export.from_registry_text(source, key, citation, notice_field)
+            text = bibtex_export.from_registry_text(source, key, citation)
         if text is not None:
             entry = BibtexEntry(
                 doi=d, key=key, bibtex=text, origin="content_negotiation", integrity=citation
             )
         else:
             assert isinstance(source, Work)
-            text = bibtex_export.from_work(source, key, citation, notice_field)
+            text = bibtex_export.from_work(source, key, citation)
             entry = BibtexEntry(doi=d, key=key, bibtex=text, origin="metadata", integrity=citation)
         out.entries.append(entry)
     out.sources_failed = {

@@ -23,7 +23,7 @@ from rwgate.identify.ids import arxiv_id, read_ids
 from rwgate.identify.lookup import Answers, Registries, look_up, open_registries, sources_note
 from rwgate.identify.lookup import best as best_match
 from rwgate.identify.same import PARTIAL, VERIFIED, verdict_for
-from rwgate.settings.config import Settings, load_settings
+from rwgate.settings.config import Settings
 from rwgate.sources import OpenSources, open_sources
 
 _ENTRY_THREADS = 3
@@ -174,11 +174,11 @@ def verify_citation(
     arxiv_id: str | None = None,
     url: str | None = None,
     venue: str | None = None,
-    settings: Settings | None = None,
+    *,
+    settings: Settings,
 ) -> VerifyResult:
-    """One reference given field by field (the MCP tool's arguments; ``settings`` default to the
-    working directory's, as ``rwgate check`` loads them): verdict, confidence, matched work,
-    field-level discrepancies, corrected BibTeX and the integrity status of the match."""
+    """One reference given field by field (the MCP tool's arguments): verdict, confidence, matched
+    work, field-level discrepancies, corrected BibTeX and the integrity status of the match."""
     cited = Reference.as_written(
         "",
         doi,
@@ -189,4 +189,4 @@ def verify_citation(
         url=url or None,
         journal=venue or None,
     )
-    return verify_many([cited], settings or load_settings())[0]
+    return verify_many([cited], settings)[0]
