@@ -2,12 +2,10 @@
 
 Nine ``rw_*`` tools give verdicts on works (as the build gives them) and three drafting tools
 (``verify_citation``, ``search_references``, ``get_bibtex``) check that a reference exists and
-export it, each result carrying the integrity status of the work. The tools are thin: each one
-validates its arguments, runs the matching :class:`Toolbox` method (or
-:mod:`rwgate.frontends.mcp.drafting`
-function) in a worker thread (the core blocks on HTTP and SQLite; the event loop must keep serving
-other requests) and returns a Pydantic model, so every tool advertises an output schema. A refused
-argument becomes an MCP tool error whose text is one line, never a traceback.
+export it, each result carrying the integrity status of the work. Each tool runs the matching
+:class:`Toolbox` method (or :mod:`rwgate.frontends.mcp.drafting` function) through
+:func:`~rwgate.frontends.mcp.calls.run_tool` and returns a Pydantic model, so every tool
+advertises an output schema.
 """
 
 from __future__ import annotations
@@ -23,18 +21,8 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from rwgate import __version__
-from rwgate.frontends.mcp import drafting
+from rwgate.frontends.mcp import drafting, models
 from rwgate.frontends.mcp.calls import RwServer, run_tool
-from rwgate.frontends.mcp.models import (
-    AuthorCheck,
-    BatchCheck,
-    DataStatus,
-    DocumentCheck,
-    DoiCheck,
-    NoticeSearch,
-    RecentNotices,
-    Record,
-)
 from rwgate.frontends.mcp.resources import add_resources_and_prompts
 from rwgate.frontends.mcp.safety import MAX_BATCH, MAX_LIMIT, MAX_NAME, MAX_PATH, MAX_QUERY
 from rwgate.frontends.mcp.schemas import shrink_tools
@@ -57,29 +45,12 @@ INSTRUCTIONS = (
 
 Detail = Annotated[bool, Field(description="true: clean works in full too")]
 Doi = Annotated[
-    str,
-    Field(
-        description="a DOI (10.x/y, doi:, doi.org URL) or arXiv id",
-        max_length=1000,
-    ),
+    str, Field(description="a DOI (10.x/y, doi:, doi.org URL) or arXiv id", max_length=1000)
 ]
-OptionalDoi = Annotated[
-    str | None,
-    Field(
-        description="a DOI, any spelling",
-        max_length=1000,
-    ),
-]
-Title = Annotated[
-    str,
-    Field(
-        description="as cited",
-        max_length=drafting.MAX_TITLE,
-    ),
-]
+OptionalDoi = Annotated[str | None, Field(description="a DOI, any spelling", max_length=1000)]
+Title = Annotated[str, Field(description="as cited", max_length=drafting.MAX_TITLE)]
 Authors = Annotated[
-    list[str] | str | None,
-    Field(description="a list, or one string 'A. Smith and B. Doe'"),
+    list[str] | str | None, Field(description="a list, or one string 'A. Smith and B. Doe'")
 ]
 ArxivId = Annotated[
     str | None,
@@ -87,39 +58,33 @@ ArxivId = Annotated[
 ]
 Url = Annotated[
     str | None,
-    Field(
-        description="read for a DOI or arXiv id, never fetched",
-        max_length=drafting.MAX_URL,
-    ),
+    Field(description="read for a DOI or arXiv id, never fetched", max_length=drafting.MAX_URL),
 ]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 Year = Annotated[int | None, Field(ge=1000, le=2999)]  # a bound, inclusive (the name says which)
 UpdateTypes = Annotated[
-    list[str] | None,
-    Field(description="e.g. retraction, withdrawal, expression_of_concern"),
+    list[str] | None, Field(description="e.g. retraction, withdrawal, expression_of_concern")
 ]
 
 
 def build_server(toolbox: Toolbox) -> RwServer:
     """The MCP server with the nine ``rw_*`` tools and the three drafting tools."""
     server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    _add_verdict_tools(server, toolbox)
-    _add_search_tools(server, toolbox)
-    _add_document_tools(server, toolbox)
-    _add_verify_tool(server, toolbox)
-    _add_finding_tools(server, toolbox)
+    _add_rw_tools(server, toolbox)
+    _add_drafting_tools(server, toolbox)
     add_resources_and_prompts(server, toolbox)
     shrink_tools(server._tool_manager.list_tools())  # what an agent reads at every start
     server.close_schemas()
     return server
 
 
-def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
-    """Verdicts on works named by DOI or author."""
+def _add_rw_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verdicts on works (by DOI, author, bibliography or manuscript) and the evidence: notices,
+    records and where the data come from."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
 
     @tool(title="Check a work")
-    async def rw_check_doi(doi: Doi) -> DoiCheck:
+    async def rw_check_doi(doi: Doi) -> models.DoiCheck:
         """Use before citing ONE work: retracted, withdrawn, under concern, corrected? The
         build's verdict: status, action (the policy's), notices. unverified (no source
         answered) is NOT clean."""
@@ -133,7 +98,7 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
         ],
         ctx: Context,
         detail: Detail = False,
-    ) -> BatchCheck:
+    ) -> models.BatchCheck:
         """Use to vet a reference list (up to 1,000 works): verdicts in input order, clean
         works as clean.keys."""
         return await run_tool(toolbox.check_dois, dois, detail=detail, ctx=ctx)
@@ -144,18 +109,13 @@ def _add_verdict_tools(server: RwServer, toolbox: Toolbox) -> None:
             str,
             Field(description="'A. J. Wakefield' or 'Wakefield, A'", max_length=MAX_NAME),
         ],
-        limit: Annotated[int, Field(ge=1, le=1000)] = 200,
+        limit: Limit = 200,
         year_min: Year = None,
         year_max: Year = None,
-    ) -> AuthorCheck:
+    ) -> models.AuthorCheck:
         """Use to find works with notices by an author NAME. A name is not an identity:
         read caveat before naming a person."""
         return await run_tool(toolbox.check_author, name, limit, year_min, year_max)
-
-
-def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
-    """Evidence: notices, records and where the data come from."""
-    tool = functools.partial(server.tool, annotations=READ_ONLY)
 
     @tool(title="Search notices")
     async def rw_search(
@@ -174,7 +134,7 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
             ),
         ] = None,
         limit: Limit = 20,
-    ) -> NoticeSearch:
+    ) -> models.NoticeSearch:
         """Use to explore notices by words, journal, years, type or date, each with the
         works it updates. To judge a work: rw_check_doi."""
         return await run_tool(
@@ -184,7 +144,7 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
     @tool(title="Recent notices")
     async def rw_recent_retractions(
         limit: Limit = 20, update_types: UpdateTypes = None
-    ) -> RecentNotices:
+    ) -> models.RecentNotices:
         """Use to see the latest notices (default: retractions) with a count per journal."""
         return await run_tool(toolbox.recent, limit, update_types)
 
@@ -192,21 +152,16 @@ def _add_search_tools(server: RwServer, toolbox: Toolbox) -> None:
     async def rw_get_record(
         doi: OptionalDoi = None,
         record_id: Annotated[str | None, Field(description="or Retraction Watch record id")] = None,
-    ) -> Record:
+    ) -> models.Record:
         """Use to read a work's or notice's record: updated_by (its notices), update_to (works
         it is a notice for)."""
         return await run_tool(toolbox.get_record, doi, record_id)
 
     @tool(title="Data sources")
-    async def rw_data_status() -> DataStatus:
+    async def rw_data_status() -> models.DataStatus:
         """Use when verdicts are unverified or look stale: sources, offline, cache, snapshot
         age, policy, readable folders."""
         return await run_tool(toolbox.data_status)
-
-
-def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
-    """Verdicts on a bibliography or manuscript, as its build gives them."""
-    tool = functools.partial(server.tool, annotations=READ_ONLY)
 
     @tool(title="Check a bibliography")
     async def rw_check_bibliography(
@@ -220,7 +175,7 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
             Field(description="or the bibliography's text"),
         ] = None,
         detail: Detail = False,
-    ) -> DocumentCheck:
+    ) -> models.DocumentCheck:
         """Use to check every entry of a .bib/CSL/DOI-list file (or text): verdicts,
         file:line, the gate."""
         if text is not None and not isinstance(text, str):  # CSL JSON given (or parsed) as JSON
@@ -235,14 +190,15 @@ def _add_document_tools(server: RwServer, toolbox: Toolbox) -> None:
         ],
         ctx: Context,
         detail: Detail = False,
-    ) -> DocumentCheck:
+    ) -> models.DocumentCheck:
         """Use before handing over a manuscript: each cited work's verdict and the gate
         (pass/fail), as its build gives them."""
         return await run_tool(toolbox.check_manuscript, path, detail=detail, ctx=ctx)
 
 
-def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
-    """Citation verification while drafting, with the settings the server was started with."""
+def _add_drafting_tools(server: RwServer, toolbox: Toolbox) -> None:
+    """Verify a reference, find real works to cite and export their entries, each with its
+    integrity status, with the settings the server was started with."""
     tool = functools.partial(server.tool, annotations=READ_ONLY)
     settings = toolbox.settings
 
@@ -250,7 +206,7 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
     async def verify_citation(
         title: Title,
         authors: Authors = None,
-        year: Annotated[int | None, Field(ge=1000, le=2999)] = None,
+        year: Year = None,
         doi: OptionalDoi = None,
         arxiv_id: ArxivId = None,
         url: Url = None,
@@ -265,24 +221,12 @@ def _add_verify_tool(server: RwServer, toolbox: Toolbox) -> None:
             drafting.verify_citation, settings, title, authors, year, doi, arxiv_id, url, venue
         )
 
-
-def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
-    """Real works to cite, and their entries, each with its integrity status."""
-    tool = functools.partial(server.tool, annotations=READ_ONLY)
-    settings = toolbox.settings
-
     @tool(title="Find real works to cite")
     async def search_references(
         query: Annotated[
             str, Field(description="title words, topic or authors", max_length=MAX_QUERY)
         ],
-        max_results: Annotated[
-            int,
-            Field(
-                ge=1,
-                le=drafting.MAX_RESULTS,
-            ),
-        ] = 10,
+        max_results: Annotated[int, Field(ge=1, le=drafting.MAX_RESULTS)] = 10,
         year_from: Year = None,
         year_to: Year = None,
         sources: Annotated[
@@ -301,10 +245,7 @@ def _add_finding_tools(server: RwServer, toolbox: Toolbox) -> None:
         doi: OptionalDoi = None,
         dois: Annotated[
             list[str] | None,
-            Field(
-                description="DOIs or arXiv ids",
-                max_length=drafting.MAX_BIBTEX_DOIS,
-            ),
+            Field(description="DOIs or arXiv ids", max_length=drafting.MAX_BIBTEX_DOIS),
         ] = None,
         title: Annotated[
             str | None,

@@ -12,15 +12,14 @@ Rules every entry follows, whichever way it was made:
 - in the title, every capitalised word and acronym (except a plain capitalised first word) is
   wrapped in braces so that BibTeX styles do not lower-case ``DNA`` or ``Nature``;
 - no field is ever guessed: a field is written only when the registry record has it;
-- a retracted (withdrawn, removed, ...) work carries its notice in ``note`` (or ``addendum``), in
-  the same words the build annotation uses, so the warning travels with the entry.
+- a retracted (withdrawn, removed, ...) work carries its notice in ``note``, in the same words the
+  build annotation uses, so the warning travels with the entry.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
 
 from rwgate.contract.models import Citation
 from rwgate.frontends.verify.integrity import SERIOUS
@@ -30,7 +29,6 @@ from rwgate.render.annotate import annotate
 from rwgate.render.latex import escape_text as escape  # the one LaTeX escaper (module doc)
 from rwgate.render.safe import one_line
 
-NoticeField = Literal["note", "addendum"]
 _TYPES = {
     "journal-article": "article",
     "article": "article",
@@ -131,12 +129,6 @@ def unique_keys(keys: Iterable[str]) -> list[str]:
     return out
 
 
-def notice_text(integrity: Citation | None) -> str | None:
-    if integrity is None or integrity.status not in SERIOUS:
-        return None
-    return annotate(integrity).text
-
-
 def _verbatim(value: str) -> str:
     """A DOI or URL as BibTeX keeps it verbatim (styles pass it to ``\\url``): only what could
     end the field or break the entry is dropped (braces, controls)."""
@@ -154,24 +146,20 @@ def render(entry_type: str, key: str, fields: list[tuple[str, str]]) -> str:
 
 
 def _with_notice(
-    fields: list[tuple[str, str]], notice: str | None, where: NoticeField
+    fields: list[tuple[str, str]], integrity: Citation | None
 ) -> list[tuple[str, str]]:
-    if notice is None:
+    """The notice of a retracted work in ``note`` (after a note the entry has)."""
+    if integrity is None or integrity.status not in SERIOUS:
         return fields
-    text = escape(notice)
+    text = escape(annotate(integrity).text)
     for i, (name, value) in enumerate(fields):
-        if name == where:
+        if name == "note":
             fields[i] = (name, f"{value}. {text}")
             return fields
-    return [*fields, (where, text)]
+    return [*fields, ("note", text)]
 
 
-def from_work(
-    work: Work,
-    key: str | None = None,
-    integrity: Citation | None = None,
-    notice_field: NoticeField = "note",
-) -> str:
+def from_work(work: Work, key: str | None = None, integrity: Citation | None = None) -> str:
     """An entry built from registry metadata alone."""
     entry_type = "misc" if work.arxiv_id else _TYPES.get(work.type or "", "misc")
     fields: list[tuple[str, str]] = []
@@ -194,8 +182,7 @@ def from_work(
         fields.append(("doi", _verbatim(work.doi)))
     if work.arxiv_id:
         fields += [("eprint", work.arxiv_id), ("archiveprefix", "arXiv")]
-    fields = _with_notice(fields, notice_text(integrity), notice_field)
-    return render(entry_type, key or make_key(work), fields)
+    return render(entry_type, key or make_key(work), _with_notice(fields, integrity))
 
 
 def _strip_value(raw: str) -> str:
@@ -223,12 +210,7 @@ def parse_entry(text: str) -> tuple[str, list[tuple[str, str]]] | None:
     return None
 
 
-def from_registry_text(
-    text: str,
-    key: str,
-    integrity: Citation | None = None,
-    notice_field: NoticeField = "note",
-) -> str | None:
+def from_registry_text(text: str, key: str, integrity: Citation | None = None) -> str | None:
     """Crossref's content-negotiated entry, re-keyed, title protected, notice added."""
     parsed = parse_entry(text)
     if parsed is None:
@@ -244,5 +226,4 @@ def from_registry_text(
         elif name != "month":
             value = escape(_from_latex(value))
         fields.append((name, value))
-    fields = _with_notice(fields, notice_text(integrity), notice_field)
-    return render(entry_type, key, fields)
+    return render(entry_type, key, _with_notice(fields, integrity))

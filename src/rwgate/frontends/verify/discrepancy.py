@@ -34,17 +34,9 @@ def _d(field: str, cited: object, found: object, severity: Severity, text: str) 
 
 def missing_fields(cited: Reference) -> list[Discrepancy]:
     """Fields the citation does not give: they cannot be checked, which is worth a warning."""
-    absent = [
-        name
-        for name, value in (
-            ("title", cited.title),
-            ("authors", cited.authors),
-            ("year", cited.year),
-            ("venue", cited.journal),
-        )
-        if not value
-    ]
-    return [_d(n, None, None, "warning", "not given in the citation; not checked") for n in absent]
+    given = dict(title=cited.title, authors=cited.authors, year=cited.year, venue=cited.journal)
+    text = "not given in the citation; not checked"
+    return [_d(name, None, None, "warning", text) for name, value in given.items() if not value]
 
 
 def _title(cited: Reference, work: Work) -> list[Discrepancy]:

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from rwgate.contract import doi as doimod
 from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
-from rwgate.frontends.verify.bibtex_export import NoticeField
 from rwgate.frontends.verify.models import BibtexEntry, BibtexResult, Work
 from rwgate.frontends.verify.verify import match_one, opened
 from rwgate.identify.crossref_search import SourceUnavailable
@@ -25,12 +24,18 @@ from rwgate.identify.lookup import Registries, ask, doi_tasks
 from rwgate.settings.config import Settings
 
 
-def _resolve_title(regs: Registries, title: str, out: BibtexResult) -> str | None:
-    result = match_one(regs, Reference(key="", title=title))
-    for name in result.sources_answered:
+def _heard(out: BibtexResult, answered: Sequence[str], failed: dict[str, str]) -> None:
+    """Which sources answered (each once), and the first reason each other one failed."""
+    for name in answered:
         if name not in out.sources_answered:
             out.sources_answered.append(name)
-    out.sources_failed.update(result.sources_failed)
+    for name, reason in failed.items():
+        out.sources_failed.setdefault(name, reason)
+
+
+def _resolve_title(regs: Registries, title: str, out: BibtexResult) -> str | None:
+    result = match_one(regs, Reference(key="", title=title))
+    _heard(out, result.sources_answered, result.sources_failed)
     if result.verdict == "verified" and result.matched and result.matched.doi:
         return result.matched.doi
     near = result.matched or result.closest
@@ -61,10 +66,9 @@ def _registry_text(regs: Registries, doi: str, out: BibtexResult) -> str | None:
     try:
         text = regs.crossref.bibtex(doi)
     except SourceUnavailable as exc:
-        out.sources_failed.setdefault("crossref", str(exc))
+        _heard(out, [], {"crossref": str(exc)})
         return None
-    if "crossref" not in out.sources_answered:
-        out.sources_answered.append("crossref")
+    _heard(out, ["crossref"], {})
     return text
 
 
@@ -73,7 +77,6 @@ def get_bibtex(
     doi: str | None = None,
     dois: Sequence[str] | None = None,
     title: str | None = None,
-    notice_field: NoticeField = "note",
 ) -> BibtexResult:
     """Entries for every DOI (and the verified match of ``title``), in the order given."""
     out = BibtexResult()
@@ -91,14 +94,14 @@ def get_bibtex(
     for (d, _, source), key, citation in zip(made, keys, citations, strict=True):
         text = None
         if isinstance(source, str):
-            text = bibtex_export.from_registry_text(source, key, citation, notice_field)
+            text = bibtex_export.from_registry_text(source, key, citation)
         if text is not None:
             entry = BibtexEntry(
                 doi=d, key=key, bibtex=text, origin="content_negotiation", integrity=citation
             )
         else:
             assert isinstance(source, Work)
-            text = bibtex_export.from_work(source, key, citation, notice_field)
+            text = bibtex_export.from_work(source, key, citation)
             entry = BibtexEntry(doi=d, key=key, bibtex=text, origin="metadata", integrity=citation)
         out.entries.append(entry)
     out.sources_failed = {
@@ -118,11 +121,7 @@ def _entries(
     for doi in wanted:
         tasks = doi_tasks(regs, doi)
         answers = ask(tasks, len(tasks))
-        for name in answers.answered:
-            if name not in out.sources_answered:
-                out.sources_answered.append(name)
-        for name, reason in answers.failed.items():
-            out.sources_failed.setdefault(name, reason)
+        _heard(out, answers.answered, answers.failed)
         work = answers.doi_records.get(doi)
         if work is None and answers.failed:
             # A registry that could not be asked might hold it: unknown, never "not found".

@@ -61,10 +61,11 @@ def search_references(
         works = _dedupe(answers.works)[:max_results]
         pairs = [(w.doi, w.doi) for w in works if w.doi]
         judged = iter(integrity.judge(pairs, settings, srcs))
-    result = SearchResult(query=text, sources_answered=answers.answered)
-    result.sources_failed = answers.failed
-    result.complete = not answers.failed
-    if answers.failed:
-        result.warnings.append(sources_note(answers.answered, answers.failed))
-    result.results = [SearchHit(work=w, integrity=next(judged) if w.doi else None) for w in works]
-    return result
+    return SearchResult(
+        query=text,
+        complete=not answers.failed,
+        results=[SearchHit(work=w, integrity=next(judged) if w.doi else None) for w in works],
+        sources_answered=answers.answered,
+        sources_failed=answers.failed,
+        warnings=[sources_note(answers.answered, answers.failed)] if answers.failed else [],
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 from rwgate.contract.models import Reference
 from rwgate.frontends.verify import bibtex_export, integrity
@@ -23,7 +23,7 @@ from rwgate.identify.ids import arxiv_id, read_ids
 from rwgate.identify.lookup import Answers, Registries, look_up, open_registries, sources_note
 from rwgate.identify.lookup import best as best_match
 from rwgate.identify.same import PARTIAL, VERIFIED, verdict_for
-from rwgate.settings.config import Settings, load_settings
+from rwgate.settings.config import Settings
 from rwgate.sources import OpenSources, open_sources
 
 _ENTRY_THREADS = 3
@@ -134,15 +134,11 @@ def opened(
 ) -> Iterator[tuple[Registries, OpenSources]]:
     """The run's integrity sources, and the registry searches (``names``: default both) on
     their one look-up cache and one client per API; all closed at the end."""
-    srcs = open_sources(settings)
-    try:
-        regs = open_registries(settings, names, srcs)
-        try:
-            yield regs, srcs
-        finally:
-            regs.close()
-    finally:
-        srcs.close()
+    with (
+        closing(open_sources(settings)) as srcs,
+        closing(open_registries(settings, names, srcs)) as regs,
+    ):
+        yield regs, srcs
 
 
 def verify_many(
@@ -178,11 +174,11 @@ def verify_citation(
     arxiv_id: str | None = None,
     url: str | None = None,
     venue: str | None = None,
-    settings: Settings | None = None,
+    *,
+    settings: Settings,
 ) -> VerifyResult:
-    """One reference given field by field (the MCP tool's arguments; ``settings`` default to the
-    working directory's, as ``rwgate check`` loads them): verdict, confidence, matched work,
-    field-level discrepancies, corrected BibTeX and the integrity status of the match."""
+    """One reference given field by field (the MCP tool's arguments): verdict, confidence, matched
+    work, field-level discrepancies, corrected BibTeX and the integrity status of the match."""
     cited = Reference.as_written(
         "",
         doi,
@@ -193,4 +189,4 @@ def verify_citation(
         url=url or None,
         journal=venue or None,
     )
-    return verify_many([cited], settings or load_settings())[0]
+    return verify_many([cited], settings)[0]
