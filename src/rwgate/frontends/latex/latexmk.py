@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.frontends.kit import flag_overrides
 from rwgate.frontends.latex import memo
-from rwgate.frontends.latex.env import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.frontends.latex.hooks import documented_options, own_options, split_hook_args
 from rwgate.frontends.latex.latexmk_args import (
     PROG,
@@ -40,6 +39,7 @@ from rwgate.frontends.latex.latexmk_run import (
     run_latexmk,
 )
 from rwgate.frontends.latex.notedcopy import previous_pretex
+from rwgate.frontends.latex.reuse import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.settings import recorded
 
 if TYPE_CHECKING:

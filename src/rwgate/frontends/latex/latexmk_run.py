@@ -15,9 +15,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from rwgate.frontends.latex.env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
 from rwgate.frontends.latex.latexmk_args import PROG
-from rwgate.frontends.latex.reuse import ENV_BUILD
+from rwgate.frontends.latex.reuse import ENV_BUILD, ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
 
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
@@ -50,7 +49,7 @@ PERL_CODE = (
     " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
     " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; } }",
     # Ungated (-pvc), a bibliography no tool writes gets its annotated copies before each LaTeX
-    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.frontends.latex.notescmd).
+    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.frontends.latex.command).
     "if (!$ENV{RWGATE_LATEX_DIRS}) { our $rwgate_pre_tex_code = $pre_tex_code;"
     " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
     " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; }"

@@ -1,19 +1,14 @@
-"""A later bibliography pass of the same ``rw-latexmk`` build replays the first pass's verdict.
+"""What rw-latexmk and its bibliography hooks share: the environment they talk through, the
+record the hook leaves next to each ``.bbl``, and the pass memo.
 
-latexmk runs ``bibtex`` more than once in one build: it reruns it whenever the ``.aux`` changed,
-and LaTeX adds ``\\bibcite`` lines to it after the first pass. Such a pass is remembered through
-the one door (:mod:`rwgate.verdicts.remembered`), its memo named for the build id, the tool and the
-files,
-its record holding what the pass read: the configuration, the ``.bib`` files, the snapshot, the
-``.bcf`` by its bytes, and the ``.aux`` by the lines BibTeX reads from it (:data:`CHECKS`: its
-cite, ``\\bibdata`` and ``\\bibstyle`` lines and those of each ``\\@input`` file, so the
-``\\bibcite`` lines do not count). Checking a record re-hashes files; it parses nothing, so a
-replay does not load Pydantic or the integrity core. Unlike the rebuild memo it remembers
-unverified and failing verdicts and offline runs: the same build's rw-latexmk re-checks after
-latexmk in every build and reruns the bibliography when the verdict moved. Plain ``latexmk`` with
-the hooks (no build id) never takes this path.
-
-Only the standard library and rwgate's light helpers are imported here.
+rw-latexmk runs latexmk, latexmk runs ``rwgate bibtex``/``rwgate biber`` (the hooks), and the two
+talk through these variables only. latexmk reruns the bibliography tool whenever LaTeX adds
+``\\bibcite`` lines to the ``.aux``, so a later pass of the same gated build replays the first
+pass's verdict through the one door (:mod:`rwgate.verdicts.remembered`); its record holds what the
+pass read, the ``.aux`` by the lines BibTeX reads from it (:func:`aux_cites`). A replay parses
+nothing, so it loads neither Pydantic nor the integrity core: only the standard library and
+rwgate's light helpers are imported here. Plain ``latexmk`` with the hooks (no build id) never
+replays.
 """
 
 from __future__ import annotations
@@ -24,13 +19,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rwgate.frontends.latex.env import ENV_GATE, ENV_OVERRIDES
+from rwgate.errors import UsageError
 from rwgate.settings import recorded
 from rwgate.verdicts.remembered import Door, door, memo_base
 
+ENV_TEX = "RWGATE_LATEX_TEX"  # the main .tex (where configuration is searched from)
+ENV_OVERRIDES = "RWGATE_LATEX_OVERRIDES"  # JSON: rw-latexmk's command-line settings
+ENV_GATE = "RWGATE_LATEX_GATE"  # "0": rw-latexmk gates after latexmk; the hook only annotates
+TOOL_ENV = {"bibtex": "RWGATE_BIBTEX", "biber": "RWGATE_BIBER"}  # e.g. bibtex8, a biber path
+EXIT_GATE, EXIT_USAGE = 1, 2
 ENV_BUILD = "RWGATE_LATEX_BUILD"  # set by rw-latexmk: one id per build
 STATE_SUFFIX = ".rwgate.json"
 PASS_DIR = "latex-pass"
+
+
+class HookError(UsageError):
+    """The hook cannot do its part; the message is one line."""
+
+
 # The .aux lines that decide what BibTeX is asked for; \bibcite and the rest change between passes.
 _AUX_INPUTS = re.compile(r"^\\(?:citation|bibdata|bibstyle)\{.*$", re.MULTILINE)
 _AUX_INCLUDE = re.compile(r"^\\@input\{([^}]*)\}", re.MULTILINE)
