@@ -87,7 +87,7 @@ def run_notes(argv: list[str]) -> int:
     """Print the TeX code that makes LaTeX read annotated copies (nothing when none is needed)."""
     from rwgate.errors import ConfigError, InputError
     from rwgate.frontends.latex.hooks import hook_settings, split_hook_args
-    from rwgate.frontends.latex.reuse import EXIT_USAGE, HookError
+    from rwgate.frontends.latex.memo import EXIT_USAGE, HookError
 
     try:
         opts, rest = split_hook_args(argv)
@@ -144,8 +144,8 @@ def _notes(tex: Path, aux_dir: Path, job: str, settings: Settings) -> int:
         users_files,
         verdict,
     )
+    from rwgate.frontends.latex.memo import EXIT_GATE
     from rwgate.frontends.latex.notedcopy import NoCopy, cannot_note, make_copies
-    from rwgate.frontends.latex.reuse import EXIT_GATE
     from rwgate.frontends.latex.verdict import latex_notes
     from rwgate.render.report import render_text
 

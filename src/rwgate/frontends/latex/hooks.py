@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.frontends.kit import add_check_options, flag_overrides
-from rwgate.frontends.latex.reuse import (
+from rwgate.frontends.latex.memo import (
     ENV_GATE,
     ENV_OVERRIDES,
     ENV_TEX,

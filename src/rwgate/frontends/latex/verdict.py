@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from rwgate.frontends.kit import annotations_for, judge_document
 from rwgate.frontends.latex.asprinted import unjudged
 from rwgate.frontends.latex.bbl import annotate_bbl
-from rwgate.frontends.latex.reuse import ENV_GATE, HookError, note_source, read_state, state_path
+from rwgate.frontends.latex.memo import ENV_GATE, HookError, note_source, read_state, state_path
 from rwgate.fsutil import write_atomic
 from rwgate.readers.builds.latexaux import LatexError
 from rwgate.readers.builds.latexdoc import aux_document, bcf_document
@@ -55,7 +55,7 @@ def write_state(
     bbl: Path,
     citations: Sequence[Citation],
     notes: Mapping[str, str],
-    report: str | None = None,
+    report: str | None,
 ) -> None:
     """Record what the ``.bbl`` now says (and the verdicts behind it) next to it."""
     state = {
@@ -89,21 +89,14 @@ def read_fingerprint(bbl: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def search_dirs(tex: Path | None, source: Path) -> list[Path]:
-    """Where bibliography names are resolved: the document's folder, then where the tool runs."""
-    dirs = [tex.resolve().parent] if tex else []
-    for folder in (Path.cwd(), source.resolve().parent):
-        if folder not in dirs:
-            dirs.append(folder)
-    return dirs
-
-
 def annotate_build(
     tool: str, source: Path, bbl: Path, settings: Settings, tex: Path | None
 ) -> tuple[bool, dict[str, str]]:
     """Judge the keys of ``source`` (.aux or .bcf), annotate ``bbl``: whether the gate fails,
     and the notes (noted in the pass's record with what the tool read)."""
-    search = search_dirs(tex, source)
+    # Bibliography names resolve from the document's folder, then from where the tool runs.
+    first = [tex.resolve().parent] if tex else []
+    search = list(dict.fromkeys([*first, Path.cwd(), source.resolve().parent]))
     note_source(tool, source)
     try:
         doc = aux_document(source, search) if tool == "bibtex" else bcf_document(source, search)
