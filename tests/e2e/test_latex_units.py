@@ -146,7 +146,7 @@ def test_rw_latexmk_needs_a_file() -> None:
 
 
 def test_the_aux_lines_bibtex_reads_ignore_bibcite_lines_but_not_citations(tmp_path) -> None:
-    from rwgate.frontends.latex.reuse import aux_cites
+    from rwgate.frontends.latex.memo import aux_cites
 
     aux = tmp_path / "paper.aux"
     chapter = tmp_path / "chap.aux"
@@ -177,7 +177,7 @@ def test_biblatex_bbl_is_annotated_once_and_keys_are_case_sensitive() -> None:
 
 
 def test_a_pass_memo_that_is_not_a_record_is_not_replayed(tmp_path, monkeypatch) -> None:
-    from rwgate.frontends.latex.reuse import ENV_BUILD, pass_door
+    from rwgate.frontends.latex.memo import ENV_BUILD, pass_door
     from rwgate.verdicts.remembered import through
 
     monkeypatch.setenv("RWGATE_CACHE_DIR", str(tmp_path / "cache"))
@@ -197,7 +197,7 @@ def test_ungated_latexmk_lets_each_hook_gate_and_judge(tmp_path, monkeypatch) ->
     """-pvc never returns to rw-latexmk: the hooks must not skip their gate or reuse a verdict."""
     from rwgate.frontends.latex.hooks import ENV_GATE
     from rwgate.frontends.latex.latexmk_run import latexmk_env
-    from rwgate.frontends.latex.reuse import ENV_BUILD
+    from rwgate.frontends.latex.memo import ENV_BUILD
 
     monkeypatch.setenv(ENV_GATE, "0")
     monkeypatch.setenv(ENV_BUILD, "leaked")

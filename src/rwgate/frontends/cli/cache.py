@@ -1,15 +1,9 @@
 """``rwgate cache``: what rwgate remembers, and ``rwgate cache clear`` to forget it.
 
-Two kinds of memory live in the invoking user's cache folder (``RWGATE_CACHE_DIR``, the user
-configuration's ``cache_dir``, else the platform's cache folder):
-
-* the **look-up cache** (``json/``): answers of Crossref and other services, each with its TTL;
-* the **memos**: remembered verdicts of the pandoc filter and rw-latexmk, parsed bibliographies,
-  and rwgate's code identity. Each replays only when every input it recorded still holds
-  (:mod:`rwgate.settings.recorded`); ``RWGATE_NO_MEMO=1`` turns them all off.
-
-A user who suspects a stale verdict runs ``rwgate cache clear --memos-only`` (the look-up cache
-stays, so nothing is fetched again) or sets ``RWGATE_NO_MEMO=1``.
+The invoking user's cache folder holds the **look-up cache** (``json/``: service answers, each
+with its TTL) and the **memos** (:data:`MEMOS`), each replayed only when every input it recorded
+still holds (:mod:`rwgate.settings.recorded`). A user who suspects a stale verdict runs ``rwgate
+cache clear --memos-only`` (nothing is fetched again) or sets ``RWGATE_NO_MEMO=1``.
 """
 
 from __future__ import annotations
@@ -37,7 +31,7 @@ MEMOS = (
 
 @dataclass
 class Usage:
-    """One remembered thing: how many files, how many bytes, the oldest and newest change."""
+    """One remembered thing: files, bytes, the oldest and newest change."""
 
     name: str
     title: str
@@ -63,9 +57,7 @@ def usage(base: Path, name: str, title: str) -> Usage:
 
 
 def _when(stamp: float | None) -> str:
-    if stamp is None:
-        return "-"
-    return dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
+    return "-" if stamp is None else dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
 
 
 def _size(count: int) -> str:
@@ -82,8 +74,7 @@ def _cache_dir(args: argparse.Namespace) -> Path:
     from rwgate.settings.config import load_settings
 
     overrides = {"cache_dir": args.cache_dir} if args.cache_dir else None
-    settings = load_settings(overrides=overrides)
-    return settings.cache_folder
+    return load_settings(overrides=overrides).cache_folder
 
 
 def run_show(args: argparse.Namespace) -> int:

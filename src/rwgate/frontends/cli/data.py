@@ -1,7 +1,8 @@
 """``rwgate data import|update|status|export``: managing the local Retraction Watch snapshot.
 
-These commands are the only place a user touches the snapshot file directly, so they say plainly
-what happened, as their help says (:data:`_DATA_HELP`).
+The only place a user touches the snapshot directly, so each says plainly what happened
+(:data:`_DATA_HELP`). Each imports its machinery when it runs: building rwgate's parser must stay
+cheap, because latexmk starts `rwgate bibtex` several times per build.
 """
 
 from __future__ import annotations
@@ -22,9 +23,6 @@ if TYPE_CHECKING:
     from rwgate.sources.snapshot.info import ProvenanceEntry, SnapshotStatus
     from rwgate.sources.snapshot.source import ImportResult, ImportSource
 
-# Every command module imports its machinery inside the command: building rwgate's parser must
-# stay cheap, because latexmk starts `rwgate bibtex` several times per build.
-
 
 def _err(message: str) -> None:
     print(f"rwgate: error: {message}", file=sys.stderr)
@@ -39,7 +37,6 @@ def snapshot_path(args: argparse.Namespace) -> Path:
 
 
 def _settings() -> Settings:
-    """The settings of the working directory (``rwgate.toml``/``pyproject.toml``, environment)."""
     from rwgate.settings.config import load_settings
 
     return load_settings(Path.cwd())
@@ -302,16 +299,6 @@ def _status_lines(status: SnapshotStatus) -> list[str]:
     return lines
 
 
-def status_warnings(status: SnapshotStatus, max_age_days: int) -> list[str]:
-    """The age warning (shared by the text and JSON output, and by the MCP status tool)."""
-    if status.exists and status.age_days is not None and status.age_days > max_age_days:
-        return [
-            f"snapshot data is {status.age_days} days old (more than {max_age_days}); "
-            "run `rwgate data update`"
-        ]
-    return []
-
-
 def cmd_status(args: argparse.Namespace) -> int:
     """Where the snapshot is, what it holds, how old it is; exit 0 also when there is none."""
     from rwgate.sources.snapshot.source import SnapshotError, snapshot_status
@@ -324,7 +311,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     except SnapshotError as exc:
         _err(str(exc))
         return 2
-    warnings = status_warnings(status, max_age)
+    warnings: list[str] = []  # the age warning, in the text and the JSON output
+    if status.exists and status.age_days is not None and status.age_days > max_age:
+        warnings.append(
+            f"snapshot data is {status.age_days} days old (more than {max_age}); "
+            "run `rwgate data update`"
+        )
     if getattr(args, "json", False):
         data: dict[str, Any] = status.model_dump(mode="json")
         data["max_age_days"] = max_age
@@ -455,12 +447,8 @@ def add_data_commands(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m rwgate.frontends.cli.data``: the data commands on their own (tests, scripts)."""
+    """The data commands on their own (tests)."""
     parser = argparse.ArgumentParser(prog="rwgate")
     add_data_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return int(args.func(args))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,7 +1,8 @@
 """``rwgate``: the command line.
 
 Sub-commands import their front end only when they run, so ``rwgate check`` never loads the MCP
-SDK and ``rwgate data status`` never loads pandoc.
+SDK and ``rwgate data status`` never loads pandoc. ``rwgate verify``'s report formats and exit
+codes are those of ``rwgate check``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from rwgate import __version__
 from rwgate.errors import RwgateError, UsageError
 from rwgate.frontends.extras import missing_extra
 from rwgate.frontends.kit import (
+    EXIT_GATE,
+    EXIT_OK,
     EXIT_USAGE,
     add_check_options,
     exit_code,
@@ -100,6 +103,84 @@ def _outputs(args: argparse.Namespace) -> list[tuple[FormatChoice, Path | None]]
     return list(zip(formats, files, strict=True))
 
 
+def _load_bibliographies(paths: list[Path]) -> tuple[list[Any], list[Any], bool]:
+    from rwgate.contract.models import Problem
+    from rwgate.readers import load_bibliography
+
+    cited: list[Any] = []
+    problems: list[Problem] = []
+    unreadable = False
+    for path in paths:
+        try:
+            bib = load_bibliography(path)
+        except (RwgateError, OSError, ValueError) as exc:
+            problems.append(Problem(message=str(exc), severity="error"))
+            unreadable = True
+            continue
+        problems += bib.problems
+        cited += bib.references  # read as the check reads them: one reading of each entry
+    return cited, problems, unreadable
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    """The gate fails for an entry ``not_found``, an integrity status the policy fails,
+    ``unverified`` where the policy fails it, and ``partial_match`` with ``--fail-on-partial``."""
+    from rwgate.frontends.verify.render import render_verify_text
+    from rwgate.frontends.verify.report import build_report, fails
+    from rwgate.frontends.verify.verify import verify_many
+    from rwgate.render.emit import emit_texts
+    from rwgate.settings.config import load_settings
+
+    cited, problems, unreadable = _load_bibliographies(args.inputs)
+    overrides = flag_overrides(args)
+    if args.openalex_url:
+        overrides["openalex_url"] = args.openalex_url
+    try:
+        settings = load_settings(args.inputs[0], overrides=overrides)
+        policy = settings.to_policy()
+        sources = [s for s in (args.sources or "").split(",") if s.strip()] or None
+        results = verify_many(cited, settings, sources) if cited else []
+    except (RwgateError, ValueError) as exc:
+        return print_error("rwgate", exc if isinstance(exc, RwgateError) else RwgateError(exc))
+    failed = sum(fails(r, policy, args.fail_on_partial) for r in results)
+    code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
+    report = build_report(results, problems, code, failed)
+    json_text = report.to_json()
+    machine = args.format == "json"
+    files = [(settings.report, json_text)] if settings.report is not None else []
+    if machine and args.output is not None:
+        files.append((args.output, json_text))
+    emit_texts(
+        json_text if machine and args.output is None else None,
+        lambda colour: render_verify_text(report, colour, args.verbose),
+        machine,
+        files,
+    )
+    return code
+
+
+def _add_verify_command(sub: Any) -> None:
+    """``rwgate verify``: registering it loads none of the verification machinery (pydantic
+    models, rapidfuzz, the OpenAlex client)."""
+    p = sub.add_parser(
+        "verify",
+        help="check that every cited work exists and matches its entry",
+        description="Check that every entry of a bibliography names a real work (Crossref and "
+        "OpenAlex) and matches it (title, authors, year, venue), with the integrity status of "
+        "each match. Exit status: 0 all verified, 1 a work not found or failing the policy, 2 "
+        "bad usage.",
+    )
+    p.add_argument("inputs", nargs="+", type=Path, help=".bib or CSL bibliography")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--output", "-o", type=Path, help="write the JSON report here")
+    p.add_argument("--verbose", "-v", action="store_true", help="show BibTeX of every match")
+    p.add_argument("--sources", help="comma-separated: crossref,openalex (default both)")
+    p.add_argument("--openalex-url", help="OpenAlex API base URL (tests, mirrors)")
+    p.add_argument("--fail-on-partial", action="store_true", help="partial matches fail the gate")
+    add_check_options(p)
+    p.set_defaults(func=_cmd_verify)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="rwgate",
@@ -153,7 +234,6 @@ def _add_optional_commands(sub: Any) -> None:
     MCP SDK included, when it runs)."""
     from rwgate.frontends.cli.cache import add_cache_command
     from rwgate.frontends.cli.data import add_data_commands
-    from rwgate.frontends.cli.verify import add_verify_command
     from rwgate.frontends.latex.command import add_latex_commands
     from rwgate.frontends.lsp.command import add_lsp_command
     from rwgate.frontends.mcp.command import add_mcp_command
@@ -162,7 +242,7 @@ def _add_optional_commands(sub: Any) -> None:
 
     add_data_commands(sub)
     add_latex_commands(sub)
-    add_verify_command(sub)
+    _add_verify_command(sub)
     add_mcp_command(sub)
     add_lsp_command(sub)
     add_screen_command(sub)
@@ -188,7 +268,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (`rwgate check ... | head`): no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes at exit
         return 141  # as a tool ended by SIGPIPE reports in a shell (128 + 13)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

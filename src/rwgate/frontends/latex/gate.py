@@ -1,9 +1,8 @@
 """After latexmk: where the build products are, what the document cites, and the verdict.
 
-latexmk only knows its own file dependencies, so it cannot see that a cited work was retracted
-yesterday or that the policy changed: the ``.bbl`` would keep its old annotations and latexmk would
-say "All targets are up-to-date". The gate recomputes the verdict from the files LaTeX wrote and
-compares its fingerprint with the one the hook stored next to the ``.bbl``.
+latexmk cannot see that a cited work was retracted yesterday or that the policy changed, so the
+gate recomputes the verdict from the files LaTeX wrote and compares its fingerprint with the one
+the hook stored next to the ``.bbl``.
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from pathlib import Path
 
 from rwgate.contract.models import CitedDocument, Location, Problem, Reference
 from rwgate.frontends.kit import judge_documents
-from rwgate.frontends.latex.reuse import state_path
+from rwgate.frontends.latex.asprinted import unjudged
+from rwgate.frontends.latex.memo import state_path
 from rwgate.frontends.latex.verdict import fingerprint, latex_notes, read_fingerprint
 from rwgate.readers.builds.auxunits import bibliography_parts
 from rwgate.readers.builds.latexaux import parse_aux
@@ -85,16 +85,21 @@ def regenerable(doc: CitedDocument) -> bool:
 _USERS = (".tex", ".ltx", ".bbl")
 
 
+def _own_files(doc: CitedDocument) -> list[Path]:
+    """The bibliography files that are the user's own, which no tool of this build writes: a
+    ``thebibliography`` in the sources, a ``.bbl`` they ``\\input``, a bundle's ``.bbl``."""
+    return [Path(name) for name in doc.bibliographies if Path(name).suffix.lower() in _USERS]
+
+
 def users_bibliography(doc: CitedDocument) -> bool:
-    """The bibliography LaTeX prints is the user's own file, which no tool of this build writes:
-    a ``thebibliography`` in the sources, a ``.bbl`` they ``\\input``, a bundle's ``.bbl``."""
-    return any(Path(name).suffix.lower() in _USERS for name in doc.bibliographies)
+    """The bibliography LaTeX prints is the user's own file (:func:`_own_files`)."""
+    return bool(_own_files(doc))
 
 
 def _embedded(doc: CitedDocument) -> CitedDocument:
     """A document with its own ``thebibliography`` (no ``\\bibdata``, no BibTeX run): its
     ``\\bibitem``s are judged as LaTeX prints them, and nothing can give them a note."""
-    own = [Path(name) for name in doc.bibliographies if Path(name).suffix.lower() in _USERS]
+    own = _own_files(doc)
     if not own:
         return doc
     note = Problem(
@@ -109,7 +114,7 @@ def users_files(build: Build, doc: CitedDocument | None) -> list[Path]:
     """The files LaTeX prints the bibliography from that this build may not rewrite and that
     exist: the document's own ``thebibliography`` files, a bundle's ``.bbl``, or (``-bibtex-``)
     the ``.bbl`` an earlier run left."""
-    own = [Path(n) for n in (doc.bibliographies if doc else []) if Path(n).suffix.lower() in _USERS]
+    own = _own_files(doc) if doc else []
     return [path for path in own or [build.bbl] if path.is_file()]
 
 
@@ -156,33 +161,30 @@ def verdict(build: Build, settings: Settings, cwd: Path) -> Verdict:
     parts = list(filter(regenerable, doc.parts))  # a .bbl without its sources is the user's
     docs = [doc, *([doc.model_copy(update={"parts": []})] if doc.parts else []), *parts]
     both = judge_documents(docs, settings)
-    judged = [result for result, _ in both]
-    result, main = judged[0], judged[1 if doc.parts else 0]
-    prints = {build.bbl: fingerprint(latex_notes(main.citations, settings.template))}
-    written = [(build.bbl, doc, both[1 if doc.parts else 0])]
-    for part, said in zip(parts, both[len(docs) - len(parts) :], strict=True):
-        bbl = Path(part.path).with_suffix(".bbl")
-        prints[bbl] = fingerprint(latex_notes(said[0].citations, settings.template))
-        written.append((bbl, part, said))
+    bbls = [(build.bbl, doc), *((Path(part.path).with_suffix(".bbl"), part) for part in parts)]
+    judged = [both[1 if doc.parts else 0], *both[len(docs) - len(parts) :]]
+    written = [
+        (bbl, part, said, latex_notes(said[0].citations, settings.template))
+        for (bbl, part), said in zip(bbls, judged, strict=True)
+    ]
+    prints = {bbl: fingerprint(notes) for bbl, _, _, notes in written}
+    result = both[0][0]
     own = doc.bibliographies == [str(build.bbl)] or users_bibliography(doc)
-    lines = [] if own else _unjudged(written, settings.template, result)
-    return Verdict(result, prints, not own, doc, lines)
+    return Verdict(result, prints, not own, doc, [] if own else _unjudged(written, result))
 
 
 def _unjudged(
-    written: list[tuple[Path, CitedDocument, tuple[CheckResult, dict[str, Reference]]]],
-    template: str | None,
+    written: list[
+        tuple[Path, CitedDocument, tuple[CheckResult, dict[str, Reference]], dict[str, str]]
+    ],
     shown: CheckResult,
 ) -> list[str]:
     """Rule 2 (:mod:`.asprinted`): each entry the tool printed in each ``.bbl`` of the build
-    that rwgate did not judge for its key, one line each; the warnings go to ``shown``, the
-    verdict the build reports."""
-    from rwgate.frontends.latex.asprinted import unjudged
-
+    (with the notes the hook wrote into it) that rwgate did not judge for its key, one line
+    each; the warnings go to ``shown``, the verdict the build reports."""
     lines: list[str] = []
-    for bbl, doc, (result, refs) in written:
+    for bbl, doc, (result, refs), notes in written:
         if bbl.is_file():
-            notes = latex_notes(result.citations, template)  # what the hook wrote into it
             strict = result.policy.action("unverified") == "fail"
             stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, notes, strict)
             lines += stops

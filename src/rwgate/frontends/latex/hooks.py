@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.frontends.kit import add_check_options, flag_overrides
-from rwgate.frontends.latex.env import (
+from rwgate.frontends.latex.memo import (
     ENV_GATE,
     ENV_OVERRIDES,
     ENV_TEX,
@@ -33,6 +33,7 @@ from rwgate.frontends.latex.env import (
     EXIT_USAGE,
     TOOL_ENV,
     HookError,
+    pass_door,
 )
 
 if TYPE_CHECKING:
@@ -234,7 +235,6 @@ def run_hook(tool: str, argv: list[str]) -> int:
             " wrote is judged and annotated all the same",
             file=sys.stderr,
         )
-    from rwgate.frontends.latex.reuse import pass_door
     from rwgate.verdicts.remembered import through
 
     entry = pass_door(tool, source, bbl)
@@ -264,7 +264,7 @@ def _judge(
     tool: str, opts: argparse.Namespace, files: tuple[Path, Path], code: int
 ) -> tuple[int, Any]:
     """Judge and annotate: the exit code, and what a later pass replays (None: nothing)."""
-    from rwgate.frontends.latex.annotatebbl import annotate_build
+    from rwgate.frontends.latex.verdict import annotate_build
     from rwgate.settings.config import ConfigError
 
     try:

@@ -1,12 +1,10 @@
 """``rw-latexmk [rwgate options] [latexmk options] FILE.tex``: latexmk with the integrity gate.
 
-latexmk runs with its ``$bibtex``/``$biber`` commands pointed at the rwgate hooks through ``-e``
-code, no rc file needed (:mod:`rwgate.frontends.latex.latexmk_run`; the command line is split by
-:mod:`rwgate.frontends.latex.latexmk_args`). After latexmk the verdict is recomputed; when it
-differs from
-the one the ``.bbl`` was annotated for, the ``.bbl`` is removed and latexmk runs again. When the
-policy fails, each offending citation is reported, the output is renamed ``NAME.pdf.rejected``
-(so no ``NAME.pdf`` is left) and the exit code is 1.
+latexmk runs with its ``$bibtex``/``$biber`` pointed at the rwgate hooks (:mod:`.latexmk_run`).
+After latexmk the verdict is recomputed; when it differs from the one the ``.bbl`` was annotated
+for, the ``.bbl`` is removed and latexmk runs again. When the policy fails, each offending
+citation is reported, the output is renamed ``NAME.pdf.rejected`` and the exit code is 1. The
+integrity core is imported only when the gate runs: a rebuild the memo answers never loads it.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from typing import TYPE_CHECKING
 from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.frontends.kit import flag_overrides
 from rwgate.frontends.latex import memo
-from rwgate.frontends.latex.env import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.frontends.latex.hooks import documented_options, own_options, split_hook_args
 from rwgate.frontends.latex.latexmk_args import (
     PROG,
@@ -39,6 +36,7 @@ from rwgate.frontends.latex.latexmk_run import (
     release_success,
     run_latexmk,
 )
+from rwgate.frontends.latex.memo import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.frontends.latex.notedcopy import previous_pretex
 from rwgate.settings import recorded
 
@@ -48,9 +46,6 @@ if TYPE_CHECKING:
     from rwgate.verdicts.remembered import Door
     from rwgate.verdicts.result import CheckResult
 
-# The integrity core (Pydantic, the readers, the cache) is imported only when the gate runs: a
-# rebuild the memo answers (rwgate.frontends.latex.memo) never loads it.
-
 
 def _settings(tex: Path, overrides: dict[str, object]) -> Settings:
     from rwgate.settings.config import load_settings
@@ -59,15 +54,13 @@ def _settings(tex: Path, overrides: dict[str, object]) -> Settings:
 
 
 def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
-    """Build one document under the gate; its exit code. A rebuild whose inputs are those of the
-    last passing gate replays it (:mod:`rwgate.frontends.latex.memo`). Everything the gate reads is
-    recorded (:mod:`rwgate.settings.recorded`): that record is the memo's promise."""
+    """Build one document under the gate; its exit code. A rebuild whose recorded inputs are
+    those of the last passing gate replays it (:mod:`.memo`)."""
     with recorded.recording():
         remembered = memo.memo_door(tex, inv.own, inv.latexmk, os.environ)
-        # The record, not re-checked yet: latexmk must run first.
+        # The record, checked after latexmk; it vouches for the configuration, else read now
+        # (a bad one stops here).
         entry = recorded.load(remembered.path) if remembered is not None else None
-        # The configuration is read before building (a bad one stops here), unless the entry vouches
-        # for it: its record re-checks the configuration files' bytes.
         settings = None if entry is not None else _settings(tex, overrides)
         with tempfile.TemporaryDirectory(prefix="rwgate-latexmk-") as tmp:
             dirs = Path(tmp) / "dirs"
@@ -91,8 +84,7 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
             except InputError as exc:
                 if code == 0:
                     raise
-                # LaTeX died mid-run (a truncated .bcf, a half-written .aux): latexmk's own failure
-                # is the answer; the gate, which could not read the build, did not pass either.
+                # LaTeX died mid-run (a truncated .bcf): latexmk's failure is the answer.
                 memo.forget(remembered)
                 print(f"{PROG}: error: {exc}", file=sys.stderr)
                 print(
@@ -115,8 +107,8 @@ def _gate(
     reported: str,
     remembered: Door | None,
 ) -> int:
-    """The gate after latexmk: the verdict, a rerun of the bibliography when it moved, the
-    report, and the PDF kept or rejected."""
+    """The verdict, a rerun of the bibliography when it moved, the report, the PDF kept or
+    rejected."""
     from rwgate.frontends.kit import record_lock
     from rwgate.frontends.latex.gate import build_from_latexmk, clear_rejected, invalidate, verdict
     from rwgate.render.report import render_text
@@ -127,8 +119,7 @@ def _gate(
     current = verdict(build, settings, cwd)
     keeps_bbl = not current.regenerable or no_bibtex(inv.latexmk)
     stale = current.stale()
-    # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict (deleting it lost a
-    # bundle's only bibliography and failed latexmk, 12): LaTeX reads an annotated copy.
+    # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict: LaTeX reads a copy.
     code, env, why = _noted_copies(build, current, settings.template, (cmd, env, code), keeps_bbl)
     if why is not None:
         return _cannot_note(tex, build, why)
@@ -173,9 +164,9 @@ def _noted_copies(
 ) -> tuple[int, dict[str, str], str | None]:
     """LaTeX reads an annotated copy of a bibliography this build may not rewrite
     (:mod:`.notedcopy`): latexmk's exit code, its environment from now on, and why the notes
-    cannot reach the PDF (None when every copy was read). latexmk runs again (``-g``: it does
-    not see a change of the code put before the document) when the copies or the code changed
-    since its first run, which used the code the last build left (``used``)."""
+    cannot reach the PDF (None: every copy was read). latexmk runs again (``-g``: it does not
+    see a change of the pre-document code) when the copies or the code (``used``: the last
+    build's) changed."""
     from rwgate.frontends.latex.gate import users_files
     from rwgate.frontends.latex.notedcopy import (
         Copies,
@@ -211,31 +202,27 @@ def _noted_copies(
 
 
 def _cannot_note(tex: Path, build: Build, why: str) -> int:
-    """The notes of a bibliography rwgate may not rewrite cannot reach the PDF: the build fails,
-    under every policy, in one line (the outputs renamed as for any failed gate)."""
+    """The notes cannot reach the PDF: the build fails under every policy, in one line."""
     from rwgate.frontends.latex.notedcopy import cannot_note
 
     print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
-    _set_aside(build)
-    return EXIT_GATE
+    return _set_aside(build)
 
 
 def _not_judged(tex: Path, build: Build, lines: list[str]) -> int:
-    """The bibliography tool printed an entry rwgate did not judge (DESIGN.md rule 2): the build
-    stops under every policy, one line per entry, the outputs renamed."""
+    """Entries printed but not judged (DESIGN.md rule 2): the build stops under every policy."""
     for line in lines:
         print(f"{PROG}: error: {line}", file=sys.stderr)
     print(
         f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
         file=sys.stderr,
     )
-    _set_aside(build)
-    return EXIT_GATE
+    return _set_aside(build)
 
 
-def _set_aside(build: Build) -> None:
-    """Rename the outputs of a failed gate, naming where each went or why it could not move
-    (a failed gate never leaves a PDF under its own name unsaid)."""
+def _set_aside(build: Build) -> int:
+    """Rename the outputs of a failed gate, saying where each went or why it could not move;
+    the failed gate's exit code."""
     from rwgate.frontends.latex.gate import reject_outputs
 
     for original, kept in reject_outputs(build):
@@ -243,6 +230,7 @@ def _set_aside(build: Build) -> None:
             print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
         else:
             print(f"{PROG}: error: cannot rename {original}: {kept}", file=sys.stderr)
+    return EXIT_GATE
 
 
 def _remember(
@@ -253,9 +241,8 @@ def _remember(
     code: int,
     reported: str,
 ) -> None:
-    """Remember a gate that passed cleanly, so that an unchanged rebuild replays it; forget the
-    entry otherwise (:func:`rwgate.verdicts.remembered.refusal`: rw-latexmk replays no failure, no
-    report)."""
+    """Remember a gate that passed cleanly for an unchanged rebuild to replay; else forget it
+    (:func:`rwgate.verdicts.remembered.refusal`)."""
     if entry is None:
         return
     from rwgate.frontends.latex.gate import REJECTED
@@ -274,8 +261,7 @@ def _remember(
     if why is not None or run is None or doc is None:
         memo.forget(entry, reported if why is not None else None)
         return
-    # The readers noted each .bib they read; the .bbl files and secondary .aux files judged,
-    # and the .aux tree's cite lines, are noted here.
+    # The readers noted each .bib; the .bbl and secondary .aux files judged are noted here.
     files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
     memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
     rejected = [str(out.with_name(out.name + REJECTED)) for out in build.outputs()]
@@ -297,8 +283,7 @@ def _reject(tex: Path, build: Build, result: CheckResult) -> int:
     )
     for line in failing:
         print(f"  {line}", file=sys.stderr)
-    _set_aside(build)
-    return EXIT_GATE
+    return _set_aside(build)
 
 
 def _gate_all(files: list[Path], inv: Invocation, overrides: dict[str, object]) -> int:
@@ -346,7 +331,3 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, InputError, UsageError) as exc:  # a template, a .aux, a hook option
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-
-
-if __name__ == "__main__":
-    sys.exit(main())

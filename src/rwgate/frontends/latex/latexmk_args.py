@@ -25,9 +25,8 @@ rwgate options:
 
 
 def usage(options: list[tuple[str, str | None, str | None]]) -> str:
-    """The help text, listing exactly the rwgate options rw-latexmk accepts: each as
-    ``(name, value name or None, help or None)``, from its own parser (issue 46 item 5: the
-    list was written by hand and left ``--recover-dois`` out)."""
+    """The help text, listing exactly the rwgate options rw-latexmk accepts, from its own
+    parser: each as ``(name, value name or None, help or None)``."""
     lines = [USAGE]
     for name, value, said in options:
         shown = f"  {name} {value}" if value else f"  {name}"

@@ -15,9 +15,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from rwgate.frontends.latex.env import ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
 from rwgate.frontends.latex.latexmk_args import PROG
-from rwgate.frontends.latex.reuse import ENV_BUILD
+from rwgate.frontends.latex.memo import ENV_BUILD, ENV_GATE, ENV_OVERRIDES, ENV_TEX, EXIT_USAGE
 
 ENV_LATEXMK = "RWGATE_LATEXMK"  # latexmk executable to run (default: latexmk on PATH)
 ENV_HOOK = "RWGATE_LATEX_HOOK"  # the hook command, one argument per line
@@ -42,15 +41,14 @@ PERL_CODE = (
     " system { $cmd[0] } @cmd; return $?; }",
     "$bibtex = 'internal rwgate_hook bibtex %O %S'; $biber = 'internal rwgate_hook biber %O %S';",
     "$clean_ext .= ' rwgate.json'; $clean_full_ext .= ' pdf.rejected';",
-    # The annotated copies of a bibliography rwgate may not rewrite
-    # (rwgate.frontends.latex.notedcopy):
-    # the kernel's file substitution, put before the document as -usepretex does, keeping the
-    # project's own LaTeX commands (%S becomes %P, the source after the code).
+    # The annotated copies of a bibliography rwgate may not rewrite (notedcopy): the kernel's
+    # file substitution, put before the document as -usepretex does, keeping the project's own
+    # LaTeX commands (%S becomes %P, the source after the code).
     "if ($ENV{RWGATE_LATEX_PRETEX}) { $pre_tex_code = $ENV{RWGATE_LATEX_PRETEX} . $pre_tex_code;"
     " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
     " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; } }",
     # Ungated (-pvc), a bibliography no tool writes gets its annotated copies before each LaTeX
-    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.frontends.latex.notescmd).
+    # run, as latexmkrc.example does it (`rwgate latex-notes`, rwgate.frontends.latex.command).
     "if (!$ENV{RWGATE_LATEX_DIRS}) { our $rwgate_pre_tex_code = $pre_tex_code;"
     " for my $rwc (\\$latex, \\$pdflatex, \\$lualatex, \\$xelatex)"
     " { $$rwc =~ s/%S/%P/g unless $$rwc =~ /%P/; }"
@@ -116,13 +114,9 @@ def run_latexmk(cmd: list[str], env: dict[str, str]) -> int:
 
 
 def latexmk_env(tex: Path, overrides: dict[str, object], dirs: Path | None) -> dict[str, str]:
-    """latexmk's environment; ``dirs`` None when rw-latexmk does not gate after latexmk.
-
-    Only a gated build lets the hooks skip their own gate and reuse a pass's verdict, because
-    only then does :func:`rwgate.frontends.latex.latexmk.build_one` re-check afterwards. Ungated
-    (``-pvc``, which never returns), each hook gates and judges on its own, as with
-    ``latexmkrc.example``.
-    """
+    """latexmk's environment; ``dirs`` None when rw-latexmk does not gate after latexmk
+    (``-pvc``, which never returns): each hook then gates on its own, as with
+    ``latexmkrc.example``, and reuses no pass's verdict."""
     env = dict(os.environ)
     for name in (ENV_GATE, ENV_DIRS, ENV_BUILD, ENV_SUCCESS, ENV_PRETEX):
         env.pop(name, None)
