@@ -1,10 +1,9 @@
 """Which identifiers does an entry give? Read once, for ``rwgate check`` and ``rwgate verify``.
 
-The readers give each entry's DOI (the ``doi`` field; else one in ``url``, ``eprint`` or a note),
-PubMed id, arXiv id and URL as written. This module is the one place that turns them into what the
-sources are asked for: the DOI when there is one; else an arXiv id (its own field or an arXiv URL),
-looked up as its DataCite DOI. URLs are read, never fetched: nothing a possibly invented reference
-points at is visited.
+The one place that turns what the readers give (DOI, PubMed id, arXiv id, URL, as written) into
+what the sources are asked for: the DOI when there is one; else an arXiv id (its own field or an
+arXiv URL), looked up as its DataCite DOI. URLs are read, never fetched: nothing a possibly
+invented reference points at is visited.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """DOI recovery (``--recover-dois``): an entry without a DOI gets the DOI of a verified match.
 
-The entry's title, authors, year and venue are searched in Crossref and OpenAlex
-(:func:`rwgate.identify.lookup.look_up`) and the best candidate is scored by the one "same
-work?" rule (:func:`rwgate.identify.same.score`); only a ``verified`` match (>= 0.85) lends its
-DOI, with ``doi_origin="title"`` and the match's confidence. A source that cannot be asked costs
-only the entries it leaves unmatched: they keep no DOI (``no_doi``) and a warning says why.
+The entry is searched in Crossref and OpenAlex (:func:`rwgate.identify.lookup.look_up`) and the
+best candidate scored by the one "same work?" rule (:func:`rwgate.identify.same.score`); only a
+``verified`` match lends its DOI (``doi_origin="title"``, with the match's confidence). A source
+that cannot be asked costs only the entries it leaves unmatched (``no_doi``, and a warning).
 """
 
 from __future__ import annotations

@@ -90,14 +90,10 @@ class OpenSources:
     def titles(self, keys: Sequence[str]) -> list[tuple[IntegritySource, list[TitleRow]]]:
         """Every record any source holds under one of the normalised titles ``keys``, with the
         source holding it (one indexed query per source)."""
-        found: list[tuple[IntegritySource, list[TitleRow]]] = []
         if not keys:
-            return found
+            return []
         self.titles_asked = True
-        for source in self.sources:
-            for rows in source.title_rows(keys).values():
-                found.append((source, rows))
-        return found
+        return [(s, rows) for s in self.sources for rows in s.title_rows(keys).values()]
 
     def infos(self) -> list[SourceInfo]:
         """Each source as reports name it, with what happened to it this run (told by its

@@ -56,8 +56,7 @@ class IntegritySource(ABC):
     """How long its answers stay true (seconds); None: until its data changes."""
     servers: frozenset[str] = frozenset()
     """Preprint servers (:class:`~rwgate.sources.preprint_ids.PreprintServer` names) whose
-    withdrawals this source states: only its vouching ``found`` clears a preprint of them (a
-    registry's absence or Crossref's record of posted content says nothing of a withdrawal)."""
+    withdrawals this source states: only its vouching ``found`` clears a preprint of them."""
 
     @classmethod
     @abstractmethod

@@ -121,4 +121,3 @@ class PacedSource(IntegritySource):
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-

@@ -3,19 +3,15 @@
 Giving up too early turns a citation ``unverified``; never giving up hangs a build. So every GET
 has one discipline: backoff with full jitter, ``Retry-After`` honoured by the whole client (the
 shared :class:`~rwgate.sources.net.ratelimit.Limiter`), an overall deadline and a one-line reason
-fit for a report. What a usable answer looks like is the caller's ``interpret``. ``httpx`` is
-imported only where a request really goes out: a run answered from the cache never loads it.
+fit for a report; what a usable answer looks like is the caller's ``interpret``. ``httpx`` is
+imported only where a request really goes out (a run answered from the cache never loads it).
 
-An upstream is not trusted to behave. Every socket wait ends at the run's deadline
+An upstream is not trusted to behave: every socket wait ends at the run's deadline
 (:mod:`rwgate.sources.net.deadline_io`), an answer over :data:`MAX_BODY` bytes, compressed or
-decompressed (a gzip bomb), is refused before it is read whole, and redirects are followed only
-to the same scheme and host, at most three times.
-
-A failure that will not heal within a run (:func:`unreachable_reason`, and the forms of no
-network that look like answers: :mod:`rwgate.sources.net.netblock`) ends the look-ups of that
-server after one try, for every thread of the source and for :attr:`Retrying.max_total_seconds`:
-five attempts with backoff would cost a no-network build seconds for nothing. Timeouts, 5xx,
-429, dropped connections and a reset after an answer keep their retries.
+decompressed, is refused before it is read whole, and redirects are followed only to the same
+scheme and host. A failure that will not heal within a run (:mod:`rwgate.sources.net.netblock`)
+ends the look-ups of that server after one try, for every thread of the source, for
+:attr:`Retrying.max_total_seconds`; timeouts, 5xx, 429 and dropped connections keep their retries.
 """
 
 from __future__ import annotations

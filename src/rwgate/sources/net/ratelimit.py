@@ -2,16 +2,13 @@
 
 Crossref advertises its limits on every answer (``x-rate-limit-limit`` requests per
 ``x-rate-limit-interval``, at most ``x-concurrency-limit`` in flight) and blocks clients that ignore
-them, so the limits are learned from the answers instead of hard-coded. One :class:`Limiter` is
-shared by all worker threads of a source; it bounds both how many requests are in flight and how
-many start in any window of one interval (a sliding window, so bursts cannot exceed the limit).
+them, so a :class:`Limiter` learns them from the answers; shared by all threads of a source, it
+bounds how many requests are in flight and how many start in any sliding window of one interval.
 
-arXiv advertises nothing, and its API terms ask for "no more than one request every three
-seconds" and "a single connection at a time", so its :class:`Pacer` is fixed: a request holds the
-one turn for its whole length and starts no sooner than ``interval`` after the previous start.
-Every arXiv endpoint and source of the process share the one pacer (:func:`arxiv_pacer`): the MCP
-server answering fifty calls at once still asks arXiv once per 3 s. Time is the pacer's injected
-``clock`` and ``sleep`` (real by default), so a test orders requests against a fake clock.
+arXiv advertises nothing and asks for "no more than one request every three seconds" and "a
+single connection at a time": its :class:`Pacer` is fixed, and one for every arXiv endpoint and
+source of the process (:func:`arxiv_pacer`). Its time is an injected ``clock`` and ``sleep``
+(real by default), so a test orders requests against a fake clock.
 """
 
 from __future__ import annotations
