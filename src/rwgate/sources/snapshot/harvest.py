@@ -2,7 +2,7 @@
 
 arXiv: ``ListRecords`` in ``arXivRaw`` (the only format with the per-version flags), ``from=`` the
 part's last harvest for increments, every ``resumptionToken`` followed, at arXiv's pace (the
-process's one :class:`~rwgate.sources.arxiv_pace.Pacer`). A record whose latest version is
+process's one :class:`~rwgate.sources.net.ratelimit.Pacer`). A record whose latest version is
 withdrawn is kept with its date, version and reason; a record seen again whose withdrawal was
 lifted (a new version) is dropped from the snapshot.
 
