@@ -196,9 +196,9 @@ def test_hostile_strings_are_inert_in_the_summary(tmp_path: Path, workspace: Pat
 def test_a_pull_request_is_judged_against_the_base_branchs_lock(
     tmp_path: Path, workspace: Path
 ) -> None:
-    """A pull request that cites a retracted work and records it in its own rwgate.verdicts.lock
+    """A pull request that cites a retracted work and records it in its own rwgate.lock
     would pass
-    `since: rwgate.verdicts.lock`; on a pull request the lock is read from the base branch."""
+    `since: rwgate.lock`; on a pull request the lock is read from the base branch."""
     from example_data import entry
 
     def git(*args: str) -> None:
@@ -220,7 +220,7 @@ def test_a_pull_request_is_judged_against_the_base_branchs_lock(
                 "--offline",
                 "paper/refs.bib",
                 "--lock",
-                "rwgate.verdicts.lock",
+                "rwgate.lock",
             ],
             cwd=workspace,
             check=True,
@@ -241,7 +241,7 @@ def test_a_pull_request_is_judged_against_the_base_branchs_lock(
         "paths": "paper/refs.bib",
         "policy": "strict",
         "offline": "true",
-        "since": "rwgate.verdicts.lock",
+        "since": "rwgate.lock",
     }
 
     pushed, _, _ = run_action(tmp_path / "push", workspace, **given)

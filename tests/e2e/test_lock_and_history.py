@@ -90,10 +90,10 @@ def test_outside_git_the_history_is_skipped_with_one_note(tmp_path: Path, env) -
 def test_lock_then_since_reports_and_gates_on_what_changed_only(tmp_path: Path, env) -> None:
     bib = tmp_path / "refs.bib"
     bib.write_text(entry("watson1953") + entry("wakefield1998") + entry("yu2020"), "utf-8")
-    lock = tmp_path / "rwgate.verdicts.lock"
-    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.verdicts.lock").returncode == 0
+    lock = tmp_path / "rwgate.lock"
+    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.lock").returncode == 0
     first = lock.read_bytes()
-    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.verdicts.lock").returncode == 0
+    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.lock").returncode == 0
     assert lock.read_bytes() == first  # no time in it: an unchanged bibliography, the same bytes
     works = json.loads(first)["works"]
     assert list(works) == sorted(works)
@@ -104,17 +104,17 @@ def test_lock_then_since_reports_and_gates_on_what_changed_only(tmp_path: Path, 
     }
 
     # Nothing changed: strict passes, though two retracted works are cited (and still annotated).
-    same = check(tmp_path, env, "refs.bib", "--policy", "strict", "--since", "rwgate.verdicts.lock")
+    same = check(tmp_path, env, "refs.bib", "--policy", "strict", "--since", "rwgate.lock")
     assert same.returncode == 0, same.stdout
-    assert "since rwgate.verdicts.lock: 0 changed, 2 unchanged not listed" in same.stdout
+    assert "since rwgate.lock: 0 changed, 2 unchanged not listed" in same.stdout
 
     # As if the lock had been written before Yu's retraction, and before LaCour was cited.
     works["10.1016/j.neulet.2020.135139"] = {"keys": ["yu2020"], "notices": [], "status": "clean"}
     lock.write_text(
-        json.dumps({"schema": "rwgate.verdicts.lock/1", "works": works}), encoding="utf-8"
+        json.dumps({"schema": "rwgate.lock/1", "works": works}), encoding="utf-8"
     )
     bib.write_text(bib.read_text() + entry("lacour2014"), "utf-8")
-    args = ["refs.bib", "--policy", "strict", "--since", "rwgate.verdicts.lock"]
+    args = ["refs.bib", "--policy", "strict", "--since", "rwgate.lock"]
     new = check(tmp_path, env, *args, "--format", "sarif", "-o", "out.sarif")
     assert new.returncode == 1
     assert "newly retracted (was clean)" in new.stderr
@@ -133,14 +133,14 @@ def test_lock_then_since_reports_and_gates_on_what_changed_only(tmp_path: Path, 
 def test_since_counts_a_work_that_could_not_be_checked_as_changed(tmp_path: Path, env) -> None:
     bib = tmp_path / "refs.bib"
     bib.write_text(entry("wakefield1998"), "utf-8")
-    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.verdicts.lock").returncode == 0
+    assert check(tmp_path, env, "refs.bib", "--lock", "rwgate.lock").returncode == 0
     env = dict(env, RWGATE_SNAPSHOT=str(tmp_path / "none.sqlite3"))  # no data: unverified
-    done = check(tmp_path, env, "refs.bib", "--policy", "strict", "--since", "rwgate.verdicts.lock")
+    done = check(tmp_path, env, "refs.bib", "--policy", "strict", "--since", "rwgate.lock")
     assert done.returncode == 1
     assert "unverified now (was retracted): could not be checked again" in done.stdout
     # A lock written while the work could not be judged either: still never "unchanged" (the
     # work may have been retracted in between), so strict still fails.
-    args = ("refs.bib", "--policy", "strict", "--since", "rwgate.verdicts.lock")
+    args = ("refs.bib", "--policy", "strict", "--since", "rwgate.lock")
     assert check(tmp_path, env, *args, "--update-lock").returncode == 1
     again = check(tmp_path, env, *args)
     assert again.returncode == 1
@@ -156,7 +156,7 @@ def test_a_missing_or_broken_lock(tmp_path: Path, env) -> None:
     bad = check(tmp_path, env, "refs.bib", "--since", "bad.lock")
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == [
-        "rwgate: error: bad.lock: not an rwgate lockfile (expected schema rwgate.verdicts.lock/1)"
+        "rwgate: error: bad.lock: not an rwgate lockfile (expected schema rwgate.lock/1)"
     ]
     alone = check(tmp_path, env, "refs.bib", "--update-lock")
     assert alone.returncode == 2 and "--update-lock needs --since" in alone.stderr
@@ -180,17 +180,17 @@ def test_the_lock_setting_drives_rw_filter_too(tmp_path: Path, env) -> None:
         "--filter",
         str(Path(RWGATE).parent / "rw-filter"),
     ]
-    build_env = dict(env, RWGATE_LOCK="rwgate.verdicts.lock")
+    build_env = dict(env, RWGATE_LOCK="rwgate.lock")
     first = subprocess.run(
         [*pandoc, "-o", "a.html"], cwd=tmp_path, env=build_env, capture_output=True, text=True
     )
     assert first.returncode != 0  # strict, no lock to compare with: both retracted works fail
     assert (
-        json.loads((tmp_path / "rwgate.verdicts.lock").read_text())["schema"]
-        == "rwgate.verdicts.lock/1"
+        json.loads((tmp_path / "rwgate.lock").read_text())["schema"]
+        == "rwgate.lock/1"
     )
     assert not (tmp_path / "evil.lock").exists()
-    since_env = dict(env, RWGATE_SINCE="rwgate.verdicts.lock")
+    since_env = dict(env, RWGATE_SINCE="rwgate.lock")
     again = subprocess.run(
         [*pandoc, "-o", "b.html"], cwd=tmp_path, env=since_env, capture_output=True, text=True
     )
@@ -206,7 +206,7 @@ def test_the_lock_settings_of_the_users_config_drive_rw_latexmk(tmp_path: Path, 
 
     require_tool("latexmk")
     build = latex_example(tmp_path / "tex")
-    lock = tmp_path / "rwgate.verdicts.lock"
+    lock = tmp_path / "rwgate.lock"
     config = tmp_path / "config" / "rwgate" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(f'lock = "{lock}"\n', encoding="utf-8")

@@ -201,7 +201,7 @@ def walk_inputs(rig: Rig, base: int, tmp: Path, latex: bool, pulls_in: bool = Fa
         check(0, base)
 
     # RWGATE_LOCK and RWGATE_SINCE.
-    lock = tmp / "rwgate.verdicts.lock"
+    lock = tmp / "rwgate.lock"
     env["RWGATE_LOCK"] = str(lock)
     check(0, base)
     assert lock.is_file()
@@ -441,7 +441,7 @@ def _reason(rig: Rig, front: str, reason: str, tmp: Path, fake: FakeCrossref) ->
     elif reason == "recovery":
         user.write_text("recover_dois = true\n", encoding="utf-8")
     elif reason == "lockfile":
-        env["RWGATE_LOCK"] = str(tmp / "rwgate.verdicts.lock")
+        env["RWGATE_LOCK"] = str(tmp / "rwgate.lock")
     elif reason == "report":
         env["RWGATE_REPORT"] = str(tmp / "report.json")
     elif reason == "failed":

@@ -114,7 +114,7 @@ def test_sources_in_plain_words() -> None:
 
 def test_against_a_lock_only_what_changed_could_fail_under_strict() -> None:
     result = _result(("retracted", "annotate"), ("clean", "ignore"))
-    result.since = "rwgate.verdicts.lock"  # nothing changed since the lock
+    result.since = "rwgate.lock"  # nothing changed since the lock
     assert headline(result, 0).text.endswith("--policy strict would pass too")
     result.citations[0] = result.citations[0].model_copy(update={"change": "newly retracted"})
     assert headline(result, 0).text.endswith("--policy strict would fail")

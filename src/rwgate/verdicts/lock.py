@@ -6,7 +6,7 @@ notice DOIs; ``--since FILE`` then reports and gates on what changed and nothing
 The file is JSON, sorted and indented, one work per block, keyed by DOI (``key:KEY`` without one);
 it records no time, so an unchanged bibliography gives a byte-identical file:
 
-    {"schema": "rwgate.verdicts.lock/1",
+    {"schema": "rwgate.lock/1",
      "works": {"10.1016/s0140-6736(97)11096-0": {"keys": ["wakefield1998"],
                 "notices": ["10.1016/s0140-6736(10)60175-4"], "status": "retracted"}}}
 
@@ -26,7 +26,7 @@ from rwgate.contract.vocab import UNJUDGED_STATUSES, status_label
 from rwgate.errors import ConfigError
 from rwgate.verdicts.result import FLAGGED, CheckResult
 
-LOCK_SCHEMA = "rwgate.verdicts.lock/1"
+LOCK_SCHEMA = "rwgate.lock/1"
 _UNJUDGED = frozenset(UNJUDGED_STATUSES)
 Works = dict[str, dict[str, Any]]
 
