@@ -141,12 +141,6 @@ def short_text(value: str | None, argument: str, limit: int = MAX_QUERY) -> str 
     return text or None
 
 
-def limit_value(value: int, argument: str = "limit") -> int:
-    if not 1 <= value <= MAX_LIMIT:
-        raise BadArgument(f"{argument}: must be 1..{MAX_LIMIT}, not {value}")
-    return value
-
-
 def update_types(values: Sequence[str] | None) -> list[str]:
     """Crossref update types (``retraction``, ``expression_of_concern``, ...), checked."""
     checked = []
