@@ -25,34 +25,10 @@ from rwgate.frontends.mcp.safety import BadArgument, one_line, printable
 PROGRESS_AFTER = 1.0  # seconds a call runs before progress notifications start
 
 
-def _drop_titles(schema: Any) -> None:
-    """Remove the generated ``title`` strings of a JSON schema, in place (a property *named*
-    ``title`` is a schema object, not a string, and stays)."""
-    if isinstance(schema, dict):
-        if isinstance(schema.get("title"), str):
-            del schema["title"]
-        for value in schema.values():
-            _drop_titles(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            _drop_titles(item)
-
-
 class RwServer(MCPServer):
     """MCPServer whose argument errors are one line (the SDK's are multi-line) and which refuses
-    arguments a tool does not have (the SDK ignores them silently)."""
-
-    def close_schemas(self) -> None:
-        """``additionalProperties: false`` in every tool's input schema, as :meth:`call_tool`
-        enforces it; descriptions on one line."""
-        for tool in self._tool_manager.list_tools():
-            tool.parameters["additionalProperties"] = False
-            # A docstring's line breaks and indentation are tokens in every agent's context, and
-            # so are pydantic's generated titles ("Key", "Doi") of every schema property.
-            tool.description = " ".join((tool.description or "").split())
-            _drop_titles(tool.parameters)
-            if tool.fn_metadata.output_schema is not None:
-                _drop_titles(tool.fn_metadata.output_schema)
+    arguments a tool does not have (the SDK ignores them silently; the input schemas say
+    ``additionalProperties: false``, :func:`rwgate.frontends.mcp.schemas.shrink_tools`)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None

@@ -68,15 +68,8 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         from rwgate.frontends.mcp.server import serve
 
         token = args.auth_token or os.environ.get("RWGATE_MCP_TOKEN") or None
-        serve(
-            args.root or [Path.cwd()],
-            overrides,
-            args.transport,
-            args.host,
-            args.port,
-            token,
-            args.allowed_host,
-        )
+        roots = args.root or [Path.cwd()]
+        serve(roots, overrides, args.transport, args.host, args.port, token, args.allowed_host)
     except (ConfigError, BadArgument) as exc:
         print(f"rwgate mcp: error: {exc}", file=sys.stderr)
         return _EXIT_USAGE

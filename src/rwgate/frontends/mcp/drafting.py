@@ -1,10 +1,11 @@
 """The drafting tools' work: bounded arguments, then the verify package's functions as they are.
 
 An agent's arguments may come from anywhere (a pasted reference list, a web page), so every text
-and list is bounded here before a registry is asked, and every refusal is one line naming the
-argument. The verdicts themselves are the verify package's own, computed with the
-settings the server was started with, so an agent, ``rwgate verify`` and the build agree. A URL is
-only read for the DOI or arXiv id written in it (by the verify package); nothing here fetches it.
+and list is bounded before a registry is asked (by the tool's input schema, or here where a schema
+cannot say it), and every refusal is one line naming the argument. The verdicts themselves are the
+verify package's own, computed with the settings the server was started with, so an agent,
+``rwgate verify`` and the build agree. A URL is only read for the DOI or arXiv id written in it (by
+the verify package); nothing here fetches it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from rwgate.frontends.mcp import safety
 from rwgate.frontends.mcp.safety import BadArgument, one_line
 from rwgate.frontends.verify import export, search, verify
 from rwgate.frontends.verify.models import BibtexResult, SearchResult, VerifyResult
-from rwgate.frontends.verify.search import MAX_RESULTS
 from rwgate.identify.lookup import SOURCES
 from rwgate.settings.config import Settings
 
@@ -94,8 +94,6 @@ def search_references(
     text = safety.short_text(query, "query")
     if not text:
         raise BadArgument("query: give words of the title, topic or authors to search for")
-    if not 1 <= max_results <= MAX_RESULTS:
-        raise BadArgument(f"max_results: must be 1..{MAX_RESULTS}, not {max_results}")
     safety.year_text(year_from, "year_from")
     safety.year_text(year_to, "year_to")
     if year_from is not None and year_to is not None and year_from > year_to:
@@ -117,8 +115,6 @@ def get_bibtex(
     one = safety.short_text(doi, "doi")
     many: list[str] = []
     if dois:
-        if len(dois) > MAX_BIBTEX_DOIS:
-            raise BadArgument(f"dois: {len(dois)} values; the limit is {MAX_BIBTEX_DOIS} per call")
         many = [s for i, d in enumerate(dois) if (s := safety.short_text(d, f"dois[{i}]"))]
     text = safety.short_text(title, "title", MAX_TITLE)
     if not (one or many or text):

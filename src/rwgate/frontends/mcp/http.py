@@ -26,6 +26,12 @@ MIN_TOKEN = 16
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+_REFUSAL = b'{"error": "a bearer token is required"}'
+_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"www-authenticate", b'Bearer realm="rwgate"'),
+    (b"content-length", str(len(_REFUSAL)).encode()),
+]
 
 
 def _split(name: str) -> tuple[str, str]:
@@ -81,19 +87,8 @@ class BearerToken:
         if scope.get("type") == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                body = b'{"error": "a bearer token is required"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="rwgate"'),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
+                await send({"type": "http.response.start", "status": 401, "headers": _HEADERS})
+                await send({"type": "http.response.body", "body": _REFUSAL})
                 return
         await self.app(scope, receive, send)
 

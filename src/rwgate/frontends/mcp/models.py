@@ -1,14 +1,14 @@
 """What the MCP tools return: Pydantic models, so every tool has an output schema.
 
 Verdicts are the core's own :class:`~rwgate.contract.models.Citation` objects (status, the policy's
-action
-as a separate field, notices in date order), so an agent sees exactly what ``rwgate check`` and
-the build see. Search results are evidence, not verdicts: notice records as Crossref holds them.
+action as a separate field, notices in date order), so an agent sees exactly what ``rwgate check``
+and the build see. Search results are evidence, not verdicts: notice records as Crossref holds them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
@@ -39,15 +39,20 @@ class CleanWorks(BaseModel):
     keys: list[str]
 
 
+Citations = Annotated[
+    list[Citation],
+    Field(description="every citation, or (compact, the default) all but the clean ones"),
+]
+Clean = Annotated[
+    CleanWorks | None, Field(description="compact answers: the works judged clean, by key")
+]
+
+
 class BatchCheck(BaseModel):
     """Verdicts for many works, in input order."""
 
-    citations: list[Citation] = Field(
-        description="every citation, or (compact, the default) all but the clean ones"
-    )
-    clean: CleanWorks | None = Field(
-        default=None, description="compact answers: the works judged clean, by key"
-    )
+    citations: Citations
+    clean: Clean = None
     summary: Summary
     sources: list[SourceInfo]
     warnings: list[str] = Field(default_factory=list)
@@ -61,12 +66,8 @@ class DocumentCheck(BaseModel):
     exit_code: int = Field(description="rwgate check's exit code: 0 pass, 1 fail, 2 unreadable")
     policy: dict[str, object] = Field(description="the policy applied (preset, overrides, allow)")
     config_file: str | None = Field(default=None, description="rwgate.toml/pyproject.toml used")
-    citations: list[Citation] = Field(
-        description="every citation, or (compact, the default) all but the clean ones"
-    )
-    clean: CleanWorks | None = Field(
-        default=None, description="compact answers: the works judged clean, by key"
-    )
+    citations: Citations
+    clean: Clean = None
     summary: Summary
     sources: list[SourceInfo]
     project_metadata: list[str] = Field(default_factory=list)

@@ -6,22 +6,36 @@ nothing cached, or down), the snapshot answers what it holds, in the same shapes
 ``sources`` says so: Crossref with the reason it did not answer, the snapshot with its path and
 the date of its data. Only when neither can answer is the call refused, in one line naming both
 reasons. A Retraction Watch record id is the snapshot's alone to answer.
+
+``rw_get_record`` also asks the snapshot when Crossref does not know the DOI (a work only the
+Retraction Watch rows list). A work neither holds is ``found: false`` only when a registry said so
+(Crossref, or a snapshot of the whole export).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from rwgate.contract.doi import try_normalize
+from rwgate.contract.evidence import crossref_date, first_text
 from rwgate.contract.models import Notice, SourceInfo
-from rwgate.frontends.door import Snapshot, SnapshotError
+from rwgate.frontends.door import (
+    TTL_WORK,
+    CrossrefQuery,
+    Snapshot,
+    SnapshotError,
+    SourceUnavailable,
+    author_names,
+)
 from rwgate.frontends.door import snapshot_queries as queries
+from rwgate.frontends.mcp import safety
 from rwgate.frontends.mcp.models import NoticeRecord, Record, Update
-from rwgate.frontends.mcp.records import name_matches
-from rwgate.frontends.mcp.safety import BadArgument
+from rwgate.frontends.mcp.records import name_matches, update_entry
+from rwgate.frontends.mcp.safety import BadArgument, one_line
 from rwgate.settings.config import Settings
 from rwgate.settings.paths import default_snapshot_path
 
@@ -158,4 +172,92 @@ def _notice_record(found: queries.FoundNotice) -> NoticeRecord:
         journal=found.journal,
         date=found.date,
         updates=[_update(u) for u in found.updates],
+    )
+
+
+# --- rw_get_record -------------------------------------------------------------------------
+
+
+def get_record(
+    query: CrossrefQuery, settings: Settings, doi: str | None, record_id: str | None
+) -> Record:
+    """The record of ``doi`` or of Retraction Watch record ``record_id`` (exactly one)."""
+    if (doi is None) == (record_id is None):
+        raise BadArgument("give exactly one of doi or record_id")
+    if record_id is not None:
+        return _by_record_id(settings, record_id)
+    canonical = try_normalize(safety.short_text(doi, "doi"))
+    if canonical is None:
+        raise BadArgument(f"doi: {doi!r} is not a DOI (e.g. 10.1038/nature12373)")
+    try:
+        item = query.work(canonical, TTL_WORK)
+    except SourceUnavailable as exc:
+        return _from_snapshot(settings, canonical, one_line(exc))
+    if item is None:  # Crossref does not know it: the Retraction Watch rows may
+        try:
+            with opened(settings) as snap:
+                held = record(snap, canonical, None) if snap is not None else None
+                info = [snap.info()] if snap is not None and held is not None else []
+        except SnapshotError:
+            held, info = None, []
+        note = "does not know the DOI"
+        sources = [crossref_source(settings, note), *info]
+        return (held or Record(found=False, doi=canonical)).model_copy(update={"sources": sources})
+    return _crossref_record(canonical, item, crossref_answered(settings))
+
+
+def _by_record_id(settings: Settings, record_id: str) -> Record:
+    given = safety.short_text(record_id, "record_id", 40) or ""
+    digits = given.upper().removeprefix("RW#").removeprefix("RW:").strip()
+    if not digits.isdigit() or int(digits) == 0:
+        raise BadArgument(f"record_id: {record_id!r} is not a record id (e.g. 4036)")
+    rid = str(int(digits))
+
+    def ask(snap: Snapshot) -> Record | None:
+        return _held_or_refused(snap, record(snap, None, rid), f"record {rid}", "")
+
+    why = "Crossref has no Retraction Watch record ids"
+    found, sources = answer(settings, why, ask)
+    return (found or Record(found=False, doi=None)).model_copy(
+        update={"sources": sources[1:]}  # the snapshot alone was asked
+    )
+
+
+def _from_snapshot(settings: Settings, doi: str, reason: str) -> Record:
+    def ask(snap: Snapshot) -> Record | None:
+        return _held_or_refused(snap, record(snap, doi, None), doi, reason)
+
+    found, sources = answer(settings, reason, ask)
+    return (found or Record(found=False, doi=doi)).model_copy(update={"sources": sources})
+
+
+def _held_or_refused(snap: Snapshot, held: Record | None, what: str, reason: str) -> Record | None:
+    """What the snapshot holds; not holding it is an answer only from a whole export."""
+    if held is not None or snap.is_registry:
+        return held
+    day = snap.info().as_of
+    when = f", data as of {day.date()}" if day else ""
+    prefix = f"{reason}; " if reason else ""
+    raise BadArgument(
+        f"{prefix}the snapshot ({snap.path}{when}) holds no {what}, and holds no full Retraction"
+        " Watch export to say it does not exist"
+    )
+
+
+def _crossref_record(doi: str, item: Mapping[str, Any], sources: list[SourceInfo]) -> Record:
+    """A Crossref work record trimmed to what matters for integrity and citing."""
+    issued = crossref_date(item.get("issued")) or crossref_date(item.get("published"))
+    return Record(
+        found=True,
+        doi=doi,
+        type=item.get("type"),
+        title=first_text(item.get("title")),
+        journal=first_text(item.get("container-title")),
+        publisher=item.get("publisher"),
+        year=issued.year if issued else None,
+        authors=author_names(item.get("author")),
+        url=item.get("URL"),
+        updated_by=[update_entry(u) for u in item.get("updated-by") or []],
+        update_to=[update_entry(u) for u in item.get("update-to") or []],
+        sources=sources,
     )

@@ -6,15 +6,12 @@ check``.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from rwgate.contract.evidence import crossref_notice, first_text
-from rwgate.frontends.door import author_names
+from rwgate.frontends.door import snapshot_queries
 from rwgate.frontends.mcp.models import NoticeRecord, Update
-
-__all__ = ["author_matches", "author_names", "name_matches", "notice_record", "update_entry"]
 
 AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
 NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
@@ -22,8 +19,7 @@ NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
 
 def _fold(text: str) -> str:
     """Case- and accent-insensitive form of a name part (``Müller`` == ``muller``)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip(". ")
+    return snapshot_queries.fold(text).strip(". ")
 
 
 def _name_parts(name: str) -> tuple[str, str]:

@@ -122,10 +122,10 @@ def text_within_limit(text: str, argument: str) -> str:
 
 
 def batch_within_limit(items: Sequence[str], argument: str) -> list[str]:
+    """At least one value, none too long (the tools' schemas bound the list to MAX_BATCH; the
+    ``rwgate://notice`` resource's DOI has no schema)."""
     if not items:
         raise BadArgument(f"{argument}: give at least one value")
-    if len(items) > MAX_BATCH:
-        raise BadArgument(f"{argument}: {len(items)} values; the limit is {MAX_BATCH} per call")
     for i, item in enumerate(items):
         if len(item) > MAX_QUERY:
             raise BadArgument(f"{argument}[{i}]: longer than {MAX_QUERY} characters")
@@ -139,12 +139,6 @@ def short_text(value: str | None, argument: str, limit: int = MAX_QUERY) -> str 
     if len(text) > limit:
         raise BadArgument(f"{argument}: longer than {limit} characters")
     return text or None
-
-
-def limit_value(value: int, argument: str = "limit") -> int:
-    if not 1 <= value <= MAX_LIMIT:
-        raise BadArgument(f"{argument}: must be 1..{MAX_LIMIT}, not {value}")
-    return value
 
 
 def update_types(values: Sequence[str] | None) -> list[str]:

@@ -90,18 +90,36 @@ def brief_output(schema: Schema, seen: dict[str, str], tool: str = "") -> Schema
 
 
 def shrink_tools(tools: Iterable[Any]) -> None:
-    """Every tool's advertised schemas cut (before ``close_schemas`` closes the inputs), in the
-    order the tool list shows them."""
+    """Every tool's advertised schemas cut, in the order the tool list shows them, its input
+    schema closed (``additionalProperties: false``, as ``RwServer.call_tool`` enforces it) and its
+    description on one line. A docstring's line breaks and indentation are tokens in every
+    agent's context, and so are pydantic's generated titles ("Key", "Doi") of every property."""
     seen: dict[str, str] = {}
     for tool in tools:
         brief = brief_input(tool.parameters)
         tool.parameters.clear()
-        tool.parameters.update(brief)
+        tool.parameters.update(brief, additionalProperties=False)
+        tool.description = " ".join((tool.description or "").split())
+        _drop_titles(tool.parameters)
         output = tool.fn_metadata.output_schema
         if output is not None:
             shrunk = brief_output(output, seen, tool.name)
             output.clear()
             output.update(shrunk)
+            _drop_titles(output)
+
+
+def _drop_titles(schema: Any) -> None:
+    """Remove the generated ``title`` strings of a JSON schema, in place (a property *named*
+    ``title`` is a schema object, not a string, and stays)."""
+    if isinstance(schema, dict):
+        if isinstance(schema.get("title"), str):
+            del schema["title"]
+        for value in schema.values():
+            _drop_titles(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _drop_titles(item)
 
 
 def _noise(key: str, value: Any) -> bool:

@@ -6,6 +6,13 @@ export it, each result carrying the integrity status of the work. Each tool runs
 :class:`Toolbox` method (or :mod:`rwgate.frontends.mcp.drafting` function) through
 :func:`~rwgate.frontends.mcp.calls.run_tool` and returns a Pydantic model, so every tool
 advertises an output schema.
+
+Resources are read-only JSON: ``rwgate://data-status`` (sources, snapshot provenance and age),
+``rwgate://policy`` (the preset, overrides, allow-list and the action of every status), and
+``rwgate://notice/{+doi}`` (the verdict on one work with every notice, as ``rw_check_doi`` gives
+it). Prompts are two conversations the user can start: a pre-submission screening of a
+manuscript, and how to word a citation of a retracted work (careful, non-accusatory: a
+retraction is a fact about a paper, not a verdict on its authors).
 """
 
 from __future__ import annotations
@@ -21,13 +28,14 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from rwgate import __version__
+from rwgate.contract.vocab import STATUSES
 from rwgate.frontends.mcp import drafting, models
 from rwgate.frontends.mcp.calls import RwServer, run_tool
-from rwgate.frontends.mcp.resources import add_resources_and_prompts
 from rwgate.frontends.mcp.safety import MAX_BATCH, MAX_LIMIT, MAX_NAME, MAX_PATH, MAX_QUERY
 from rwgate.frontends.mcp.schemas import shrink_tools
 from rwgate.frontends.mcp.tools import Toolbox
 from rwgate.frontends.verify.models import BibtexResult, SearchResult, VerifyResult
+from rwgate.frontends.verify.search import MAX_RESULTS
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)  # (never destructive)
 INSTRUCTIONS = (
@@ -72,9 +80,8 @@ def build_server(toolbox: Toolbox) -> RwServer:
     server = RwServer("rwgate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     _add_rw_tools(server, toolbox)
     _add_drafting_tools(server, toolbox)
-    add_resources_and_prompts(server, toolbox)
+    _add_resources_and_prompts(server, toolbox)
     shrink_tools(server._tool_manager.list_tools())  # what an agent reads at every start
-    server.close_schemas()
     return server
 
 
@@ -226,7 +233,7 @@ def _add_drafting_tools(server: RwServer, toolbox: Toolbox) -> None:
         query: Annotated[
             str, Field(description="title words, topic or authors", max_length=MAX_QUERY)
         ],
-        max_results: Annotated[int, Field(ge=1, le=drafting.MAX_RESULTS)] = 10,
+        max_results: Annotated[int, Field(ge=1, le=MAX_RESULTS)] = 10,
         year_from: Year = None,
         year_to: Year = None,
         sources: Annotated[
@@ -255,6 +262,71 @@ def _add_drafting_tools(server: RwServer, toolbox: Toolbox) -> None:
         """Use instead of writing BibTeX: registry entries for a doi, dois or a title, each
         with its integrity (a retracted work's notice is in note)."""
         return await run_tool(drafting.get_bibtex, settings, doi, dois, title)
+
+
+def _json(model: Any) -> str:
+    data = model.model_dump(mode="json") if hasattr(model, "model_dump") else model
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+SCREENING = """Screen the manuscript {path} before submission, with rwgate.
+
+1. Call rw_check_manuscript with path "{path}". It gives the verdicts the build will give.
+2. For every citation whose action is fail or annotate, report: the key, the status, each
+   notice (type, date, notice DOI) and where the entry is (file:line).
+3. For each `unverified` or `missing_entry` citation, say why it could not be judged; it is
+   NOT clean. Suggest how to fix it (a DOI, the bibliography entry, running again online).
+4. Do not change the manuscript. Propose, for each flagged citation, one of: remove it, replace
+   it with a work that supports the claim, or keep it and say in the text that it was retracted
+   (as when the retraction itself is the subject).
+5. End with the gate result (pass or fail) and the counts from `summary`.
+"""
+
+WORDING = """Help me word a citation of the work with DOI {doi}, which may be retracted or under
+an expression of concern.
+
+1. Call rw_check_doi with doi "{doi}" and read every notice (type, date, notice DOI).
+2. If the work is retracted or withdrawn, write one sentence that cites it together with its
+   notice, e.g. "Smith et al. (2019), retracted in 2021 (doi:10.xxxx/notice)", and only where
+   the retracted work itself is discussed; otherwise suggest citing other evidence.
+3. Be factual and neutral: state what the notice says happened to the paper. Do not speculate
+   about misconduct or about the authors; a retraction can follow honest error.
+4. For an expression of concern, say that concerns were raised and when, not that the work is
+   wrong. For a correction, cite the corrected version.
+"""
+
+
+def _add_resources_and_prompts(server: RwServer, toolbox: Toolbox) -> None:
+    """What an agent (or its user) can read or start from without a call."""
+    resource = functools.partial(server.resource, mime_type="application/json")
+
+    @resource("rwgate://data-status", title="Data sources and freshness")
+    def data_status() -> str:
+        """Crossref, the Retraction Watch snapshot (provenance, date, age), cache and roots."""
+        return _json(toolbox.data_status())
+
+    @resource("rwgate://policy", title="Policy in force")
+    def policy() -> str:
+        """The preset, overrides, allow-list, and what each status does (fail, annotate, ...)."""
+        chosen = toolbox.settings.to_policy()
+        actions = chosen.actions()
+        table = {status: actions[status] for status in STATUSES if status in actions}
+        return _json({"policy": chosen.model_dump(mode="json"), "actions": table})
+
+    @resource("rwgate://notice/{+doi}", title="Notices about a work")
+    def notice(doi: str) -> str:
+        """The verdict on the work with this DOI and every notice about it (as rw_check_doi)."""
+        return _json(toolbox.check_doi(doi))
+
+    @server.prompt(title="Pre-submission screening")
+    def pre_submission_screening(path: str) -> str:
+        """Check every citation of a manuscript before submission and report what to fix."""
+        return SCREENING.format(path=path)
+
+    @server.prompt(title="Wording a retracted citation")
+    def retracted_citation_wording(doi: str) -> str:
+        """How to cite a work that was retracted or is under concern, carefully and neutrally."""
+        return WORDING.format(doi=doi)
 
 
 FAILURE_MEMORY = 30.0

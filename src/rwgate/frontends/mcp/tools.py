@@ -28,10 +28,10 @@ from rwgate.frontends.door import (
     Snapshot,
     SnapshotError,
     SourceUnavailable,
+    author_names,
 )
 from rwgate.frontends.kit import judge
 from rwgate.frontends.mcp import offline, safety
-from rwgate.frontends.mcp.getrecord import get_record
 from rwgate.frontends.mcp.models import (
     AuthorCheck,
     AuthorWork,
@@ -44,13 +44,7 @@ from rwgate.frontends.mcp.models import (
     RecentNotices,
     Record,
 )
-from rwgate.frontends.mcp.records import (
-    AUTHOR_SELECT,
-    NOTICE_SELECT,
-    author_matches,
-    author_names,
-    notice_record,
-)
+from rwgate.frontends.mcp.records import AUTHOR_SELECT, NOTICE_SELECT, author_matches, notice_record
 from rwgate.frontends.mcp.safety import BadArgument, Roots
 from rwgate.frontends.mcp.safety import one_line as _one_line
 from rwgate.identify.ids import arxiv_id, identifiers_in_url
@@ -81,7 +75,10 @@ def work_reference(raw: str, where: str) -> Reference:
 
 
 class Toolbox:
-    """The state one server shares between calls: roots, start-up flags, a Crossref client."""
+    """The state one server shares between calls: roots, start-up flags, a Crossref client.
+
+    Arguments arrive checked against the tool's input schema (types, ranges such as ``limit``,
+    list lengths); the methods check what a schema cannot say."""
 
     def __init__(self, roots: Sequence[Path], overrides: Mapping[str, Any] | None = None) -> None:
         self.roots = Roots(roots)
@@ -239,17 +236,16 @@ class Toolbox:
         text = safety.short_text(name, "name", safety.MAX_NAME)
         if text is None or sum(c.isalpha() for c in text) < 2:
             raise BadArgument("name: give an author name such as 'A. J. Wakefield'")
-        rows = safety.limit_value(limit)
         filters = [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
         filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
-        params = {"query.author": text, "rows": str(rows)}
+        params = {"query.author": text, "rows": str(limit)}
         params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
         failed: list[str] = []
         try:
             items = self.query.works(params, TTL_SEARCH).items
         except SourceUnavailable as exc:
             items, failed = [], [_one_line(exc)]
-        held, notes = self._authored(text, rows, year_min, year_max, failed)
+        held, notes = self._authored(text, limit, year_min, year_max, failed)
         warnings = [f"Crossref not searched ({f}): the snapshot's names only" for f in failed]
         warnings += notes
         matched = [
@@ -347,7 +343,7 @@ class Toolbox:
         try:
             found = self.query.works(params, ttl)
         except SourceUnavailable as exc:
-            ask = functools.partial(offline.notices, wanted=wanted, limit=safety.limit_value(limit))
+            ask = functools.partial(offline.notices, wanted=wanted, limit=limit)
             held, sources = offline.answer(self.settings, _one_line(exc), ask)
             total, notices = held or (0, [])
             return NoticeSearch(total=total, notices=notices, request=params, sources=sources)
@@ -360,12 +356,12 @@ class Toolbox:
             "filter": ",".join(filters),
             "sort": "updated",
             "order": "desc",
-            "rows": str(safety.limit_value(limit)),
+            "rows": str(limit),
             "select": NOTICE_SELECT,
         }
 
     def get_record(self, doi: str | None, record_id: str | None = None) -> Record:
-        return get_record(self.query, self.settings, doi, record_id)
+        return offline.get_record(self.query, self.settings, doi, record_id)
 
     # --- status ------------------------------------------------------------------------------
 

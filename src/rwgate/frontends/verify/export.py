@@ -80,8 +80,6 @@ def get_bibtex(
 ) -> BibtexResult:
     """Entries for every DOI (and the verified match of ``title``), in the order given."""
     out = BibtexResult()
-    if not doi and not dois and not (title and title.strip()):
-        raise ValueError("get_bibtex: give a doi, dois or a title")
     with opened(settings) as (regs, srcs):
         wanted = _wanted(doi, dois, out)
         if title and title.strip():

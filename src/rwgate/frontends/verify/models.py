@@ -2,8 +2,8 @@
 
 A verification result always says which sources answered and carries the integrity verdict of the
 matched work as the same :class:`~rwgate.contract.models.Citation` object ``rwgate check``
-produces, so an
-agent that verifies a reference also learns whether it was retracted, in the words the build uses.
+produces, so an agent that verifies a reference also learns whether it was retracted, in the words
+the build uses.
 """
 
 from __future__ import annotations

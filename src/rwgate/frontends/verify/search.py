@@ -48,14 +48,11 @@ def search_references(
     year_to: int | None = None,
     sources: Sequence[str] | None = None,
 ) -> SearchResult:
-    """Up to ``max_results`` (at most 30) real works matching ``query``."""
+    """Up to ``max_results`` (at most 30) real works matching ``query`` (a query of words and
+    years in order: :func:`rwgate.frontends.mcp.drafting.search_references` refuses others)."""
     text = " ".join(query.split())
-    if not text:
-        raise ValueError("search_references: the query is empty")
     if not 1 <= max_results <= MAX_RESULTS:
         raise ValueError(f"search_references: max_results must be 1..{MAX_RESULTS}")
-    if year_from is not None and year_to is not None and year_from > year_to:
-        raise ValueError(f"search_references: year_from {year_from} is after year_to {year_to}")
     with opened(settings, sources) as (regs, srcs):
         answers = ask(search_tasks(regs, text, max_results, year_from, year_to))
         works = _dedupe(answers.works)[:max_results]

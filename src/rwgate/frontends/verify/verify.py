@@ -111,10 +111,10 @@ def attach_integrity(
     results: Sequence[VerifyResult], settings: Settings, sources: OpenSources
 ) -> None:
     """One batched integrity check for every matched work; corrected BibTeX with its notice."""
-    matched = [(i, r) for i, r in enumerate(results) if r.matched and r.matched.doi]
-    pairs = [(r.key or r.matched.doi, r.matched.doi) for _, r in matched]  # type: ignore[union-attr]
+    matched = [r for r in results if r.matched and r.matched.doi]
+    pairs = [(r.key or r.matched.doi, r.matched.doi) for r in matched]  # type: ignore[union-attr]
     citations = integrity.judge(pairs, settings, sources)  # type: ignore[arg-type]
-    for (_, result), citation in zip(matched, citations, strict=True):
+    for result, citation in zip(matched, citations, strict=True):
         assert result.matched is not None
         result.integrity = citation
         errors, warnings = integrity.describe(citation, result.matched.is_retracted)
