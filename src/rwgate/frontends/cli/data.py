@@ -269,12 +269,10 @@ def _status_lines(status: SnapshotStatus) -> list[str]:
         f"schema: {status.schema_version}",
         f"notices: {status.notices} (works with notices: {status.works})",
         f"newest notice: {status.newest_notice or 'none'}",
-    ]
-    lines.append(
         "registry: yes (a full Retraction Watch export: unlisted works are clean offline)"
         if status.registry
-        else "registry: no (extracts only: unlisted works stay unverified offline)"
-    )
+        else "registry: no (extracts only: unlisted works stay unverified offline)",
+    ]
     if status.as_of is not None:
         lines.append(f"data as of: {status.as_of} ({status.age_days} days old)")
     if status.updated is not None:
