@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from rwgate.sources.snapshot.source import ImportResult, ImportSource
 
 
-def _err(message: str) -> None:
+def _err(message: str) -> int:
+    """``rwgate: error: MESSAGE`` on standard error; the exit code 2."""
     print(f"rwgate: error: {message}", file=sys.stderr)
+    return 2
 
 
 def snapshot_path(args: argparse.Namespace) -> Path:
@@ -107,8 +109,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     not be read."""
     path = snapshot_path(args)
     if not args.files and not args.sample:
-        _err("data import: give FILE(s) to import, or --sample for the bundled sample")
-        return 2
+        return _err("data import: give FILE(s) to import, or --sample for the bundled sample")
     rows, failed = 0, False
     if args.sample:
         print(SAMPLE_NOTE)
@@ -156,8 +157,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     try:
         last = _last_download(path, url)
     except SnapshotError as exc:
-        _err(str(exc))
-        return 2
+        return _err(str(exc))
     progress = TerminalProgress()
     try:
         got = download(
@@ -169,8 +169,7 @@ def cmd_update(args: argparse.Namespace) -> int:
         )
     except DownloadError as exc:
         progress.finish()
-        _err(str(exc))
-        return 2
+        return _err(str(exc))
     progress.finish()
     if got.path is None:
         when = f" (last import {last.imported_at:%Y-%m-%d})" if last else ""
@@ -206,8 +205,7 @@ def cmd_update_preprints(args: argparse.Namespace) -> int:
     try:
         since, known = _preprint_state(path)
     except (RwgateError, sqlite3.Error) as exc:
-        _err(str(exc))
-        return 2
+        return _err(str(exc))
     arxiv = ArxivSource(settings.arxiv_url, settings.arxiv_oai_url, timeout=settings.timeout)
     biorxiv = BiorxivSource(settings.biorxiv_url, settings.timeout)
     harvests = [harvest_arxiv(arxiv, since.get("arxiv"), now.date(), known["arxiv"])]
@@ -220,8 +218,7 @@ def cmd_update_preprints(args: argparse.Namespace) -> int:
             for harvest in harvests:
                 tables.store(conn, harvest, now)
     except (OSError, sqlite3.Error) as exc:
-        _err(f"cannot write the snapshot {path}: {getattr(exc, 'strerror', None) or exc}")
-        return 2
+        return _err(f"cannot write the snapshot {path}: {getattr(exc, 'strerror', None) or exc}")
     for harvest in harvests:
         _print_harvest(harvest)
     print(f"snapshot: {path}")
@@ -272,12 +269,10 @@ def _status_lines(status: SnapshotStatus) -> list[str]:
         f"schema: {status.schema_version}",
         f"notices: {status.notices} (works with notices: {status.works})",
         f"newest notice: {status.newest_notice or 'none'}",
-    ]
-    lines.append(
         "registry: yes (a full Retraction Watch export: unlisted works are clean offline)"
         if status.registry
-        else "registry: no (extracts only: unlisted works stay unverified offline)"
-    )
+        else "registry: no (extracts only: unlisted works stay unverified offline)",
+    ]
     if status.as_of is not None:
         lines.append(f"data as of: {status.as_of} ({status.age_days} days old)")
     if status.updated is not None:
@@ -309,8 +304,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     try:
         status = snapshot_status(path, now=dt.datetime.now(dt.UTC))
     except SnapshotError as exc:
-        _err(str(exc))
-        return 2
+        return _err(str(exc))
     warnings: list[str] = []  # the age warning, in the text and the JSON output
     if status.exists and status.age_days is not None and status.age_days > max_age:
         warnings.append(
@@ -345,14 +339,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         table = build(path)
         write_parquet(table, Path(args.output))
     except RwgateError as exc:
-        _err(str(exc))
-        return 2
+        return _err(str(exc))
     except ImportError:
-        _err("`rwgate data export` needs DuckDB: pip install 'rwgate[screen]'")
-        return 2
+        return _err("`rwgate data export` needs DuckDB: pip install 'rwgate[screen]'")
     except OSError as exc:
-        _err(f"cannot write {args.output}: {exc.strerror or exc}")
-        return 2
+        return _err(f"cannot write {args.output}: {exc.strerror or exc}")
     full = "a full export" if table.full_export else "no full export: unlisted works unverified"
     print(f"exported {len(table.rows)} verdict(s) of {path} ({full}) to {args.output}")
     return 0

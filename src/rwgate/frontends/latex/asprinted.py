@@ -1,18 +1,15 @@
 """DESIGN.md rule 2 for LaTeX: what BibTeX or biber printed is what rwgate judged.
 
-rwgate reads the ``.bib`` files itself; the bibliography tool reads them too, and the two may part:
-a biber sourcemap that sets a ``doi``, a ``.bib`` that BibTeX finds through ``BIBINPUTS`` and
-rwgate does not, a ``crossref`` parent BibTeX adds on its own. So after the tool wrote the
-``.bbl`` (the file LaTeX typesets, never a second emulation of the tool), every entry it prints
-is compared with what rwgate judged for that key: one of the DOIs it prints must be one rwgate
-judged for the key (its DOI, another reading's, a notice's; a URL may print the DOI with more
-after it, as bioRxiv's ``...696095v1``), and an entry printing no DOI must print the title
-rwgate judged, when both have one (the pandoc front end's rule). An entry rwgate did not judge
-stops the build, in one line naming the key and both readings; a title read apart is a warning
-under the default policy and stops under strict.
-
-A comparison that cannot be made (no DOI printed, no title read, or none judged) does not stop
-the build: styles leave titles or DOIs out, and the entry was judged by its key all the same.
+rwgate and the bibliography tool both read the ``.bib`` files, and may part (a biber sourcemap
+that sets a ``doi``, a ``.bib`` found through ``BIBINPUTS``, a ``crossref`` parent BibTeX adds).
+So every entry of the ``.bbl`` the tool wrote is compared with what rwgate judged for its key:
+one of the DOIs it prints must be one rwgate judged for the key (its DOI, another reading's, a
+notice's; a URL may print the DOI with more after it, as bioRxiv's ``...696095v1``), and an
+entry printing no DOI must print the judged title, when both have one (the pandoc front end's
+rule). An entry rwgate did not judge stops the build, in one line naming the key and both
+readings; a title read apart is a warning under the default policy and stops under strict. A
+comparison that cannot be made (no DOI printed, no title read or judged) does not stop it:
+styles leave titles or DOIs out, and the entry was judged by its key all the same.
 """
 
 from __future__ import annotations
@@ -113,11 +110,10 @@ def unjudged(
     notes: Mapping[str, str] | None = None,
     strict: bool = False,
 ) -> tuple[list[str], list[str]]:
-    """The entries of ``bbl`` that rwgate did not judge for their key (module docstring): the
-    lines that stop the build, and the warnings. A title read apart is a warning unless
-    ``strict`` (a policy that fails what it cannot judge): a title the style prints otherwise
-    than rwgate folds it must not stop a default build. Keys are matched as the tool matches
-    them (BibTeX: in any case); ``notes``: the notes rwgate wrote into ``bbl``, by key."""
+    """The entries of ``bbl`` that rwgate did not judge for their key: the lines that stop the
+    build, and the warnings (a title read apart, unless ``strict``: a policy that fails what it
+    cannot judge). Keys are matched as the tool matches them (BibTeX: in any case); ``notes``:
+    the notes rwgate wrote into ``bbl``, by key."""
     try:  # bytes as BibTeX wrote them: a Latin-1 key is the key rwgate read from the .bib
         data = decode_bytes(bbl.read_bytes())[0]
     except OSError:

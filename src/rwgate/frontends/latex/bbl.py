@@ -1,10 +1,9 @@
 """Annotations written into the ``.bbl`` that BibTeX or biber just produced.
 
-Editing the ``.bbl`` (rather than the user's ``.bib`` or ``.bst``) works with every bibliography
-style: BibTeX styles all write ``\\bibitem[label]{KEY}`` blocks, and biber (or biblatex's BibTeX
+Editing the ``.bbl`` (not the user's ``.bib`` or ``.bst``) works with every bibliography style:
+BibTeX styles all write ``\\bibitem[label]{KEY}`` blocks, and biber (or biblatex's BibTeX
 backend) writes ``\\entry{KEY}...\\endentry`` blocks whose fields biblatex prints through the
-style's own ``addendum`` slot. The ``.bbl`` is a build product, regenerated on every
-bibliography run, so these functions always start from the tool's fresh output.
+style's own ``addendum`` slot.
 """
 
 from __future__ import annotations
@@ -33,11 +32,8 @@ def carries(entry: str, note: str) -> bool:
 
 
 def _bibtex_lookup(notes: Mapping[str, str]) -> Callable[[str], str | None]:
-    """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we.
-
-    Only for BibTeX: biber keys are case-sensitive, so ``Smith2010`` and ``smith2010`` are two
-    works there and a note for one must never land on the other.
-    """
+    """BibTeX matches keys case-insensitively (it warns but uses the entry), so do we; biber's
+    are case-sensitive (``Smith2010`` and ``smith2010`` are two works there)."""
     folded = {k.casefold(): v for k, v in notes.items()}
     # An entry with no key (``\bibitem{}``; BibTeX prints one per stream) is judged as
     # "(no key at refs.bib:N)" (references.bibtex.EMPTY_KEY): its note goes on that item.
@@ -148,13 +144,20 @@ def is_biblatex(text: str) -> bool:
     return "biblatex auxiliary file" in text[:400] or "\\endentry" in text
 
 
+def annotated(path: Path, notes: Mapping[str, str]) -> tuple[bytes, list[str]]:
+    """The bytes of ``path`` (a ``.bbl``, or a ``.tex`` holding a thebibliography) with the
+    notes added, and the keys that got one (none: the bytes are the file's)."""
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    annotate = annotate_biblatex if is_biblatex(text) else annotate_bibtex
+    new, done = annotate(text, notes)
+    return new.encode("utf-8", errors="surrogateescape"), done
+
+
 def annotate_bbl(path: Path, notes: Mapping[str, str]) -> list[str]:
     """Annotate the ``.bbl`` at ``path`` in place (atomically); the keys that got a note."""
     if not notes:
         return []
-    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-    annotate = annotate_biblatex if is_biblatex(text) else annotate_bibtex
-    new, done = annotate(text, notes)
-    if new != text:
-        write_atomic(path, new.encode("utf-8", errors="surrogateescape"))
+    data, done = annotated(path, notes)
+    if done:
+        write_atomic(path, data)
     return done

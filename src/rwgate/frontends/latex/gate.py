@@ -136,8 +136,7 @@ def _own_bbl(build: Build, doc: CitedDocument) -> CitedDocument:
 class Verdict:
     result: CheckResult
     fingerprints: dict[Path, str]
-    """Each ``.bbl`` of the build (the main one, multibib's ``Meth.bbl``...) and the fingerprint
-    of the notes it must carry."""
+    """Each ``.bbl`` of the build (multibib's ``Meth.bbl``...): the fingerprint of its notes."""
     regenerable: bool = True
     """False for a ``.bbl`` this build cannot write again (never deleted, never annotated)."""
     doc: CitedDocument | None = None

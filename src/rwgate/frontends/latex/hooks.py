@@ -1,10 +1,8 @@
 """``rwgate bibtex`` and ``rwgate biber``: the real tool, then the integrity annotations.
 
-latexmk calls these in place of ``bibtex``/``biber`` (``$bibtex = 'rwgate bibtex %O %S'``). The
-real tool runs first with the user's own arguments and configuration (a ``biber.conf`` or
-``--configfile`` is honoured untouched), so its errors surface exactly as latexmk expects. Then the
-cited keys are read from the same ``.aux``/``.bcf`` the tool read, judged by the core, and the
-flagged entries of the fresh ``.bbl`` are annotated.
+latexmk calls these in place of ``bibtex``/``biber``. The real tool runs first with the user's
+own arguments and configuration, so its errors surface exactly as latexmk expects; then the keys
+it read from the ``.aux``/``.bcf`` are judged and the flagged entries of its ``.bbl`` annotated.
 
 For biber the ``.bbl`` is post-processed rather than fed a generated sourcemap: a sourcemap would
 have to be merged into the user's biber configuration (one ``--configfile`` only, plus the
@@ -237,9 +235,8 @@ def run_hook(tool: str, argv: list[str]) -> int:
         )
     from rwgate.verdicts.remembered import through
 
-    entry = pass_door(tool, source, bbl)
     return through(
-        entry,
+        pass_door(tool, source, bbl),
         lambda payload: _replay(tool, bbl, payload, code),
         lambda: _judge(tool, opts, (source, bbl), code),
     )

@@ -73,11 +73,10 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
             if not dirs.is_file():
                 return code or EXIT_USAGE  # latexmk stopped before reading its options
             reported = dirs.read_text(encoding="utf-8")
-            hit = None
             if remembered is not None and entry is not None and code == 0:
                 hit = memo.replayable(remembered, entry, reported)
-            if hit is not None:
-                return hit.replay(_colour())
+                if hit is not None:
+                    return hit.replay(_colour())
             settings = settings or _settings(tex, overrides)
             try:
                 return _gate(tex, inv, settings, (cmd, env, code), reported, remembered)
@@ -111,6 +110,7 @@ def _gate(
     rejected."""
     from rwgate.frontends.kit import record_lock
     from rwgate.frontends.latex.gate import build_from_latexmk, clear_rejected, invalidate, verdict
+    from rwgate.frontends.latex.notedcopy import cannot_note
     from rwgate.render.report import render_text
 
     cmd, env, code = run
@@ -121,8 +121,9 @@ def _gate(
     stale = current.stale()
     # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict: LaTeX reads a copy.
     code, env, why = _noted_copies(build, current, settings.template, (cmd, env, code), keeps_bbl)
-    if why is not None:
-        return _cannot_note(tex, build, why)
+    if why is not None:  # the notes cannot reach the PDF: the build fails under every policy
+        print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
+        return _set_aside(build)
     if not keeps_bbl and code == 0 and stale:
         print(
             f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
@@ -138,9 +139,15 @@ def _gate(
         from rwgate.frontends.latex.verdict import write_report
 
         write_report(result, Path(settings.report))
-    if current.unjudged:  # rule 2: what the tool printed is not what was judged
+    if current.unjudged:  # DESIGN.md rule 2: printed, not judged; stops under every policy
         memo.forget(remembered)
-        return _not_judged(tex, build, current.unjudged)
+        for line in current.unjudged:
+            print(f"{PROG}: error: {line}", file=sys.stderr)
+        print(
+            f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
+            file=sys.stderr,
+        )
+        return _set_aside(build)
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     _remember(remembered, build, current, settings, code, reported)
     if result.exit_code == 0:
@@ -199,25 +206,6 @@ def _noted_copies(
     if code == 0 and unread:
         return code, env, f"LaTeX did not read {unread[0]} (a LaTeX kernel older than 2020-10?)"
     return code, env, None
-
-
-def _cannot_note(tex: Path, build: Build, why: str) -> int:
-    """The notes cannot reach the PDF: the build fails under every policy, in one line."""
-    from rwgate.frontends.latex.notedcopy import cannot_note
-
-    print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
-    return _set_aside(build)
-
-
-def _not_judged(tex: Path, build: Build, lines: list[str]) -> int:
-    """Entries printed but not judged (DESIGN.md rule 2): the build stops under every policy."""
-    for line in lines:
-        print(f"{PROG}: error: {line}", file=sys.stderr)
-    print(
-        f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
-        file=sys.stderr,
-    )
-    return _set_aside(build)
 
 
 def _set_aside(build: Build) -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rwgate.errors import OutputError
-from rwgate.frontends.latex.bbl import annotate_biblatex, annotate_bibtex, is_biblatex
+from rwgate.frontends.latex.bbl import annotated
 from rwgate.fsutil import write_atomic
 
 FOLDER = "rwgate-notes"
@@ -63,9 +63,7 @@ def make_copies(
     copies: list[Path] = []
     changed = False
     for index, path in enumerate(files):
-        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        annotate = annotate_biblatex if is_biblatex(text) else annotate_bibtex
-        new, done = annotate(text, notes)
+        data, done = annotated(path, notes)
         if not done:
             continue
         if path.resolve() == bbl.resolve():
@@ -74,7 +72,6 @@ def make_copies(
             copy, asked = folder / path.name, [str(tex)]
         else:
             copy, asked = folder / f"{index}-{path.name}.tex", _names_asked(tex, path)
-        data = new.encode("utf-8", errors="surrogateescape")
         if not copy.is_file() or copy.read_bytes() != data:
             write_atomic(copy, data)
             changed = True
