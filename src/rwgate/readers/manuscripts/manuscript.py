@@ -182,16 +182,14 @@ def _named(file: Path, path: Path) -> str:
 def _staged_problems(path: Path, staged: Staged) -> list[Problem]:
     """What Quarto or knitr would read that rwgate could not (unseen: strict cannot judge), and
     fences knitr 1.46 and later refuse."""
-    found = []
-    for message, file, line in staged.unseen:
-        where = Location(file=_named(file, path), line=line)
-        found.append(Problem(message=message, location=where, unseen=True))
-    for file, line in staged.mismatched:
-        message = "a chunk's closing fence differs from its opening one (knitr >= 1.46 stops here)"
-        found.append(
-            Problem(message=message, location=Location(file=_named(file, path), line=line))
-        )
-    return found
+    fence = "a chunk's closing fence differs from its opening one (knitr >= 1.46 stops here)"
+    return [
+        Problem(message=message, location=Location(file=_named(file, path), line=line), unseen=True)
+        for message, file, line in staged.unseen
+    ] + [
+        Problem(message=fence, location=Location(file=_named(file, path), line=line))
+        for file, line in staged.mismatched
+    ]
 
 
 def _own_layer(ast: dict[str, Any]) -> dict[str, Any]:
