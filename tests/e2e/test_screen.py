@@ -151,7 +151,7 @@ def test_screen_gives_the_verdict_rwgate_check_gives(snapshot: Path, tmp_path: P
             "expression_of_concern", "unknown_notice", "corrected", "amended", "reinstated",
             "clean", "invalid_doi", "no_doi", "unverified"} <= statuses  # fmt: skip
     summary = json.loads(result.outputs["summary"].read_text())
-    assert summary["schema"] == "rwgate.frontends.screen/2"
+    assert summary["schema"] == "rwgate.screen/2"
     # Issue 37: the counts are check's, status by status; "flagged" is what check's default
     # policy acts on (its annotated and failed works), corrections are counted apart.
     counts = summary["summary"]

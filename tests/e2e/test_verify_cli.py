@@ -70,7 +70,7 @@ def test_json_report_for_every_entry(env, tmp_path: Path, capsys) -> None:
     code = main(["verify", "--format", "json", str(bib)])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 == report["exit_code"]
-    assert report["schema"] == "rwgate.frontends.verify/1"
+    assert report["schema"] == "rwgate.verify/1"
     assert report["sources_answered"] == ["crossref", "openalex"]
     results = {r["key"]: r for r in report["results"]}
     assert {k: r["verdict"] for k, r in results.items()} == {

@@ -52,7 +52,6 @@ WARM = (
     "rwgate.render.report",
     "rwgate.frontends.latex.hooks",
     "rwgate.frontends.latex.verdict",
-    "rwgate.frontends.latex.annotatebbl",
     "rwgate.frontends.latex.latexmk",
     "rwgate.frontends.latex.gate",
     "rwgate.readers.join",

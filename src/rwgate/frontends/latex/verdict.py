@@ -36,7 +36,7 @@ from rwgate.verdicts.result import CheckResult
 if TYPE_CHECKING:
     from rwgate.contract.models import Citation
 
-STATE_SCHEMA = "rwgate.frontends.latex/1"
+STATE_SCHEMA = "rwgate.latex/1"
 
 
 def latex_notes(citations: Sequence[Citation], template: str | None = None) -> dict[str, str]:

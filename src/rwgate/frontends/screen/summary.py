@@ -1,4 +1,4 @@
-"""The screen's summary (``rwgate.frontends.screen/2``), in ``rwgate check``'s words.
+"""The screen's summary (``rwgate.screen/2``), in ``rwgate check``'s words.
 
 "Flagged" means what check's default policy acts on; corrections, amendments and reinstatements
 are counted apart, and every status is counted as check counts it, so the two agree status by
@@ -20,7 +20,7 @@ from rwgate.frontends.screen.inputs import InputGroup
 from rwgate.frontends.screen.records import UNPARSEABLE, Accounting, FileCount
 from rwgate.frontends.screen.verdicts import Verdicts
 
-SCHEMA = "rwgate.frontends.screen/2"
+SCHEMA = "rwgate.screen/2"
 CORRECTIONS = tuple(s for s in FLAGGED_STATUSES if s not in SERIOUS_STATUSES)
 """Statuses of a work with a notice that changes nothing of its standing, counted apart."""
 # What a published format's fields are read as (a generic table's are found by name).

@@ -1,4 +1,4 @@
-"""The ``rwgate.frontends.verify/1`` report: what ``rwgate verify`` and agents get back for a
+"""The ``rwgate.verify/1`` report: what ``rwgate verify`` and agents get back for a
 bibliography.
 
 Counts follow ``rwgate check``'s: ``flagged`` counts works with a notice in force
@@ -18,7 +18,7 @@ from rwgate.contract.models import Problem, ToolInfo
 from rwgate.contract.vocab import FLAGGED_STATUSES
 from rwgate.frontends.verify.models import VERDICTS, VerifyResult
 
-VERIFY_SCHEMA = "rwgate.frontends.verify/1"
+VERIFY_SCHEMA = "rwgate.verify/1"
 
 
 class VerifyReport(BaseModel):
