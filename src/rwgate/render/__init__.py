@@ -1,10 +1,11 @@
 """Renderers: annotation text, LaTeX escaping, and the report formats (one family).
 
 :class:`FormatChoice` is the family's one registry: the CLI offers its values as ``--format``
-choices and :meth:`FormatChoice.to_format` makes the renderer its ``module:Class`` names (a test
-makes every member one). Renderer modules are imported only for the format asked for. A format
-turns one :class:`~rwgate.verdicts.result.CheckResult` into one string; ``machine`` formats (JSON,
-SARIF, JUnit, HTML) are files: they go to ``--output`` or stdout, and the human text to stderr.
+choices and :meth:`FormatChoice.to_format` makes the renderer, ending in ``assert_never`` as
+pip-audit's ``OutputFormatChoice`` does: a member without a renderer is a type error. Renderer
+modules are imported only for the format asked for. A format turns one
+:class:`~rwgate.verdicts.result.CheckResult` into one string; ``machine`` formats (JSON, SARIF,
+JUnit, HTML) are files: they go to ``--output`` or stdout, and the human text to stderr.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
-from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, assert_never
 
 if TYPE_CHECKING:
     from rwgate.verdicts.result import CheckResult
@@ -65,18 +65,33 @@ class FormatChoice(StrEnum):
     HTML = "html"
 
     def to_format(self) -> ReportFormat:
-        module, _, name = _FORMATS[self].partition(":")
-        made: ReportFormat = getattr(import_module(f"rwgate.render.{module}"), name)()
-        return made
+        match self:
+            case FormatChoice.TEXT:
+                from rwgate.render.report import TextFormat
 
+                return TextFormat()
+            case FormatChoice.JSON:
+                from rwgate.render.report import JsonFormat
 
-_FORMATS = {
-    FormatChoice.TEXT: "report:TextFormat",
-    FormatChoice.JSON: "report:JsonFormat",
-    FormatChoice.SARIF: "sarif:SarifFormat",
-    FormatChoice.JUNIT: "sarif:JunitFormat",
-    FormatChoice.MARKDOWN: "markdown:MarkdownFormat",
-    FormatChoice.HTML: "html:HtmlFormat",
-}
+                return JsonFormat()
+            case FormatChoice.SARIF:
+                from rwgate.render.sarif import SarifFormat
+
+                return SarifFormat()
+            case FormatChoice.JUNIT:
+                from rwgate.render.sarif import JunitFormat
+
+                return JunitFormat()
+            case FormatChoice.MARKDOWN:
+                from rwgate.render.markdown import MarkdownFormat
+
+                return MarkdownFormat()
+            case FormatChoice.HTML:
+                from rwgate.render.html import HtmlFormat
+
+                return HtmlFormat()
+            case _:
+                assert_never(self)
+
 
 __all__ = ["FormatChoice", "ReportFormat", "View"]
