@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rwgate.contract.models import Citation
 from rwgate.frontends.lsp.analysis import Place, Said
-from rwgate.frontends.lsp.scan import Span
+from rwgate.readers.manuscripts.citescan import Span
 from rwgate.settings.policy import Policy
 from rwgate.verdicts.result import CheckResult
 

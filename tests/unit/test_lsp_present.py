@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from rwgate.contract.models import Citation, Notice, SourceInfo
-from rwgate.frontends.lsp.present import age, hover_text, replacement_doi
+from rwgate.frontends.lsp.protocol import age, hover_text, replacement_doi
 
 
 def _replaced(*notices: Notice) -> Citation:

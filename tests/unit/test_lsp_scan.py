@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rwgate.frontends.lsp.scan import Span, key_on_line, latex_spans, markdown_spans
+from rwgate.frontends.lsp.analysis import key_on_line
+from rwgate.readers.manuscripts.citescan import Span, latex_spans, markdown_spans
 
 
 def _keys(spans: list[Span]) -> list[str]:

@@ -1,11 +1,8 @@
-"""The one door front ends take to the data layer: what the MCP server holds of it.
+"""The one door front ends take to the data layer: what the MCP server uses of it.
 
 Front ends judge through :mod:`rwgate.frontends.kit`; the MCP server also answers questions about
-the
-registry itself (a record, an author's works, the notices of a kind, the snapshot's status) and
-searches Crossref. What it uses of :mod:`rwgate.sources` and :mod:`rwgate.identify` is named
-here, once, so the import contract can say that no front end imports ``rwgate.sources``
-(``pyproject.toml``): a change to a source's insides shows here, not in every front end.
+the registry itself and searches Crossref. What it uses of :mod:`rwgate.sources` is named here,
+once, so the import contract can say that no front end imports ``rwgate.sources``.
 """
 
 from __future__ import annotations

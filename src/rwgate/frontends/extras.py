@@ -2,13 +2,10 @@
 
 ``rwgate screen`` needs DuckDB, ``--engine spark`` pyspark, ``rwgate mcp`` the MCP SDK. Each is an
 extra of the package (``pip install '.[screen]'`` from a clone, as the README installs). Front ends
-call :func:`missing_extra` on an :class:`ImportError` they catch (or :func:`require` before the
-import) and print the one line it gives.
+call :func:`missing_extra` on an :class:`ImportError` they catch and print the one line it gives.
 """
 
 from __future__ import annotations
-
-import importlib.util
 
 from rwgate.errors import UsageError
 
@@ -38,11 +35,3 @@ def missing_extra(exc: ImportError, command: str) -> MissingExtra | None:
         return None
     extra, what = EXTRAS[name]
     return MissingExtra(f"{command} needs {what}, which is not installed: {install_hint(extra)}")
-
-
-def require(module: str, command: str) -> None:
-    """Raise :class:`MissingExtra` unless ``module`` (a key of :data:`EXTRAS`) can be imported."""
-    if importlib.util.find_spec(module) is None:
-        exc = ImportError(name=module)
-        error = missing_extra(exc, command)
-        raise error if error is not None else exc

@@ -2,15 +2,11 @@
 
     gather references  ->  judge  ->  annotations / failure lines / reports  ->  exit code
 
-``rwgate check``, ``rw-filter``, the LaTeX hooks, ``rw-latexmk`` and the MCP server all go through
-these functions, so they cannot disagree on a verdict, on which works get a note, on how a
-failing citation is described or on which exit code an error means. A new front end (Typst,
-Sphinx) is a reader (:mod:`rwgate.readers.bibliographies.registry`) plus a renderer, and this kit
-between them.
-Where the reports go (files, stdout, stderr) is :mod:`rwgate.render.emit`'s.
-
-Heavy modules (the Pydantic models, the core, the verification machinery) are imported inside
-the functions that need them: ``rwgate bibtex`` and ``rw-filter`` start on every build.
+``rwgate check``, ``rw-filter``, the LaTeX hooks, ``rw-latexmk``, the MCP server and the language
+server all go through these functions, so they cannot disagree on a verdict, on which works get a
+note, on how a failing citation is described or on which exit code an error means. Heavy modules
+(the models, the core) are imported inside the functions that need them: ``rwgate bibtex`` and
+``rw-filter`` start on every build.
 """
 
 from __future__ import annotations
@@ -35,6 +31,7 @@ if TYPE_CHECKING:
     from rwgate.verdicts.result import CheckResult
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+Judged = tuple["CheckResult", dict[str, "Reference"]]
 
 # The settings the shared flags (add_check_options) carry into the last configuration layer.
 _FLAG_KEYS = (
@@ -54,27 +51,20 @@ _FLAG_KEYS = (
 
 def add_check_options(p: argparse.ArgumentParser) -> None:
     """Flags shared by every command that judges citations (check, verify, latexmk, hooks)."""
+
+    def switch(name: str, text: str | None = None) -> None:
+        # None when absent: the setting is left to the configuration (flag_overrides)
+        p.add_argument(name, action="store_true", default=None, help=text)
+
     p.add_argument("--policy", choices=["default", "strict", "permissive"])
     p.add_argument("--fail-on", action="append", choices=STATUSES, metavar="STATUS")
-    p.add_argument(
-        "--offline", action="store_true", default=None, help="no network: cache/snapshot"
-    )
-    p.add_argument("--no-cache", action="store_true", default=None)
-    p.add_argument(
-        "--no-memo",
-        action="store_true",
-        default=None,
-        help="replay no remembered verdict or parsed bibliography (as RWGATE_NO_MEMO=1)",
-    )
+    switch("--offline", "no network: cache/snapshot")
+    switch("--no-cache")
+    switch("--no-memo", "replay no remembered verdict or parsed bibliography (as RWGATE_NO_MEMO=1)")
     p.add_argument("--cache-dir", type=Path)
     p.add_argument("--snapshot", type=Path, help="Retraction Watch snapshot (SQLite)")
     p.add_argument("--crossref-url")
-    p.add_argument(
-        "--recover-dois",
-        action="store_true",
-        default=None,
-        help="look up entries without a DOI by title; judge verified matches",
-    )
+    switch("--recover-dois", "look up entries without a DOI by title; judge verified matches")
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -92,8 +82,7 @@ def judge(
     progress: Progress | None = None,
     sources: OpenSources | None = None,
 ) -> CheckResult:
-    """The verdict on ``references``: the core's one batched check (which identifies each
-    entry's work first: :mod:`rwgate.identify`), compared with the lockfile when asked."""
+    """The verdict on ``references``: the core's one batched check, then the lockfile's."""
     from rwgate.core import check
 
     warnings: list[str] = list(settings.warnings)  # keys a document set that it may not
@@ -103,8 +92,7 @@ def judge(
 
 
 def offline_hint(result: CheckResult, settings: Settings) -> None:
-    """Offline without a snapshot, the works not in the cache are unverified, each saying only
-    "offline and not in cache": one warning says the next step (getting the registry)."""
+    """Offline without a snapshot, one warning says how to check the works not in the cache."""
     if not settings.offline or any(s.name == "snapshot" for s in result.sources):
         return
     from rwgate.sources.cache import OFFLINE
@@ -125,9 +113,8 @@ def offline_hint(result: CheckResult, settings: Settings) -> None:
 
 
 def against_lock(result: CheckResult, settings: Settings) -> CheckResult:
-    """With the ``since`` setting, ``result`` compared with that lockfile
-    (:mod:`rwgate.verdicts.lock`):
-    only what changed gates. A lockfile not written yet counts as empty (everything is new)."""
+    """With the ``since`` setting, ``result`` compared with that lockfile: only what changed
+    gates. A lockfile not written yet counts as empty (everything is new)."""
     if settings.since is None:
         return result
     from rwgate.verdicts.lock import read_lock, since
@@ -139,9 +126,8 @@ def against_lock(result: CheckResult, settings: Settings) -> CheckResult:
 
 
 def record_lock(result: CheckResult, settings: Settings) -> None:
-    """Write the ``lock`` setting's lockfile (atomically). Only the last step of a build does this
-    (``rwgate check``, rw-filter, rw-latexmk): the LaTeX hooks, which run mid-build, never do, so
-    the build's final gate compares with the lock the build started from."""
+    """Write the ``lock`` setting's lockfile. Only a build's last step does (never the LaTeX
+    hooks, mid-build), so its final gate compares with the lock the build started from."""
     if settings.lock is not None:
         from rwgate.verdicts.lock import render_lock
 
@@ -150,10 +136,10 @@ def record_lock(result: CheckResult, settings: Settings) -> None:
 
 def judge_document(
     doc: CitedDocument, settings: Settings, sources: OpenSources | None = None
-) -> tuple[CheckResult, dict[str, Reference]]:
+) -> Judged:
     """The verdict on what a manuscript cites, and its references by key (for placement).
-    Parsed bibliographies are remembered in the user's cache folder (none with ``no_cache``,
-    none with ``no_memo``: it is a memo); only the invoking user's settings name it."""
+    Parsed bibliographies are remembered in the cache folder (a memo: not with ``no_cache`` or
+    ``no_memo``)."""
     from rwgate.readers.join import cited_references
 
     memo = not (settings.no_cache or settings.no_memo)
@@ -162,14 +148,10 @@ def judge_document(
     return result, {ref.key: ref for ref in bib.references}
 
 
-def judge_documents(
-    docs: Sequence[CitedDocument], settings: Settings
-) -> list[tuple[CheckResult, dict[str, Reference]]]:
+def judge_documents(docs: Sequence[CitedDocument], settings: Settings) -> list[Judged]:
     """:func:`judge_document` for each of ``docs`` (a build's main document and its parts), the
-    sources opened once for all. Front ends never open sources: whether every source answered
-    (:attr:`CheckResult.complete`) comes with each verdict, said here of them all (one build is
-    remembered as one); how long they hold is the run's record's
-    (:mod:`rwgate.settings.recorded`)."""
+    sources opened once for all; whether every source answered (:attr:`CheckResult.complete`)
+    is said of them all (one build is remembered as one)."""
     from rwgate.sources import open_sources
 
     sources = open_sources(settings)
@@ -198,12 +180,9 @@ def annotations_for(citations: Sequence[Citation], template: str | None) -> dict
 
 
 def describe(citation: Citation, detail: bool = False) -> str:
-    """``KEY: retracted 2010, notice doi:...`` — one line about one citation, in the words of
-    the annotation (:mod:`rwgate.contract.vocab`: no snake_case status or notice type).
-
-    ``detail`` adds what a LaTeX user needs to find the entry: published year, DOI and the
-    ``.bib`` file:line. Every outside string is made terminal-safe.
-    """
+    """``KEY: retracted 2010, notice doi:...``: one terminal-safe line about one citation, in
+    the words of the annotation; ``detail`` adds what a LaTeX user needs to find the entry
+    (published year, DOI, the ``.bib`` file:line)."""
     from rwgate.contract.vocab import status_label
     from rwgate.render.annotate import deciding_notice, preprint_values
     from rwgate.render.safe import term_safe
@@ -214,7 +193,7 @@ def describe(citation: Citation, detail: bool = False) -> str:
         said += f" '{notice.type}'"  # verbatim, as the annotation shows it
     if notice is not None and notice.date:
         said += f" {notice.date.year}"
-    preprint = preprint_values(citation, notice)  # the note's words for a preprint (issue 49)
+    preprint = preprint_values(citation, notice)  # the note's words for a preprint
     if preprint["notice_record"] and not (notice and notice.doi):
         said += f" ({preprint['notice_record']})"
         said += f": {preprint['notice_reason']}" if preprint["notice_reason"] else ""
@@ -250,8 +229,7 @@ def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:
 
 
 def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
-    """``PROG: error: MESSAGE`` on one line; the exit code that goes with it: 2 for every
-    RwgateError, 3 for anything else (a bug)."""
+    """``PROG: error: MESSAGE`` on one line; returns 2 for an RwgateError, 3 for a bug."""
     from rwgate.render.safe import term_safe
 
     code = exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
@@ -265,16 +243,14 @@ def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
 
 SAME_VERDICT_SECONDS = 30.0
 """How long :class:`KeptSources` gives an unchanged document its last verdict again."""
-Judged = tuple["CheckResult", dict[str, "Reference"]]
 
 
 class KeptSources:
     """The sources opened once and kept open across checks, for a front end that judges again
     on every keystroke (``rwgate lsp``): opening and closing the snapshot and the look-up cache
     was half of a pass. They are opened again when the settings that chose them change or the
-    snapshot on disk is another file (``rwgate data update`` replaced it, or changed it), so a
-    new snapshot is seen at the next pass; :meth:`close` at the end of the front end's life.
-    Not shared between threads: each worker keeps its own."""
+    snapshot on disk is another file (``rwgate data update``); :meth:`close` at the end of the
+    front end's life. Not shared between threads: each worker keeps its own."""
 
     def __init__(self) -> None:
         self._sources: OpenSources | None = None
@@ -282,16 +258,13 @@ class KeptSources:
         self._last: tuple[tuple[object, ...], float, Judged] | None = None
 
     def judge_document(self, doc: CitedDocument, settings: Settings) -> Judged:
-        """:func:`judge_document` with the kept sources (whether they all answered included).
-
-        Most keystrokes cite no other key: the same document (keys, files, metadata) under the
-        same settings, snapshot and bibliography files gets the last verdict again, for at most
-        :data:`SAME_VERDICT_SECONDS` (a verdict may expire; the cache may learn from another
-        run) and until :meth:`forget`. Callers must not modify what they are given."""
+        """:func:`judge_document` with the kept sources. Most keystrokes cite no other key: the
+        same document under the same settings, snapshot and bibliography files gets the last
+        verdict again, for at most :data:`SAME_VERDICT_SECONDS` (a verdict may expire; the cache
+        may learn from another run) and until :meth:`forget`. Callers must not modify it."""
         identity = _document_identity(doc, settings)
         last = self._last
-        fresh = last is not None and time.monotonic() - last[1] < SAME_VERDICT_SECONDS
-        if last is not None and fresh and last[0] == identity:
+        if last and last[0] == identity and time.monotonic() - last[1] < SAME_VERDICT_SECONDS:
             return last[2]
         self._last = None
         sources = self._open(settings)
@@ -305,8 +278,7 @@ class KeptSources:
         return judged
 
     def forget(self) -> None:
-        """Judge afresh next time: the cache learnt answers (a network pass), or a file was
-        saved. Safe from another thread (one assignment)."""
+        """Judge afresh next time (the cache learnt answers, a file was saved); thread-safe."""
         self._last = None
 
     def judge(
@@ -348,13 +320,14 @@ class KeptSources:
 
 
 def _file_identity(snapshot: Path | None) -> tuple[object, ...] | None:
-    """Which file the snapshot is (device, inode, size, modification): another when replaced."""
+    """Which file the snapshot is: another when replaced."""
     from rwgate.settings.paths import default_snapshot_path
 
     return _stat(Path(snapshot or default_snapshot_path()))
 
 
 def _stat(path: Path) -> tuple[object, ...] | None:
+    """(device, inode, size, modification) of ``path``, None when it is not there."""
     try:
         found = path.stat()
     except OSError:

@@ -1,13 +1,9 @@
 """The code action "allow this work": an allow-list entry in the *user's* configuration file.
 
 Never in the document or beside it: a document is judged, it does not choose its judge (and a
-``rwgate.toml`` in the project is shared with co-authors and CI). The entry has a reason and an
-expiry, as DESIGN.md's allow-list asks, and lands in ``$XDG_CONFIG_HOME/rwgate/config.toml``
-(or ``RWGATE_CONFIG``): the file :func:`rwgate.settings.files.user_config_path` names, the one
-:func:`rwgate.settings.config.load_settings` reads first. The file is appended to, never rewritten,
-and
-only when the result still parses with the new entry valid: a file rwgate cannot extend safely is
-left alone and the error says why.
+project's ``rwgate.toml`` is shared with co-authors and CI). The entry has a reason and an expiry,
+as DESIGN.md's allow-list asks. The file is appended to, never rewritten, and only when the result
+still parses with the new entry valid; otherwise it is left alone and the error says why.
 """
 
 from __future__ import annotations
@@ -19,15 +15,12 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from rwgate.errors import ConfigError
 from rwgate.fsutil import write_atomic
 from rwgate.settings.files import user_config_path
 
-DEFAULT_DAYS = 90
-"""How long an allow-list entry added from the editor holds: long enough for a revision, short
-enough that a deliberate citation of a flagged work is looked at again."""
+DEFAULT_DAYS = 90  # long enough for a revision, short enough to look at the citation again
 _INLINE_ALLOW = re.compile(r"^\s*allow\s*=", re.MULTILINE)
 
 
@@ -36,16 +29,7 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _table_name(data: dict[str, Any]) -> str:
-    """``tool.rwgate.allow`` in a file written as a pyproject (``[tool.rwgate]``), else
-    ``allow``."""
-    tool = data.get("tool")
-    return "tool.rwgate.allow" if isinstance(tool, dict) and "rwgate" in tool else "allow"
-
-
-def entry_block(
-    key: str, doi: str | None, reason: str, until: dt.date, table: str = "allow"
-) -> str:
+def entry_block(key: str, doi: str | None, reason: str, until: dt.date, table: str) -> str:
     """The TOML of one allow-list entry."""
     lines = [f"[[{table}]]", f"key = {_toml_string(key)}"]
     if doi:
@@ -74,7 +58,8 @@ def add_allow_entry(
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     if _INLINE_ALLOW.search(text):
         raise ConfigError(f"{path}: its allow-list is written inline (allow = [...]): add it there")
-    table = _table_name(data)
+    tool = data.get("tool")  # a file written as a pyproject has its entries under [tool.rwgate]
+    table = "tool.rwgate.allow" if isinstance(tool, dict) and "rwgate" in tool else "allow"
     AllowEntry(key=key, doi=doi, reason=reason, until=until)  # a bad entry is not written
     separator = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
     new = text + separator + entry_block(key, doi, reason, until, table)

@@ -1,15 +1,13 @@
 """One pass over one document: the build's verdicts, placed where the keys are written.
 
 The editor must never disagree with the build, so nothing here judges: the manuscript is read by
-the build's reader (:func:`rwgate.readers.manuscripts.manuscript.read_manuscript`, from the saved
-file:
-its project, bibliography discovery and ``rwgate:`` metadata), its settings are the build's
-(:func:`rwgate.settings.config.load_settings`) and its verdict is
-:func:`rwgate.frontends.kit.judge_document`'s.
-The unsaved buffer changes only *which keys are cited*: the saved document's keys, with those the
-buffer adds or drops (:func:`cited_keys`), joined with the bibliographies exactly as the build
-joins them. A bibliography opened on its own is parsed from the buffer's text by its reader and
-judged whole, as ``rwgate check refs.bib`` does.
+the build's reader from the saved file, with the build's settings, and judged by
+:func:`rwgate.frontends.kit.judge_document`. The unsaved buffer changes only *which keys are
+cited* (:func:`cited_keys`). A bibliography opened on its own is parsed from the buffer's text and
+judged whole, as ``rwgate check refs.bib`` does. *Where* keys are written the readers do not say:
+the build's citation scanners (:mod:`rwgate.readers.manuscripts.citescan`) find them in the
+buffer; a scanned key is judged only when it names an entry (or the saved document cites it), so
+a false find is harmless and a miss only loses a squiggle, never a verdict.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rwgate.errors import RwgateError
-from rwgate.frontends.lsp.scan import Span, citation_spans, key_on_line
+from rwgate.readers.manuscripts.citescan import Span, citation_spans
 
 if TYPE_CHECKING:
     from rwgate.contract.models import Citation, CitedDocument, Problem, Reference, SourceInfo
@@ -50,6 +48,10 @@ class Place:
     span: Span
 
 
+Related = tuple[Place | str, str]
+"""What a note relates to (another place, or a URL: the notice), and in what words."""
+
+
 @dataclass
 class Note:
     """One diagnostic, before the protocol: where, what, how severe, and what it relates to."""
@@ -61,13 +63,12 @@ class Note:
     key: str | None = None
     struck: bool = False
     url: str | None = None
-    related: list[tuple[Place | str, str]] = field(default_factory=list)
+    related: list[Related] = field(default_factory=list)
 
 
 @dataclass
 class Verdicts:
-    """What one pass over a document found: its notes (in it and in its bibliography files),
-    the keys written in it, and the verdict on each work, for hover and code actions."""
+    """What one pass over a document found: its notes, its keys' places and their verdicts."""
 
     path: Path
     notes: list[Note] = field(default_factory=list)
@@ -79,12 +80,14 @@ class Verdicts:
     complete: bool = True
     """Whether every source answered (False: a network pass that could not reach them)."""
 
+    def span_at(self, line: int, column: int) -> Span | None:
+        """The key written under the cursor, if any."""
+        return next((s for s in self.spans if s.contains(line, column)), None)
+
     def citation_at(self, line: int, column: int) -> Citation | None:
         """The verdict on the key under the cursor, if it has one."""
-        for span in self.spans:
-            if span.contains(line, column):
-                return self.citations.get(self.resolved.get(span.key, span.key))
-        return None
+        span = self.span_at(line, column)
+        return None if span is None else self.citations.get(self.resolved.get(span.key, span.key))
 
 
 @dataclass
@@ -105,14 +108,11 @@ class Manuscript:
 
 def notice_url(citation: Citation) -> str | None:
     """The deciding notice as a link (``https://doi.org/...``), when it has a DOI."""
-    from urllib.parse import quote
-
+    from rwgate.contract.doi import url
     from rwgate.contract.evidence import deciding_notice
 
     notice = deciding_notice(citation)
-    if notice is None or not notice.doi:
-        return None
-    return "https://doi.org/" + quote(notice.doi, safe="/:;()._-")
+    return url(notice.doi) if notice is not None and notice.doi else None
 
 
 def read_manuscript_file(path: Path) -> Manuscript:
@@ -124,9 +124,9 @@ def read_manuscript_file(path: Path) -> Manuscript:
     everything = doc.model_copy(update={"keys": [], "cite_all": True})
     entries = cited_references(everything).references
     text = path.read_bytes().decode("utf-8", "replace")
-    latex = path.suffix.lower() in (".tex", ".ltx")
-    scanned = frozenset(s.key for s in citation_spans(text, latex))
-    return Manuscript(path, doc, text, frozenset(r.key for r in entries), scanned)
+    manuscript = Manuscript(path, doc, text, frozenset(r.key for r in entries))
+    manuscript.saved_keys = frozenset(s.key for s in citation_spans(text, manuscript.latex))
+    return manuscript
 
 
 def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str]:
@@ -139,36 +139,31 @@ def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str
     saved = manuscript.doc.keys
     if text == manuscript.saved_text:
         return list(saved)
-    written = [s.key for s in spans]
-    unseen = [
-        k for k in saved if k not in manuscript.saved_keys
-    ]  # project nocite, keys read from .aux
+    unseen = [k for k in saved if k not in manuscript.saved_keys]  # project nocite, .aux keys
     known = set(saved)  # (a list: a key per citation of a long manuscript, each looked up)
     added = [
         k
-        for k in written
+        for k in (s.key for s in spans)
         if k in known or resolve_key(k, manuscript.entry_keys) or identifier_key(k)
     ]
     return list(dict.fromkeys([*added, *unseen]))
 
 
 class Said:
-    """What the notes say about each work of one verdict (its message and notice link), made
-    once per verdict: most keystrokes get the same verdict object again from the kept sources
-    (which nobody modifies), and saying it was half of a pass over a long manuscript. Kept
-    only for the last verdict, which it holds (so the ids it is keyed by stay its works')."""
+    """What the notes say about each work of one verdict, made once per verdict: most keystrokes
+    get the same verdict object again from the kept sources, and saying it was half of a pass
+    over a long manuscript. It holds the last verdict (so the ids it is keyed by stay valid)."""
 
     def __init__(self) -> None:
         self.verdict: object = None
         self.template: str | None = None
         self.known: dict[int, tuple[str, str | None]] = {}
+        # Where each work's entry is, with the lines it was found in (the same list object while
+        # the file is unchanged), and a work's notes by where it is cited and where its entry is
+        # (a keystroke moves few citations; the same note objects are cheaper to send again).
         self.entries: dict[int, tuple[Reference, list[str], Place]] = {}
-        """Where each work's entry is, with the lines it was found in (the same list object
-        while the file is unchanged: :meth:`rwgate.frontends.lsp.session.Session.lines`)."""
-        self.room = 64
         self.notes: dict[tuple[object, ...], list[Note]] = {}
-        """A work's notes by where it is cited and where its entry is: a keystroke moves few
-        citations, and the same notes (the same objects) are cheaper to send again."""
+        self.room = 64
 
     def of(self, verdict: CheckResult, template: str | None) -> Said:
         """This memo, emptied unless it was made for ``verdict`` and ``template``."""
@@ -205,18 +200,14 @@ def judge_manuscript(
     kept: KeptSources | None = None,
     said: Said | None = None,
 ) -> Verdicts:
-    """The verdicts on what the buffer cites, placed in it and in its bibliography files
-    (judged with ``kept`` sources, open across passes, when given; ``said``: the memo of what
-    the last verdict's notes say, for the passes that use those sources)."""
+    """The verdicts on what the buffer cites, placed in it and in its bibliography files (with
+    the ``kept`` sources and the memo of what their last verdict ``said``, when given)."""
     from rwgate.frontends.kit import judge_document
     from rwgate.readers.keys import resolve_key
 
     spans = citation_spans(text, manuscript.latex)
     doc = manuscript.doc.model_copy(update={"keys": cited_keys(manuscript, text, spans)})
-    if kept is not None:
-        result, refs = kept.judge_document(doc, settings)
-    else:
-        result, refs = judge_document(doc, settings)
+    result, refs = (kept.judge_document if kept is not None else judge_document)(doc, settings)
     memo = (said or Said()).of(result, settings.template)
     known = {c.key for c in result.citations}
     resolved = {s.key: resolve_key(s.key, known) or s.key for s in spans}
@@ -250,21 +241,21 @@ def judge_bibliography(
     from rwgate.readers.bibliographies.registry import reader_for
 
     bib = reader_for(path, ["bibliography"]).read_text(text, str(path))
-    if kept is not None:
-        result = kept.judge(bib.references, settings, bib.problems)
-    else:
-        result = judge(bib.references, settings, bib.problems)
+    result = (kept.judge if kept is not None else judge)(bib.references, settings, bib.problems)
     own = text.splitlines()
     here = str(path)
-    spans = [_entry_span(own, ref) for ref in bib.references]
+    spans = [
+        key_on_line(own, r.key, r.location.line if r.location else None) for r in bib.references
+    ]
     out = _start(path, result, spans, {s.key: s.key for s in spans})
     by_key = {s.key: s for s in spans}
+    said = Said().of(result, settings.template)
     for citation in result.citations:
         span = by_key.get(citation.key)
         entry = Place(here, span) if span is not None else None
         if entry is not None:
             out.entries[citation.key] = entry
-        out.notes += _notes(citation, Said().of(result, settings.template), [], entry)
+        out.notes += _notes(citation, said, [], entry)
     _add_problems(out, result.problems, here, lambda p: own if p == here else lines(p))
     _add_warnings(out, result.warnings, here)
     return out
@@ -279,8 +270,30 @@ def unreadable(path: Path, exc: BaseException) -> Verdicts:
     return Verdicts(path=path, notes=[note])
 
 
-def _entry_span(lines: list[str], ref: Reference) -> Span:
-    return key_on_line(lines, ref.key, ref.location.line if ref.location else None)
+def key_on_line(text_lines: list[str], key: str, line: int | None) -> Span:
+    """Where an entry's ``key`` is written, from the reader's line (1-based) of its entry: the
+    key's columns on that line or the few after it (a CSL JSON ``id`` follows its ``{``), else
+    the whole start of that line."""
+    first = max((line or 1) - 1, 0)
+    for number in range(first, min(first + 8, len(text_lines))):
+        found = _whole(text_lines[number], key)
+        if found >= 0:
+            return Span(key, number, found, found + len(key))
+    width = len(text_lines[first]) if first < len(text_lines) else 0
+    return Span(key, first, 0, width)
+
+
+def _whole(line: str, key: str) -> int:
+    """The column of ``key`` in ``line`` as a whole word (not inside a longer key), or -1."""
+    at = line.find(key)
+    while at >= 0:
+        before = line[at - 1] if at else " "
+        end = at + len(key)
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before in "_-:") and not (after.isalnum() or after in "_-:"):
+            return at
+        at = line.find(key, at + 1)
+    return -1
 
 
 def _start(
@@ -339,33 +352,23 @@ def message_of(citation: Citation, template: str | None) -> str:
     return said[len(prefix) :] if said.startswith(prefix) else said
 
 
-def _notes(
-    citation: Citation,
-    said: Said,
-    uses: list[Place],
-    entry: Place | None,
-) -> list[Note]:
+def _notes(citation: Citation, said: Said, uses: list[Place], entry: Place | None) -> list[Note]:
     """The notes of a work: at each of its citations, and at its entry."""
     severity = SEVERITY_OF_ACTION.get(citation.action)
     if severity is None:  # ignored by the policy: nothing to say
         return []
     message, url = said.say(citation)
-    shared = {
-        "code": citation.status,
-        "key": citation.key,
-        "struck": citation.status in STRUCK,
-        "url": url,
-    }
-    notice: list[tuple[Place | str, str]] = [(url, f"the notice: {url}")] if url else []
-    out: list[Note] = []
-    for use in uses:
-        related: list[tuple[Place | str, str]] = []
-        if entry is not None:
-            related.append((entry, f"the entry of {citation.key}"))
-        out.append(Note(use, message, severity, related=related + notice, **shared))  # type: ignore[arg-type]
+    struck = citation.status in STRUCK
+
+    def note(place: Place, related: list[Related]) -> Note:
+        return Note(place, message, severity, citation.status, citation.key, struck, url, related)
+
+    notice: list[Related] = [(url, f"the notice: {url}")] if url else []
+    to_entry: list[Related] = [(entry, f"the entry of {citation.key}")] if entry else []
+    out = [note(use, [*to_entry, *notice]) for use in uses]
     if entry is not None:
-        cited = [(use, f"{citation.key} cited here") for use in uses[:5]]
-        out.append(Note(entry, message, severity, related=[*cited, *notice], **shared))  # type: ignore[arg-type]
+        cited: list[Related] = [(use, f"{citation.key} cited here") for use in uses[:5]]
+        out.append(note(entry, [*cited, *notice]))
     return out
 
 

@@ -30,17 +30,17 @@ from rwgate import __version__
 from rwgate.errors import RwgateError
 from rwgate.frontends.lsp import protocol
 from rwgate.frontends.lsp.analysis import Note, Place, message_of
-from rwgate.frontends.lsp.present import hover_text
 from rwgate.frontends.lsp.session import Session
 
+# Seconds without a change before: the offline pass (a burst of keystrokes is one pass); the
+# network pass; the diagnostics of the other files a change touched (the bibliography whose
+# entries say where they are cited: the edited document's go at once, the others at a pause).
 QUIET = 0.02
-"""Seconds without a change before the offline pass (keystrokes in a burst are one pass)."""
 NETWORK_QUIET = 1.0
-"""Seconds without a change before the network pass."""
 OTHERS_QUIET = 0.3
-"""Seconds without a change before the diagnostics of the other files a change touched (the
-bibliography whose entries list where they are cited) are sent: the edited document's go first,
-at once; while the author types, the others wait for a pause."""
+Made = dict[tuple[int, tuple[str | None, ...]], tuple[Note, str]]
+"""Diagnostics' JSON by the note each was made from (notes are never modified) and the text of
+the lines it points at."""
 NO_NETWORK = (
     "rwgate: the network sources did not answer; the diagnostics are the offline verdicts "
     "(snapshot and cache). They update when the sources answer again."
@@ -77,11 +77,8 @@ class RwgateServer(LanguageServer):
         self.generation: dict[str, int] = {}
         self.told_offline = False
         self.published: dict[str, list[Any]] = {}
-        self.made: dict[str, dict[tuple[int, tuple[str | None, ...]], tuple[Note, str]]] = {}
-        """Per file, the JSON of the diagnostics last sent, by the note each was made from and the
-        text of the lines it points at: a change makes only the diagnostics it changes (a long
-        manuscript's hundreds stay as they were; the passes give the same note objects again for
-        a work cited where it was, and notes are never modified)."""
+        self.made: dict[str, Made] = {}
+        """Per file, the JSON of the diagnostics last sent: a change makes only those it changes."""
         self.pending: set[str] = set()
         self.later: asyncio.TimerHandle | None = None
 
@@ -90,9 +87,6 @@ class RwgateServer(LanguageServer):
             if to_fs_path(uri) == path:
                 return str(document.source)
         return None
-
-    def lines(self, path: str) -> list[str]:
-        return self.session.lines(path)
 
     # --- passes ------------------------------------------------------------------------------
 
@@ -167,8 +161,7 @@ class RwgateServer(LanguageServer):
         self.publish(paths)
 
     def publish(self, paths: list[str]) -> None:
-        """Each file's diagnostics, when they changed: each diagnostic's JSON is made once and
-        kept while its note and the lines it points at stay the same."""
+        """Each file's diagnostics when they changed, each one's JSON made once (:data:`Made`)."""
         codec = self.workspace.position_codec
         lines = self.session.lines_cache()
         for path in paths:
@@ -177,7 +170,7 @@ class RwgateServer(LanguageServer):
                 continue  # nothing new to say about this file: no message, no client work
             self.published[path] = notes
             made = self.made.get(path, {})
-            fresh: dict[tuple[int, tuple[str | None, ...]], tuple[Note, str]] = {}
+            fresh: Made = {}
             for note in notes:
                 key = (id(note), _texts(note, lines))  # (the note is kept: its id stays its own)
                 found = made.get(key)
@@ -195,12 +188,7 @@ class RwgateServer(LanguageServer):
             self.generation[path] += 1
         if self.later is not None:  # no message after the client's shutdown
             self.later.cancel()
-        self.offline_worker.submit(self.session.close_sources).result()
-
-    def again_everywhere(self) -> None:
-        """Every open document judged again (the user's configuration changed)."""
-        for uri in list(self.workspace.text_documents):
-            self.changed(uri, reread=True)
+        self.offline_worker.submit(self.session.kept.close).result()
 
     # --- requests ----------------------------------------------------------------------------
 
@@ -208,7 +196,7 @@ class RwgateServer(LanguageServer):
         path = to_fs_path(uri)
         if path is None:
             return None
-        lines = self.lines(path)
+        lines = self.session.lines(path)
         here = self.workspace.position_codec.position_from_client_units(lines, position)
         return path, here.line, here.character
 
@@ -219,18 +207,17 @@ class RwgateServer(LanguageServer):
             return None
         verdicts, citation = found
         path = where[0]
-        span = next(
-            (s for s in verdicts.spans if s.contains(where[1], where[2])),
-            None,
-        )
+        span = verdicts.span_at(where[1], where[2])
         place = verdicts.entries.get(citation.key)
         if span is not None and str(verdicts.path) == path:
             place = Place(path, span)
         template = self._template(verdicts.path)
-        text = hover_text(citation, message_of(citation, template), verdicts.sources)
+        text = protocol.hover_text(citation, message_of(citation, template), verdicts.sources)
+        contents = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text)
         if place is None or place.path != path:
-            return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
-        return protocol.hover(text, self.workspace.position_codec, self.lines(path), place)
+            return lsp.Hover(contents=contents)
+        codec, lines = self.workspace.position_codec, self.session.lines(path)
+        return lsp.Hover(contents=contents, range=protocol.to_range(codec, lines, place))
 
     def _template(self, path: Path) -> str | None:
         try:
@@ -242,7 +229,7 @@ class RwgateServer(LanguageServer):
         path = to_fs_path(params.text_document.uri)
         if path is None:
             return []
-        lines = self.lines(path)
+        lines = self.session.lines(path)
         codec = self.workspace.position_codec
         start = codec.position_from_client_units(lines, params.range.start)
         end = codec.position_from_client_units(lines, params.range.end)
@@ -262,7 +249,9 @@ class RwgateServer(LanguageServer):
                 ]
                 entry = verdicts.entries.get(citation.key)
                 template = self._template(verdicts.path)
-                actions += protocol.code_actions(citation, template, entry, codec, self.lines, mine)
+                actions += protocol.code_actions(
+                    citation, template, entry, codec, self.session.lines, mine
+                )
         return actions
 
     def allow(self, key: str, doi: str | None, reason: str) -> None:
@@ -278,7 +267,8 @@ class RwgateServer(LanguageServer):
             return
         said = f"rwgate: {key} allowed until {until.isoformat()} in {path} (edit the reason there)"
         self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=said))
-        self.again_everywhere()
+        for uri in list(self.workspace.text_documents):  # the user's configuration changed
+            self.changed(uri, reread=True)
 
 
 def _texts(note: Note, lines: Callable[[str], list[str]]) -> tuple[str | None, ...]:

@@ -1,31 +1,21 @@
-"""The server's memory between messages, without the protocol: which manuscripts are open as the
-build reads them, the last verdicts of each document, and which diagnostics each file shows.
-
-A document's diagnostics may come from several documents (a ``.bib`` shows the verdicts of every
-open manuscript that cites from it, and its own when it is open itself), so each pass records
-what it says about each file (:meth:`Session.record`) and a file shows the union.
+"""The server's memory between messages, without the protocol: the open manuscripts as the build
+reads them, each document's last verdicts, and what each file shows: the union of what every pass
+said about it (a ``.bib`` shows the verdicts of every open manuscript citing from it).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import RwgateError
 from rwgate.frontends.kit import KeptSources
-from rwgate.frontends.lsp.analysis import (
-    Manuscript,
-    Note,
-    Said,
-    Verdicts,
-    judge_bibliography,
-    judge_manuscript,
-    read_manuscript_file,
-    unreadable,
-)
+from rwgate.frontends.lsp import analysis
+from rwgate.frontends.lsp.analysis import Manuscript, Note, Said, Verdicts
 
 if TYPE_CHECKING:
     from rwgate.settings.config import Settings
@@ -46,7 +36,7 @@ class Session:
         self.shown: dict[str, dict[str, list[Note]]] = {}  # file -> origin document -> notes
         self.lock = threading.RLock()
         self.kept = KeptSources()
-        """The offline passes' sources, open for the server's life (:meth:`close_sources`)."""
+        """The offline passes' sources, open for the server's life (closed at shutdown)."""
         self.files: dict[str, tuple[tuple[int, int, int], list[str]]] = {}
         """Saved files' lines, by their modification time, size and inode."""
         self.said = Said()
@@ -55,9 +45,8 @@ class Session:
     # --- reading -----------------------------------------------------------------------------
 
     def lines(self, path: str) -> list[str]:
-        """A file's lines as the editor has them (its buffer when open, else the saved file:
-        read again only when it changed on disk, and then the same list, which callers do not
-        modify, so what was found in it can be kept while it is the same)."""
+        """A file's lines as the editor has them: its buffer when open, else the saved file's
+        (the same list while the file is unchanged on disk: callers do not modify it)."""
         text = self.text_of(path)
         if text is not None:
             return text.splitlines()
@@ -73,14 +62,7 @@ class Session:
     def lines_cache(self) -> Callable[[str], list[str]]:
         """:meth:`lines`, each file split once (for one pass or one publication: a manuscript
         of 10,000 words is split once, not once per diagnostic)."""
-        known: dict[str, list[str]] = {}
-
-        def lines(path: str) -> list[str]:
-            if path not in known:
-                known[path] = self.lines(path)
-            return known[path]
-
-        return lines
+        return functools.cache(self.lines)
 
     def forget(self, path: str) -> None:
         """Read the saved manuscript again at the next pass (opened, saved, or its config)."""
@@ -94,7 +76,7 @@ class Session:
             known = self.manuscripts.get(key)
         if known is None:
             try:
-                known = read_manuscript_file(path)
+                known = analysis.read_manuscript_file(path)
             except (RwgateError, OSError, ValueError) as exc:
                 known = exc
             with self.lock:
@@ -139,18 +121,14 @@ class Session:
                 manuscript = self._manuscript(path)
                 settings = self.settings(path, manuscript.doc.metadata, offline)
                 said = self.said if offline else None
-                return judge_manuscript(manuscript, text, settings, lines, kept, said)
+                return analysis.judge_manuscript(manuscript, text, settings, lines, kept, said)
             settings = self.settings(path, None, offline)
-            return judge_bibliography(path, text, settings, lines, kept)
+            return analysis.judge_bibliography(path, text, settings, lines, kept)
         except (RwgateError, OSError, ValueError) as exc:
-            return unreadable(path, exc)
+            return analysis.unreadable(path, exc)
         finally:
             if not offline:  # its answers are in the cache now: the next offline pass sees them
                 self.kept.forget()
-
-    def close_sources(self) -> None:
-        """Close the kept sources (at shutdown, on the offline passes' worker)."""
-        self.kept.close()
 
     def record(self, verdicts: Verdicts) -> list[str]:
         """Keep ``verdicts`` as its document's latest; the files whose diagnostics changed."""
@@ -160,9 +138,7 @@ class Session:
             by_file.setdefault(note.place.path, []).append(note)
         with self.lock:
             self.verdicts[origin] = verdicts
-            changed = [f for f, notes in self.shown.items() if origin in notes and f not in by_file]
-            for file in changed:
-                del self.shown[file][origin]
+            changed = self._unshow(origin, by_file)
             for file, notes in by_file.items():
                 self.shown.setdefault(file, {})[origin] = notes
             return sorted({*changed, *by_file})
@@ -172,10 +148,14 @@ class Session:
         with self.lock:
             self.verdicts.pop(path, None)
             self.manuscripts.pop(path, None)
-            changed = [f for f, notes in self.shown.items() if path in notes]
-            for file in changed:
-                del self.shown[file][path]
-            return changed
+            return self._unshow(path)
+
+    def _unshow(self, origin: str, kept: Container[str] = ()) -> list[str]:
+        """Forget what ``origin`` said about each file but ``kept``; those files."""
+        changed = [f for f, notes in self.shown.items() if origin in notes and f not in kept]
+        for file in changed:
+            del self.shown[file][origin]
+        return changed
 
     def notes_for(self, path: str) -> list[Note]:
         """What the file at ``path`` shows: every open document's notes about it, once each."""
@@ -210,15 +190,10 @@ class Session:
         for verdicts in candidates:
             if str(verdicts.path) == path:
                 found = verdicts.citation_at(line, column)
-            else:
-                found = next(
-                    (
-                        verdicts.citations.get(key)
-                        for key, place in verdicts.entries.items()
-                        if place.path == path and place.span.contains(line, column)
-                    ),
-                    None,
-                )
+            else:  # an entry written here, of a work that manuscript cites
+                entries = verdicts.entries.items()
+                keys = [k for k, p in entries if p.path == path and p.span.contains(line, column)]
+                found = verdicts.citations.get(keys[0]) if keys else None
             if found is not None:
                 return verdicts, found
         return None

@@ -4,13 +4,12 @@ pandoc runs it as ``rw-filter FORMAT`` with the document's JSON AST on stdin and
 (possibly changed) AST on stdout; a non-zero exit makes pandoc stop and write nothing, which is how
 the gate works. The filter is only an adapter: it reads the cited keys and bibliographies from the
 AST exactly as ``rwgate check`` does
-(:func:`rwgate.readers.manuscripts.manuscript.document_from_ast`), asks
-the core for every verdict in one batched call, and renders the result as AST elements.
+(:func:`rwgate.readers.manuscripts.manuscript.document_from_ast`), asks the core for every verdict
+in one batched call, and renders the result as AST elements.
 
 The rule, whatever the pipeline (:mod:`rwgate.frontends.pandoc.render`): a flagged work that the
-output shows
-carries its notice, or the build stops. The notice goes into its rendered bibliography entry
-(``--citeproc`` before the filter); where there is none (the filter before citeproc,
+output shows carries its notice, or the build stops. The notice goes into its rendered bibliography
+entry (``--citeproc`` before the filter); where there is none (the filter before citeproc,
 ``suppress-bibliography``, ``--natbib``/``--biblatex``, whose list BibTeX or biber formats later,
 with a style that may never print ``note``) it follows each citation of the work, in every format,
 LaTeX included (and, in LaTeX, also goes into a shadow .bib's ``note``). A work whose notice can go
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import RwgateError, UsageError
-from rwgate.frontends.pandoc.log import lines_since, mark, say, write_line
+from rwgate.frontends.pandoc.log import announce, lines_since, mark, say, write_line
 from rwgate.frontends.pandoc.lua import lua_answer, lua_entries, store_for_lua
 from rwgate.frontends.pandoc.memo import (
     DOCUMENT,
@@ -94,11 +93,9 @@ def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[t
 
 
 def report_messages(result: CheckResult, verbose: bool = False) -> None:
-    """Warnings for problems, source trouble and every citation the policy warns about; entries
-    without a DOI as one summary line unless ``verbose`` (``RWGATE_VERBOSE=1``). The works to
-    annotate are said once their notices are placed
-    (:func:`rwgate.frontends.pandoc.notices.announce`),
-    so that each line says where the notice went, or only here when the build stops."""
+    """Warnings for problems, source trouble and every citation the policy warns about (entries
+    without a DOI as one summary line unless ``verbose``); a work to annotate is said here only
+    when the build stops, else once its notice is placed (:func:`announce`)."""
     from rwgate.frontends.kit import describe
     from rwgate.render.report import no_doi_summary
 
@@ -126,20 +123,15 @@ class Run:
     result: CheckResult | None = None
     refs: dict[str, Reference] = field(default_factory=dict)
     verdict: Verdict | None = None
-    """What to remember (None: the rule says it may not be,
-    :func:`rwgate.verdicts.remembered.refusal`)."""
+    """What to remember (None: :func:`rwgate.verdicts.remembered.refusal` says it may not be)."""
 
 
 @dataclass(frozen=True)
 class Filter:
     """One rw-filter run, chosen once from its arguments (:meth:`of`): the output format, the
-    environment it reads (every read recorded, :mod:`rwgate.settings.recorded`, as the
-    configuration's
-    are), and who runs it: pandoc itself, or the Lua filter (``_extensions/rwgate/rwgate.lua``),
-    which may ask for the ``verdicts`` to place the notices itself and name a ``memo`` of its own
-    (:func:`rwgate.frontends.pandoc.lua.store_for_lua`). The phases read the mode here: it is never
-    a
-    parameter handed on from one function to the next."""
+    environment (every read recorded), and who runs it: pandoc, or the Lua filter, which may ask
+    for the ``verdicts`` only and name a ``memo`` of its own (:mod:`.lua`). The phases read the
+    mode here: it is never a parameter handed on from one function to the next."""
 
     fmt: str
     env: Mapping[str, str]
@@ -161,9 +153,7 @@ class Filter:
 
     def process(self, source: bytes) -> tuple[int, bytes | None]:
         """Filter one document: (exit status, output AST or None when the gate stops the build),
-        through the door of :mod:`rwgate.verdicts.remembered` (find, re-check, replay; or run and
-        keep),
-        the Lua filter's own memo written too when it named one."""
+        replayed from the memo or run and remembered (:mod:`rwgate.verdicts.remembered`)."""
         from rwgate.readers.manuscripts.pandoc_ast import cited_keys
         from rwgate.verdicts.remembered import door, memo_base, through
 
@@ -188,10 +178,7 @@ class Filter:
     def check_document(
         self, ast: dict[str, Any], source: bytes, keys: list[str], printed: list[Entry]
     ) -> tuple[tuple[int, bytes | None], dict[str, Any] | None]:
-        """The full run in three phases, as a pandoc filter is shaped (prepare, judge, finalize):
-        ((exit status, output AST or None), the payload to remember or None). ``keys`` and
-        ``printed``: the cited keys and the entries citeproc rendered (each verified against
-        what was judged, DESIGN.md rule 2, :func:`verify_printed`)."""
+        """The full run in three phases: ((status, output AST or None), payload to remember)."""
         run = self.prepare(ast, keys)
         if not run.cited.keys and not run.cited.cite_all and run.settings.report is None:
             run.verdict = self._verdict(run, 0, None)  # nothing to judge: as it came
@@ -234,8 +221,9 @@ class Filter:
         report_messages(result, verbose=self.env.get("RWGATE_VERBOSE", "") not in ("", "0"))
         for line in failure_lines(result) if result.exit_code else ():
             say("ERROR", line)
-        report = None if settings.report is None else result.report().to_json() + "\n"
-        if report is not None and settings.report is not None:
+        report = None
+        if settings.report is not None:
+            report = result.report().to_json() + "\n"
             write_output(settings.report, report)
         record_lock(result, settings)
         run.result = result
@@ -243,11 +231,9 @@ class Filter:
         return result
 
     def finalize(self, run: Run, ast: dict[str, Any], source: bytes) -> bytes | None:
-        """Phase 3: the notices placed (by rw-filter, or by the Lua filter when it can and
-        asked: :attr:`verdicts`); the output, or None when a flagged work would be shown
-        without its notice (the build stops, exit 1)."""
+        """Phase 3: the notices placed (here, or by the Lua filter when it can and asked); the
+        output, or None when a flagged work would be shown without its notice (exit 1)."""
         from rwgate.frontends.kit import annotations_for
-        from rwgate.frontends.pandoc.notices import announce
 
         assert run.result is not None
         fmt, inline = self.fmt, run.settings.inline
@@ -258,38 +244,35 @@ class Filter:
         if entries is not None:
             placed = {key: "in its bibliography entry" for key in annotations}
             announce(run.result.citations, placed, fmt, "")
-            _placed(run.verdict, run.bookmark, Placed(annotations, "entries", None, False))
+            _placed(run.verdict, run.bookmark, annotations, "entries", None, False)
             return lua_answer(annotations, entries)
         from rwgate.frontends.pandoc.render import load, place, placement_mode, write_shadows
 
         doc = load(source, fmt)
         mode = placement_mode(doc, fmt)
-        files = bibliography_files(ast, resource_path(self.env)) if mode == "shadow" else []
-        shadowing, complete = (
-            write_shadows(annotations, run.refs, files) if mode == "shadow" else (None, True)
-        )
+        shadowing, complete = None, True
+        if mode == "shadow":
+            files = bibliography_files(ast, resource_path(self.env))
+            shadowing, complete = write_shadows(annotations, run.refs, files)
         placement = place(doc, mode, annotations, shadowing, inline)
         for line in placement.messages:
             write_line(line)
         if announce(run.result.citations, placement.placed, fmt, mode):
             return None
         if complete:
-            _placed(run.verdict, run.bookmark, Placed(annotations, mode, shadowing, inline))
+            _placed(run.verdict, run.bookmark, annotations, mode, shadowing, inline)
         else:
             run.verdict = None  # a shadow .bib not written: the next build tries again
         return placement.output
 
     def _verdict(self, run: Run, code: int, report: str | None) -> Verdict | None:
         """What to remember of a full run: None when :func:`rwgate.verdicts.remembered.refusal`
-        says it
-        may not be. rw-filter replays a failing verdict and a report (see that function)."""
+        says it may not be. rw-filter replays a failing verdict and a report."""
         from rwgate.verdicts.remembered import memo_base, refusal
 
         settings = run.settings
-        why = refusal(
-            settings, run.result, memo_base(self.env), replays_failure=True, replays_report=True
-        )
-        if why is not None:
+        base = memo_base(self.env)
+        if refusal(settings, run.result, base, replays_failure=True, replays_report=True):
             return None
         return Verdict(
             exit_code=code,
@@ -299,30 +282,24 @@ class Filter:
         )
 
 
-@dataclass(frozen=True)
-class Placed:
-    """Where the notices went, as the verdict to remember notes it (:func:`replay`)."""
-
-    annotations: dict[str, Annotation]
-    mode: Mode
-    shadowing: Shadowing | None
-    inline: bool
-
-
-def _placed(verdict: Verdict | None, bookmark: int, placed: Placed) -> None:
-    """Note in the verdict to remember where the notices went (and every line said so far)."""
+def _placed(
+    verdict: Verdict | None,
+    bookmark: int,
+    annotations: dict[str, Annotation],
+    mode: Mode,
+    shadowing: Shadowing | None,
+    inline: bool,
+) -> None:
+    """Note in the verdict to remember where the notices went, and every line said so far."""
     if verdict is not None:
         verdict.lines = lines_since(bookmark)
-        verdict.annotations, verdict.mode = placed.annotations, placed.mode
-        verdict.shadowing, verdict.inline = placed.shadowing, placed.inline
+        verdict.annotations, verdict.mode = annotations, mode
+        verdict.shadowing, verdict.inline = shadowing, inline
 
 
 def verify_printed(run: Run, printed: list[Entry]) -> bool:
-    """DESIGN.md rule 2: each entry citeproc printed is a reading rwgate judged for its key
-    (:mod:`rwgate.frontends.pandoc.printed`). False: an ``ERROR`` line per entry that is not, and
-    the build
-    stops, with nothing remembered (the next build verifies again). An entry that prints nothing
-    to compare is one warning, said again on a rebuild from the memo."""
+    """DESIGN.md rule 2 (:mod:`.printed`). False: an ``ERROR`` line per entry that is not what
+    was judged, and the build stops with nothing remembered (the next build verifies again)."""
     if not printed:
         return True  # before citeproc: nothing printed yet
     assert run.result is not None

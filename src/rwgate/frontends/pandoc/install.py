@@ -1,15 +1,10 @@
 """``rwgate quarto install [DIR]`` and ``rwgate lua-filter``: the Lua filter from the package.
 
-The wheel carries the Quarto extension (``rwgate/_extensions/rwgate/``: ``rwgate.lua``, which is
-also the Lua filter for plain pandoc, and ``_extension.yml``). In a clone, the package folder is a
-link to the repository's ``_extensions/`` (one copy of each file; Quarto's ``quarto add`` reads the
-repository's). So a user who installed rwgate with pip needs no clone:
-
-* ``rwgate quarto install [DIR]`` writes ``DIR/_extensions/rwgate/`` (DIR: the Quarto project,
-  the working directory by default), replacing an older copy of rwgate's extension there;
-* ``rwgate lua-filter`` prints the Lua filter's path, for R Markdown's
-  ``pandoc_args = c("--lua-filter", system("rwgate lua-filter", intern = TRUE))`` and for
-  ``pandoc --lua-filter "$(rwgate lua-filter)"``.
+The wheel carries the Quarto extension (``rwgate/_extensions/rwgate/``: ``rwgate.lua``, also the
+Lua filter for plain pandoc, and ``_extension.yml``; in a clone, a link to the repository's
+``_extensions/``), so a user who installed rwgate with pip needs no clone: ``quarto install``
+copies it into a project, ``lua-filter`` prints the filter's path (for ``pandoc --lua-filter`` and
+R Markdown's ``pandoc_args``).
 """
 
 from __future__ import annotations
@@ -41,11 +36,6 @@ def extension_dir() -> Path:
     return EXTENSION
 
 
-def lua_filter() -> Path:
-    """The Lua filter's path (the extension's ``rwgate.lua``)."""
-    return extension_dir() / "rwgate.lua"
-
-
 def install_extension(project: Path) -> Path:
     """Copy the extension into ``project/_extensions/rwgate/``; returns that folder."""
     source = extension_dir()
@@ -69,7 +59,7 @@ def _cmd_quarto_install(args: argparse.Namespace) -> int:
 
 
 def _cmd_lua_filter(_args: argparse.Namespace) -> int:
-    print(lua_filter())
+    print(extension_dir() / "rwgate.lua")
     return 0
 
 

@@ -1,14 +1,11 @@
 """The Lua filter's protocol: which entries it may annotate itself, its answer, its memo.
 
-The Lua filter (``_extensions/rwgate/rwgate.lua``, ``filters/rwgate.lua``) talks to rw-filter
-in two ways, both here so that the filter's main path does not carry them: ``--lua-memo PATH``
-(a verdict it replays without starting Python, :func:`store_for_lua`), and ``--verdicts``: on a
-memo miss it asks for the verdicts only (:func:`lua_answer`) and places the notices in its own
-copy of the document, so rw-filter neither loads the document into panflute nor places and
-writes it back, and pandoc does not read it again. That is done only where the Lua placement
-gives the very document :func:`rwgate.frontends.pandoc.render.place` would give
-(:func:`lua_entries`, read
-from the raw JSON AST); anywhere else rw-filter places as always and answers with the document:
+The Lua filter (``_extensions/rwgate/rwgate.lua``) talks to rw-filter in two ways:
+``--lua-memo PATH`` (a verdict it replays without starting Python, :func:`store_for_lua`), and
+``--verdicts``: it asks for the verdicts only (:func:`lua_answer`) and places the notices in its
+own copy of the document, so rw-filter neither loads the document into panflute nor writes it
+back. That is done only where the Lua placement gives the very document :func:`.render.place`
+would give (:func:`lua_entries`, from the raw JSON AST); anywhere else rw-filter places as always:
 
 * citeproc has rendered the list (``Div.csl-bib-body``), every annotated work has an entry, and the
   Lua walk (through ``Div``s, stopping at an entry) meets exactly the entries this one does (which
@@ -85,13 +82,23 @@ def divs(blocks: list[Any], wide: bool) -> Iterator[dict[str, Any]]:
             stack.extend(reversed(_content(block)))
 
 
+def rendered_entries(blocks: Any) -> list[dict[str, Any]] | None:
+    """citeproc's entry ``Div``s as rw-filter's placement meets them; None before citeproc (no
+    ``Div.csl-bib-body``)."""
+    if not isinstance(blocks, list):
+        return None
+    wide = list(divs(blocks, wide=True))
+    if not any("csl-bib-body" in attr(div)[1] for div in wide):
+        return None
+    return [div for div in wide if is_entry(div)]
+
+
 def _right_inline(element: dict[str, Any]) -> bool:
     return element.get("t") == "Span" and "csl-right-inline" in attr(element)[1]
 
 
-def _inlines(block: dict[str, Any]) -> list[Any]:
-    content = block.get("c")
-    return content if isinstance(content, list) else []
+def _paragraph(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("t") in _PARAGRAPHS
 
 
 def _same_target(entry: dict[str, Any]) -> bool:
@@ -101,28 +108,26 @@ def _same_target(entry: dict[str, Any]) -> bool:
     top = [
         id(inline)
         for block in blocks
-        if isinstance(block, dict) and block.get("t") in _PARAGRAPHS
-        for inline in _inlines(block)
+        if _paragraph(block) and isinstance(block.get("c"), list)
+        for inline in block["c"]
         if isinstance(inline, dict) and _right_inline(inline)
     ]
     if deep or top:
         return deep == top and len(top) == 1
-    paragraphs = [b for b in blocks if isinstance(b, dict) and b.get("t") in _PARAGRAPHS]
-    return not paragraphs or (isinstance(blocks[-1], dict) and blocks[-1].get("t") in _PARAGRAPHS)
+    return not any(_paragraph(b) for b in blocks) or _paragraph(blocks[-1])
 
 
 def lua_entries(
     ast: dict[str, Any], fmt: str, keys: Mapping[str, object], inline: bool
 ) -> dict[str, str] | None:
-    """Entry ``Div`` identifier -> annotated key, for the Lua filter to place; None when
-    rw-filter must place the notices itself (see the module docstring)."""
-    blocks = ast.get("blocks")
-    if inline or fmt.split("+")[0].startswith("jats") or not isinstance(blocks, list):
+    """Entry ``Div`` identifier -> annotated key, for the Lua filter to place; None: rw-filter
+    places the notices itself (see the module docstring)."""
+    if inline or fmt.split("+")[0].startswith("jats"):
         return None
-    wide = list(divs(blocks, wide=True))
-    if not any("csl-bib-body" in attr(div)[1] for div in wide):
+    blocks: Any = ast.get("blocks")
+    entries = rendered_entries(blocks)
+    if entries is None:
         return None
-    entries = [div for div in wide if is_entry(div)]
     if [id(d) for d in entries] != [id(d) for d in divs(blocks, False) if is_entry(d)]:
         return None
     found: dict[str, str] = {}
@@ -156,20 +161,16 @@ def lua_annotations(annotations: Mapping[str, Annotation]) -> dict[str, dict[str
 def lua_answer(annotations: Mapping[str, Annotation], entries: Mapping[str, str]) -> bytes:
     """What ``--verdicts`` answers instead of the document: the notices and, for each entry
     ``Div`` identifier, the key whose notice it gets. It starts with ``{"layout":`` (a document
-    starts with ``{"pandoc-api-version":``), which is how the Lua filter tells them apart."""
+    with ``{"pandoc-api-version":``): that is how the Lua filter tells them apart."""
     data = {"layout": LUA_LAYOUT, "annotations": lua_annotations(annotations), "entries": entries}
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
 def store_for_lua(path: Path, recorder: recorded.Recorder, verdict: Verdict) -> None:
     """The verdict in the shape the Lua filter replays without starting Python, at the path it
-    named, with the run's record: the Lua filter re-checks every recorded input itself (it keeps
-    no list of its own).
-
-    It only replays what it can place itself: a failed gate (its lines and exit status) or
-    annotations of rendered entries. Anything else (shadow .bib files, citation markers, a
-    report to write) is not written, so the Lua filter calls rw-filter again.
-    """
+    named, with the run's record (it re-checks every recorded input itself). Only what it can
+    place itself is written (a failed gate, or annotations of rendered entries): for anything
+    else (shadow .bib files, citation markers, a report) it calls rw-filter again."""
     if verdict.report_path is not None or verdict.inline:
         return
     if verdict.exit_code == 0 and verdict.annotations and verdict.mode != "entries":

@@ -1,14 +1,9 @@
 """The verdict memo: a rebuild whose citation inputs did not change skips the check entirely.
 
-Authors rebuild after every prose edit; the check would give the same verdicts, yet loading the
-models, the cache and the bibliography readers costs far more than the rest of the filter. So
-after a full run the filter remembers its outcome (:class:`Verdict`: the annotations, its stderr
-lines, the report, the exit status) through the door of :mod:`rwgate.verdicts.remembered`, with the
-record
-of everything the run read (:mod:`rwgate.settings.recorded`), and the next run with the same request
-(:func:`request`: the cited keys, the bibliography names, the ``rwgate``/``references``/``nocite``
-metadata, the format and the working directory) replays it only when every recorded input still
-holds. Whether a run may be remembered is :func:`rwgate.verdicts.remembered.refusal`'s one rule.
+Authors rebuild after every prose edit, and loading the models, the cache and the readers costs
+far more than the rest of the filter. So a full run's outcome (:class:`Verdict`) is remembered
+through :mod:`rwgate.verdicts.remembered` with the record of everything the run read, and the next
+run with the same :func:`request` replays it while every recorded input still holds.
 """
 
 from __future__ import annotations
@@ -55,12 +50,10 @@ def resource_path(env: Mapping[str, str]) -> list[Path]:
 def request(
     ast: dict[str, Any], fmt: str, keys: list[str], printed: list[Any] | None = None
 ) -> dict[str, Any] | None:
-    """What this run asks (the memo's name), or None when the memo is not to be used (a
-    malformed ``rwgate`` block: the full run says why). ``keys``: :func:`pandoc_ast.cited_keys`
-    of ``ast`` (the filter walks the document once); ``printed``: what the rendered entries
-    print (:func:`rwgate.frontends.pandoc.printed.request_part`), verified against the verdict
-    (DESIGN.md
-    rule 2), so a rebuild that prints otherwise (another CSL style) is verified again."""
+    """What this run asks (the memo's name: the cited ``keys``, the bibliography names, the
+    ``rwgate``/``references``/``nocite`` metadata, the format, the working directory and what
+    the rendered entries print, so that another CSL style is verified again), or None when the
+    memo is not to be used (a malformed ``rwgate`` block: the full run says why)."""
     if pandoc_ast.rwgate_block_malformed(ast):
         return None
     meta = ast.get("meta")

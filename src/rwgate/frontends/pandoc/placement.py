@@ -1,14 +1,11 @@
 """Where an annotation goes in a pandoc document, built from AST elements only.
 
-Every string that came from outside (notice DOIs, titles a user template prints, labels) becomes a
-``Str`` or a ``Link`` URL, never raw HTML or LaTeX, so each pandoc writer escapes it for its own
-format: a ``<script>`` in a DOI is text in HTML and ``\\textless{}script...`` in LaTeX.
-
-After ``--citeproc`` each bibliography entry is a ``Div#ref-KEY``; numeric styles split it into
-``csl-left-margin`` and ``csl-right-inline`` spans, and the annotation belongs in the latter so it
-stays in the entry's text column. Without a rendered entry the annotation follows the citations.
-Entry and citation ids renamed by filters (``KEY--2``, ``cites:KEY``) are matched to their key as
-:func:`rwgate.readers.keys.resolve_key` says.
+Every string from outside (notice DOIs, what a user template prints) becomes a ``Str`` or a
+``Link`` URL, never raw HTML or LaTeX, so each pandoc writer escapes it for its own format.
+After ``--citeproc`` each entry is a ``Div#ref-KEY``; numeric styles split it into
+``csl-left-margin`` and ``csl-right-inline`` spans, and the annotation goes in the latter (the
+entry's text column). Ids renamed by filters (``KEY--2``, ``cites:KEY``) are matched to their key
+by :func:`rwgate.readers.keys.resolve_key`.
 """
 
 from __future__ import annotations
@@ -73,12 +70,8 @@ def marker_span(annotation: Annotation, key: str | None = None, styled: bool = F
 
 
 def _divs(doc: pf.Doc) -> Iterator[pf.Div]:
-    """Every ``Div`` of the document, visiting block containers only.
-
-    Bibliography entries are blocks, so there is no need to descend into paragraphs; panflute's
-    ``walk`` would visit (and rebuild) every inline of a long document, which costs more than the
-    rest of the filter together.
-    """
+    """Every ``Div`` of the document, visiting block containers only (panflute's ``walk`` would
+    visit, and rebuild, every inline of a long document: more than the rest of the filter)."""
     stack: list[pf.Element] = list(reversed(doc.content))
     while stack:
         block = stack.pop()
@@ -104,11 +97,8 @@ def _entry_divs(doc: pf.Doc, keys: Container[str]) -> dict[str, list[pf.Div]]:
 
 
 def has_rendered_bibliography(doc: pf.Doc) -> bool:
-    """Whether citeproc has already run: it gives ``Div#refs`` the class ``csl-bib-body``.
-
-    ``#refs`` alone is not enough: an author writes an empty ``::: {#refs}`` to place the
-    bibliography, and that placeholder is there before citeproc and with ``--natbib`` too.
-    """
+    """Whether citeproc has already run: it gives ``Div#refs`` the class ``csl-bib-body``
+    (an author's empty ``::: {#refs}`` placeholder is there before citeproc too)."""
     return any("csl-bib-body" in d.classes for d in _divs(doc))
 
 

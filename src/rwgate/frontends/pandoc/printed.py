@@ -1,11 +1,9 @@
 """DESIGN.md rule 2 for pandoc: what citeproc printed is what rwgate judged.
 
-rwgate judges the definitions it reads for each key (:mod:`rwgate.readers.join`: every
-definition, the worst decides); citeproc prints the one it picks, with its own reader. A build
-must not trust that the two agree: after citeproc has run (``--citeproc`` before rw-filter, or the
-Lua filter's own citeproc), every rendered entry (``Div#ref-KEY.csl-entry``) is read back from the
-AST, never from a second emulation of citeproc, and compared with what was judged for KEY (the
-reference and its ``readings``):
+rwgate judges every definition it reads for a key (the worst decides); citeproc prints the one it
+picks, with its own reader. So after citeproc has run, every rendered entry
+(``Div#ref-KEY.csl-entry``) is read back from the AST (never from a second emulation of citeproc)
+and compared with what was judged for KEY (the reference and its ``readings``):
 
 * the entry prints a DOI: one of the printed DOIs must be a judged DOI, else the build stops
   (the printed work was never judged);
@@ -20,9 +18,8 @@ reference and its ``readings``):
   one warning names those entries, under every policy: a stop there would fail every build in
   such a style, whatever it cites.
 
-A printed entry whose key rwgate judged no reference for stops the build. Before citeproc (rw-filter
-without ``--citeproc``, ``--natbib``, ``--biblatex``) nothing is printed yet: nothing to verify
-here (``rw-latexmk`` checks what BibTeX or biber writes).
+A printed entry whose key rwgate judged no reference for stops the build. Before citeproc nothing
+is printed yet: nothing to verify here (``rw-latexmk`` checks what BibTeX or biber writes).
 """
 
 from __future__ import annotations
@@ -32,24 +29,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rwgate.contract.doi import find_in_text, try_normalize
-from rwgate.frontends.pandoc.lua import attr, divs, is_entry
+from rwgate.frontends.pandoc.lua import attr, rendered_entries
 from rwgate.readers.keys import resolve_key
 from rwgate.titles import title_key
 
 if TYPE_CHECKING:
     from rwgate.contract.models import Reference
 
-NOTICE = "rw-notice"
-"""A notice already placed (a second rw-filter): its notice DOI is not the entry's."""
-_MIN_OTHER_WORDS = 3
-"""Another work's title counts as named only with this many words: "Nature" is a journal too."""
+NOTICE = "rw-notice"  # a notice already placed (a second rw-filter): its DOI is not the entry's
+_MIN_OTHER_WORDS = 3  # words another work's title needs to count as named ("Nature" is a journal)
 _SHOWN = 90
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One rendered bibliography entry: its ``ref-`` identifier, the DOIs it prints (canonical,
-    in order), and its text as plain words."""
+    """One rendered entry: its ``ref-`` identifier, the DOIs it prints (canonical, in order), and
+    its text (``words``: folded as :func:`rwgate.titles.title_key` folds titles)."""
 
     ident: str
     dois: tuple[str, ...]
@@ -103,16 +98,8 @@ def _dois(text: str, links: Sequence[str]) -> tuple[str, ...]:
 
 def printed_entries(ast: Mapping[str, Any]) -> list[Entry]:
     """The entries citeproc rendered (none before citeproc: no ``Div.csl-bib-body``)."""
-    blocks = ast.get("blocks")
-    if not isinstance(blocks, list):
-        return []
-    found = list(divs(blocks, wide=True))
-    if not any("csl-bib-body" in attr(div)[1] for div in found):
-        return []
     out = []
-    for div in found:
-        if not is_entry(div):
-            continue
+    for div in rendered_entries(ast.get("blocks")) or []:
         parts: list[str] = []
         links: list[str] = []
         _texts(div.get("c", [None, []])[1], parts, links)
@@ -122,15 +109,14 @@ def printed_entries(ast: Mapping[str, Any]) -> list[Entry]:
 
 
 def request_part(entries: Sequence[Entry]) -> list[list[Any]]:
-    """What the entries print, for the verdict memo's name: a rebuild whose entries print
-    otherwise (another CSL style, another pandoc) is verified again."""
+    """What the entries print, for the verdict memo's name (another CSL style is verified again)."""
     return [[e.ident, list(e.dois), e.words] for e in entries]
 
 
 @dataclass
 class Verification:
-    """The outcome: ``errors`` (each one line; the build stops), ``warnings`` (each one line),
-    and the keys of entries that print nothing to compare (one warning for them all)."""
+    """``errors`` (the build stops), ``warnings``, and the keys of entries that print nothing to
+    compare (one warning for them all)."""
 
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -142,12 +128,12 @@ def _readings(ref: Reference) -> list[Reference]:
 
 
 def _judged_dois(ref: Reference) -> set[str]:
-    out = set()
-    for unit in _readings(ref):
-        for doi in (unit.doi, try_normalize(unit.raw_doi), find_in_text(unit.raw_doi)):
-            if doi:
-                out.add(doi)
-    return out
+    return {
+        doi
+        for unit in _readings(ref)
+        for doi in (unit.doi, try_normalize(unit.raw_doi), find_in_text(unit.raw_doi))
+        if doi
+    }
 
 
 def _contains(words: str, title: str) -> bool:
@@ -189,8 +175,7 @@ def _check(entry: Entry, key: str, refs: Mapping[str, Reference]) -> str | None:
     when it prints nothing to compare."""
     ref = refs[key]
     if entry.dois:
-        judged = _judged_dois(ref)
-        if judged.intersection(entry.dois):
+        if _judged_dois(ref).intersection(entry.dois):
             return None
         return "doi:" + ", doi:".join(entry.dois)
     if _titled(entry, ref):
@@ -204,14 +189,11 @@ def _check(entry: Entry, key: str, refs: Mapping[str, Reference]) -> str | None:
 def verify(
     entries: Sequence[Entry], refs: Mapping[str, Reference], strict: bool = False
 ) -> Verification:
-    """Each printed entry against what was judged for its key (see the module docstring).
-
-    An entry that prints neither a judged DOI nor a judged title, in a style that prints titles
-    (another entry of this document shows its judged title), prints some other title: under a
-    ``strict`` policy (one that fails what it cannot judge) the build stops, else it is a
-    warning (a title rwgate folds otherwise than the style prints it must not stop a build)."""
+    """Each printed entry against what was judged for its key (see the module docstring);
+    ``strict``: the policy fails what it cannot judge."""
     out = Verification()
     found: list[tuple[Entry, str]] = []
+    titles = False  # whether the style prints titles
     for entry in entries:
         key = resolve_key(entry.ident[4:], refs)
         if key is None:
@@ -220,12 +202,12 @@ def verify(
                 "rwgate judged no reference for: the printed work was never checked"
             )
             continue
+        titles = titles or _titled(entry, refs[key])
         printed = _check(entry, key, refs)
         if printed == "":
             found.append((entry, key))
         elif printed is not None:
             out.errors.append(_line(key, printed, refs[key]))
-    titles = any(_titled(entry, refs[key]) for entry in entries if (key := _key(entry, refs)))
     for entry, key in found:
         if not titles:
             out.unverifiable.append(key)
@@ -233,10 +215,6 @@ def verify(
         said = _line(key, f'"{_short(entry.text)}"', refs[key])
         (out.errors if strict else out.warnings).append(said)
     return out
-
-
-def _key(entry: Entry, refs: Mapping[str, Reference]) -> str | None:
-    return resolve_key(entry.ident[4:], refs)
 
 
 def _line(key: str, printed: str, ref: Reference) -> str:

@@ -1,22 +1,9 @@
-"""Putting the annotations into the document, whichever stage of the build the filter runs at.
-
-* After ``--citeproc``: into each flagged ``Div#ref-KEY`` (see
-:mod:`rwgate.frontends.pandoc.placement`).
-* No rendered bibliography (rw-filter before citeproc, ``suppress-bibliography``, ``--natbib``,
-  ``--biblatex``): a marker follows each citation of a flagged work, and one warning says why. In
-  LaTeX output the ``bibliography`` metadata is also pointed at shadow .bib files whose flagged
-  entries carry the notice in ``note`` (for BibTeX/biber, which format the list later): a style
-  may never print ``note``, so the marker is what makes the notice certain.
-* A work with no notice anywhere the output shows it (cited only through ``nocite`` and never
-  rendered here; a writer that prints references only, ``-t csljson``) is left out of the
-  :data:`Placed` answer: the filter then stops the build (see
-  :mod:`rwgate.frontends.pandoc.filter`).
-* JATS: entries are annotated (``<mixed-citation>``) and, since ``+element_citations`` rebuilds the
-  list from metadata (and a filter is not told the writer's extensions), every citation is marked.
-
-Writing the shadow files needs the references and bibtexparser; placing needs neither, so the two
-are apart: a rebuild answered from the verdict memo places the remembered shadows with the same
-:func:`place` as the run that wrote them.
+"""Putting the annotations into the document, whichever stage of the build the filter runs at
+(the rule: :mod:`rwgate.frontends.pandoc.filter`): into each flagged rendered entry
+(:mod:`.placement`), else after each citation, and in LaTeX also into shadow .bib files
+(:mod:`.shadowbib`). A work whose notice the output cannot show is left out of the :data:`Placed`
+answer. Placing needs neither the references nor bibtexparser (writing the shadows does): a
+rebuild answered from the verdict memo places the remembered shadows with the same :func:`place`.
 """
 
 from __future__ import annotations
@@ -31,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 import panflute as pf
 from panflute.elements import from_json
 
-from rwgate.frontends.pandoc.log import line, say
+from rwgate.frontends.pandoc.log import BIBLIOGRAPHY_FORMATS, line, say
 from rwgate.frontends.pandoc.placement import (
     annotate_entries,
     has_rendered_bibliography,
@@ -49,13 +36,9 @@ Mode = Literal["entries", "shadow", "markers"]
 
 @dataclass(frozen=True)
 class Shadowing:
-    """The shadow bibliographies written for one document.
-
-    ``names``: the new ``bibliography`` list; ``keys``: the works annotated in a shadow;
-    ``files``: each shadow file written (relative to the working directory). What each holds is
-    in the run's record (:mod:`rwgate.settings.recorded`), so a memo hit replays only while the
-    files it
-    points at are the ones written.
+    """The shadow bibliographies written for one document: ``names``, the new ``bibliography``
+    list; ``keys``, the works annotated in a shadow; ``files``, each shadow file written (relative
+    to the working directory, and in the run's record: a memo hit replays only while they hold).
     """
 
     names: list[str] = field(default_factory=list)
@@ -136,11 +119,6 @@ class Placement:
     messages: list[str] = field(default_factory=list)
 
 
-BIBLIOGRAPHY_FORMATS = frozenset({"csljson", "bibtex", "biblatex"})
-"""Writers that print the references themselves and none of the document: no notice can be put
-anywhere they show it."""
-
-
 def _no_list_reason(doc: pf.Doc, mode: Mode) -> str:
     """Why the notice is not in a rendered entry, said as it is."""
     if mode == "entries":
@@ -166,12 +144,8 @@ def place(
     shadowing: Shadowing | None = None,
     inline: bool = False,
 ) -> Placement:
-    """Put the annotations into ``doc``.
-
-    A notice that is not in a rendered entry follows each citation of its work, even where a
-    shadow .bib carries it too: BibTeX styles that print no ``note`` (PLOS's plos2015.bst) and
-    citeproc's CSL styles drop it, and the filter cannot tell which will format the list.
-    """
+    """Put the annotations into ``doc``. A notice not in a rendered entry follows each citation
+    of its work even where a shadow .bib carries it too (a style may drop ``note``)."""
     if doc.format.split("+")[0] in BIBLIOGRAPHY_FORMATS:
         return Placement(json.dumps(doc.to_json()).encode("utf-8"), {})
     in_entries = annotate_entries(doc, annotations) if mode == "entries" else set()

@@ -1,18 +1,11 @@
 """Shadow copies of the user's .bib files whose flagged entries carry the annotation.
 
-When the filter runs without citeproc (``--natbib``/``--biblatex``), BibTeX or biber formats the
-bibliography long after the filter has finished, so the only place the annotation can travel is the
-bibliography itself. The user's file is never touched: a copy is written atomically under
-``.rwgate/`` in the working directory (next to the other build products), identical to the
-original except that each flagged entry gets the annotation in ``note``. ``note`` rather than
-``addendum`` because every standard BibTeX style (plain, plainnat, unsrt) and every biblatex style
-prints ``note``, while only biblatex knows ``addendum``; pandoc's own BibTeX reader maps it too.
-A style that prints no ``note`` at all (PLOS's plos2015.bst, AAS's aasjournal.bst) loses it, so the
-filter also puts the notice after each citation of the work
-(:mod:`rwgate.frontends.pandoc.render`): the PDF
-shows it whatever the style. rw-latexmk, which annotates the ``.bbl`` itself, is the build that
-also checks the printed bibliography (and never prints a notice twice there: an entry already
-carrying the notice is left alone).
+Without citeproc (``--natbib``/``--biblatex``) BibTeX or biber formats the bibliography after the
+filter has finished, so the annotation travels in the bibliography itself: a copy under
+``.rwgate/`` (the user's file is never touched), identical but for each flagged entry's ``note``.
+``note``, not ``addendum``: every standard BibTeX style and every biblatex style prints ``note``,
+only biblatex knows ``addendum``. A style that prints no ``note`` (PLOS's plos2015.bst) loses it,
+so the filter also puts the notice after each citation (:mod:`rwgate.frontends.pandoc.render`).
 """
 
 from __future__ import annotations
