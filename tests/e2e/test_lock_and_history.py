@@ -110,9 +110,7 @@ def test_lock_then_since_reports_and_gates_on_what_changed_only(tmp_path: Path, 
 
     # As if the lock had been written before Yu's retraction, and before LaCour was cited.
     works["10.1016/j.neulet.2020.135139"] = {"keys": ["yu2020"], "notices": [], "status": "clean"}
-    lock.write_text(
-        json.dumps({"schema": "rwgate.lock/1", "works": works}), encoding="utf-8"
-    )
+    lock.write_text(json.dumps({"schema": "rwgate.lock/1", "works": works}), encoding="utf-8")
     bib.write_text(bib.read_text() + entry("lacour2014"), "utf-8")
     args = ["refs.bib", "--policy", "strict", "--since", "rwgate.lock"]
     new = check(tmp_path, env, *args, "--format", "sarif", "-o", "out.sarif")
@@ -185,10 +183,7 @@ def test_the_lock_setting_drives_rw_filter_too(tmp_path: Path, env) -> None:
         [*pandoc, "-o", "a.html"], cwd=tmp_path, env=build_env, capture_output=True, text=True
     )
     assert first.returncode != 0  # strict, no lock to compare with: both retracted works fail
-    assert (
-        json.loads((tmp_path / "rwgate.lock").read_text())["schema"]
-        == "rwgate.lock/1"
-    )
+    assert json.loads((tmp_path / "rwgate.lock").read_text())["schema"] == "rwgate.lock/1"
     assert not (tmp_path / "evil.lock").exists()
     since_env = dict(env, RWGATE_SINCE="rwgate.lock")
     again = subprocess.run(
