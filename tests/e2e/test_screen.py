@@ -196,6 +196,27 @@ def test_the_bundled_sample_on_the_command_line(snapshot: Path, tmp_path: Path) 
     assert "flagged" in done.stdout and (tmp_path / "o" / "flagged.parquet").exists()
 
 
+def test_a_gzipped_csv_named_without_gz_is_screened_as_it_reads(
+    snapshot: Path, tmp_path: Path
+) -> None:
+    """DuckDB tells gzip by the file's name: a gzipped export saved as ``.csv`` was refused as
+    "not a CSV DuckDB can read" although the screen's own peek had read it. Its verdict is now
+    the plain file's, record for record."""
+    plain = SAMPLE / "rw-cited-sample.csv"
+    unnamed = tmp_path / "cited.csv"
+    unnamed.write_bytes(gzip.compress(plain.read_bytes()))
+    summaries = []
+    for i, path in enumerate([plain, unnamed]):
+        done = _cli(str(path), "--out", str(tmp_path / f"o{i}"), "--snapshot", str(snapshot))
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
+        same = ("summary", "bad_rows", "flagged_works", "most_cited", "flagged_by_citing_year")
+        summaries.append({k: summary[k] for k in same})
+        assert [f["records"] for f in summary["files"]] == [60]
+    assert summaries[0] == summaries[1]
+    assert summaries[0]["summary"]["flagged"] > 0
+
+
 @pytest.mark.parametrize(
     ("name", "content", "claim"),
     [

@@ -93,7 +93,12 @@ def _one_char(flag: str, value: str | None) -> str | None:
 
 
 def sniff(
-    path: Path, read_as: Path, encoding: str, delimiter: str | None = None, quote: str | None = None
+    path: Path,
+    read_as: Path,
+    encoding: str,
+    delimiter: str | None = None,
+    quote: str | None = None,
+    compression: str = "auto",
 ) -> Dialect:
     """The dialect of ``read_as`` (``path`` itself, or its UTF-8 copy) by DuckDB's sniffer, the
     flags standing where given. A file the sniffer found no quote in is read with RFC 4180's
@@ -105,6 +110,8 @@ def sniff(
     quote = _one_char("--quote", quote)
     native = "utf-8" if encoding in TRANSCODED.values() else encoding
     args = f"encoding = {lit(native)}, store_rejects = true"
+    if compression != "auto":
+        args += f", compression = {lit(compression)}"
     if delimiter:
         args += f", delim = {lit(delimiter)}"
     if quote is not None:
@@ -140,7 +147,7 @@ def transcode(path: Path, encoding: str, folder: Path) -> Path:
     encoding does not define is an error naming its offset (fail closed, never a guess)."""
     out = folder / f"{len(list(folder.iterdir()))}-{path.name.removesuffix('.gz')}"
     decoder = codecs.getincrementaldecoder(encoding)()
-    opener = gzip.open if path.name.endswith(".gz") else open
+    opener = gzip.open if _gzipped(path) else open
     offset = 0
     with opener(path, "rb") as src, out.open("w", encoding="utf-8", newline="") as dst:
         while chunk := src.read(1 << 20):
@@ -203,6 +210,12 @@ def expand(patterns: list[str]) -> list[Path]:
     return list(out.values())
 
 
+def _gzipped(path: Path) -> bool:
+    """Whether ``path`` starts as a gzip file does, whatever its name."""
+    with path.open("rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
 def _head(path: Path) -> bytes:
     """The first bytes of ``path`` (decompressed when gzipped)."""
     try:
@@ -255,8 +268,11 @@ def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Pa
     copy = None
     if encoding in TRANSCODED.values():
         copy = transcode(path, encoding, opts.folder)
-    dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote)
-    if head[:2] == b"\x1f\x8b" and copy is None:
+    # DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one.
+    unnamed_gzip = copy is None and not path.name.endswith(".gz") and _gzipped(path)
+    compression = "gzip" if unnamed_gzip else "auto"
+    dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote, compression)
+    if unnamed_gzip:
         dialect = replace(dialect, compression="gzip")
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
