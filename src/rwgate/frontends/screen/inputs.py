@@ -23,7 +23,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rwgate.errors import RwgateError
@@ -138,16 +138,17 @@ def sniff(
         quote=found_quote if quote is None else quote,
         escape="" if quote == "" else found_escape or found_quote,
         encoding=native,
+        compression=compression,
         columns=tuple(str(c["name"]) for c in columns),
     )
 
 
-def transcode(path: Path, encoding: str, folder: Path) -> Path:
+def transcode(path: Path, encoding: str, folder: Path, gzipped: bool) -> Path:
     """``path`` decoded from ``encoding`` (Windows-1252) to a UTF-8 file in ``folder``; a byte the
     encoding does not define is an error naming its offset (fail closed, never a guess)."""
     out = folder / f"{len(list(folder.iterdir()))}-{path.name.removesuffix('.gz')}"
     decoder = codecs.getincrementaldecoder(encoding)()
-    opener = gzip.open if _gzipped(path) else open
+    opener = gzip.open if gzipped else open
     offset = 0
     with opener(path, "rb") as src, out.open("w", encoding="utf-8", newline="") as dst:
         while chunk := src.read(1 << 20):
@@ -210,23 +211,18 @@ def expand(patterns: list[str]) -> list[Path]:
     return list(out.values())
 
 
-def _gzipped(path: Path) -> bool:
-    """Whether ``path`` starts as a gzip file does, whatever its name."""
-    with path.open("rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
-
-
-def _head(path: Path) -> bytes:
-    """The first bytes of ``path`` (decompressed when gzipped)."""
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first bytes of ``path`` (decompressed when gzipped), and whether it is gzipped: known
+    by its bytes, whatever its name."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(_PEEK)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if raw[:2] != b"\x1f\x8b":
-        return raw
+        return raw, False
     try:
-        return zlib.decompressobj(wbits=31).decompress(raw, _PEEK)
+        return zlib.decompressobj(wbits=31).decompress(raw, _PEEK), True
     except zlib.error:
         raise InputError(f"{path}: not a gzip file (corrupt gzip header)") from None
 
@@ -259,7 +255,9 @@ def _container(path: Path, head: bytes) -> str:
     return "json" if text.startswith(("{", "[")) else "csv"
 
 
-def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Path | None]:
+def _csv_dialect(
+    path: Path, head: bytes, gzipped: bool, opts: CsvOptions
+) -> tuple[Dialect, Path | None]:
     """The dialect DuckDB's sniffer finds (the flags standing), and the UTF-8 copy read in the
     file's place when its encoding is one DuckDB does not read."""
     encoding = encoding_of(path, head, opts.encoding)
@@ -267,13 +265,11 @@ def _csv_dialect(path: Path, head: bytes, opts: CsvOptions) -> tuple[Dialect, Pa
         _text(path, head)  # not UTF-8: one line naming --encoding
     copy = None
     if encoding in TRANSCODED.values():
-        copy = transcode(path, encoding, opts.folder)
+        copy = transcode(path, encoding, opts.folder, gzipped)
     # DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one.
-    unnamed_gzip = copy is None and not path.name.endswith(".gz") and _gzipped(path)
+    unnamed_gzip = gzipped and copy is None and not path.name.endswith(".gz")
     compression = "gzip" if unnamed_gzip else "auto"
     dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote, compression)
-    if unnamed_gzip:
-        dialect = replace(dialect, compression="gzip")
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
     return dialect, copy
@@ -309,7 +305,7 @@ def _json_shape(path: Path, head: bytes) -> str:
 def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
     """One file as a group of its own: shape, container, columns, dialect, the copy it is read
     from (if any); InputError when it is not what it claims."""
-    head = _head(path)
+    head, gzipped = _head(path)
     container = "csv" if opts.encoding and path.suffix != ".parquet" else _container(path, head)
     columns: list[str] = []
     dialect = copy = None
@@ -317,7 +313,7 @@ def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
         _check_parquet(path, head)
         shape = "table"
     elif container == "csv":
-        dialect, copy = _csv_dialect(path, head, opts)
+        dialect, copy = _csv_dialect(path, head, gzipped, opts)
         columns = list(dialect.columns)
         shape = "opencitations" if set(OC_COLUMNS) <= set(columns) else "table"
     else:
