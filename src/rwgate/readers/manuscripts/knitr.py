@@ -1,27 +1,13 @@
 """Code chunks of R Markdown and Quarto sources, found as knitr finds them, made inert for pandoc.
 
-Read raw by pandoc, a chunk's text is prose (``# see [@lacour2014]`` in an R comment becomes a
-citation) and a closing fence can open a code block that swallows the citations after it. knitr
-(and Quarto) replaces each chunk by its output before pandoc reads anything, so rwgate does the
-same, minus running code: every chunk becomes blank lines, one per line it had, so that
-``file:line`` locations still point at the source.
-
-The rules are knitr's own (``all_patterns$md`` in ``R/pattern.R`` and ``group_indices`` in
-``R/parser.R``, knitr 1.42 to 1.51): a chunk opens on a header line and closes on the next line
-that is exactly its opening prefix and backticks; a header with the same prefix and backticks
-inside an open chunk starts the next chunk; a closing line with other backticks ends the chunk when
-no exact one follows (knitr 1.46 and later refuse the file). Quarto's cell regex adds ``.`` to
-engine names. ``{=html}`` is a pandoc raw block, not a chunk.
-
-Prose engines (``asis``, bookdown's theorems...) keep their text; captions take the chunk's place,
-one paragraph each; a ``child`` named literally is knitted in place. What code would print (an
-``asis`` result, a computed caption or child, inline code that may print a citation) is not known
-without running it: :attr:`Chunks.unseen`, which the caller reports (DESIGN.md rule 3).
-
-A chunk's options come from its header (``{r label, fig.cap="From [@x]", child=c("a.Rmd")}``: R
-expressions, knitr's ``parse_params``) and from ``#|`` lines at the top of the chunk (YAML, where
-``!expr`` marks code, or R's ``key = value``). Only literal values are known here: a string,
-``c()`` of strings, ``TRUE``/``FALSE``; anything else is :class:`Computed`.
+knitr (and Quarto) replaces each chunk by its output before pandoc reads anything; read raw, a
+chunk's ``# see [@lacour2014]`` is a citation and a closing fence can swallow the prose after it.
+So every chunk becomes blank lines, one per line it had (``file:line`` still points at the
+source), by knitr's own rules (``all_patterns$md`` in ``R/pattern.R``, ``group_indices`` in
+``R/parser.R``, knitr 1.42 to 1.51; Quarto adds ``.`` to engine names). Prose engines keep their
+text; captions and a literal ``child`` take the chunk's place. Options come from the header (R
+expressions, knitr's ``parse_params``) and ``#|`` lines (YAML or R); only literal values are known,
+anything else is :class:`Computed`, and what code would print is :attr:`Chunks.unseen`.
 """
 
 from __future__ import annotations
@@ -178,9 +164,7 @@ def pipe_options(lines: list[str]) -> dict[str, Value]:
         data = yaml.load("\n".join(block), Loader=_Loader)  # a SafeLoader, plus !expr
     except yaml.YAMLError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(key): _yaml_value(value) for key, value in data.items()}
+    return {str(k): _yaml_value(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 def chunk_options(header: str, body: list[str]) -> dict[str, Value]:
@@ -205,8 +189,7 @@ class Chunks:
 
 def _prefix(line: str) -> str:
     """A chunk line's blockquote/indent prefix, kept so a chunk in a list or quote stays there."""
-    match = re.match(r"[\t >]*", line)
-    return match.group(0).rstrip(" \t") if match else ""
+    return line[: len(line) - len(line.lstrip("\t >"))].rstrip(" \t")
 
 
 def _closes(fence: str, lines: list[str], i: int) -> bool:
@@ -243,14 +226,6 @@ def _spans(lines: list[str]) -> list[tuple[int, int, str]]:
     if start >= 0:
         spans.append((start, len(lines) - 1, engine))
     return spans
-
-
-def _notice_fence(lines: list[str], first: int, last: int, out: Chunks) -> None:
-    """Record a closing fence unlike its opening."""
-    fence = CHUNK_BEGIN.match(lines[first])
-    end = lines[last]
-    if last > first and fence and CHUNK_END.match(end) and end.rstrip() != fence.group(1):
-        out.mismatched.append(last + 1)
 
 
 def _off(value: Value) -> bool:
@@ -305,10 +280,11 @@ def _replacement(
     """What a chunk's lines become: blank lines (or its body, for a prose engine, or when
     ``unclosed`` is read as prose), with its captions and child documents in its place."""
     first, last, engine = span
-    _notice_fence(lines, first, last, out)
     header = CHUNK_BEGIN.match(lines[first])
     options = chunk_options(header.group(3) or "" if header else "", lines[first + 1 : last + 1])
     closed = last > first and CHUNK_END.match(lines[last]) is not None
+    if closed and header and lines[last].rstrip() != header.group(1):  # unlike its opening
+        out.mismatched.append(last + 1)
     keep_body = engine.lower() in PROSE_ENGINES or (unclosed and not closed)
     new = []
     for number in range(first, last + 1):

@@ -1,19 +1,11 @@
 """The metadata a Quarto project or a bookdown book gives a document, merged as those tools merge.
 
-A chapter of a book rarely names its bibliography: ``_quarto.yml`` or bookdown's ``index.Rmd``
-does, and the tool merges it into every chapter before pandoc runs. So rwgate reads the same files:
-
-Quarto (``project-context.ts``, ``project-profile.ts``): on the nearest ``_quarto.yml`` above the
-document are merged the ``metadata-files`` it names, the active profiles' ``_quarto-<profile>.yml``,
-``_quarto.yml.local``, every ``_metadata.yml`` from the project folder down, then the document
-(``mergeConfigs``: lists concatenated without repeats, else the later value). A path is made
-relative to the file that names it when a file is there (``toInputRelativePaths``).
-
-bookdown (``merge_chapters``): chapters follow the book's first file, and pandoc takes a field from
-the last YAML block that sets it (the chapter's, else ``index.Rmd``'s); pandoc runs in the book's
-folder. The ``pandoc_args`` of ``_output.yml`` and the front matter are read too.
-
-Only the citation fields (:data:`_KEYS`) are taken. Files outside the allowed roots are never read.
+A chapter rarely names its bibliography: ``_quarto.yml`` or bookdown's ``index.Rmd`` does, and the
+tool merges it into every chapter before pandoc runs, so rwgate reads the same files in the same
+order: Quarto's ``project-context.ts``/``project-profile.ts`` (``mergeConfigs``,
+``toInputRelativePaths``), bookdown's ``merge_chapters`` (the last YAML block that sets a field
+wins) and the ``pandoc_args`` of ``_output.yml`` and the front matter. Only the citation fields
+(:data:`_KEYS`) are taken; files outside the allowed roots are never read.
 """
 
 from __future__ import annotations
@@ -354,12 +346,7 @@ def cross_references(keys: list[str], crossref: Any) -> set[str]:
     for kind in custom if isinstance(custom, list) else []:
         if isinstance(kind, dict) and isinstance(kind.get("key"), str):
             types.add(kind["key"].lower())
-    found = set()
-    for key in keys:
-        match = re.match(r"([A-Za-z]+)-", key)
-        if match and match.group(1).lower() in types:
-            found.add(key)
-    return found
+    return {k for k in keys if (m := re.match(r"([A-Za-z]+)-", k)) and m[1].lower() in types}
 
 
 def cited_in(value: Any) -> tuple[list[str], bool]:

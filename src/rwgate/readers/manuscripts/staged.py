@@ -1,20 +1,11 @@
 """The Markdown Quarto or knitr hands to pandoc, built from a source without running anything.
 
 Quarto and knitr rewrite a source before pandoc reads it; rwgate does the same, minus running
-code, so the citations it reads are the ones pandoc will see. The rules are quarto-cli 1.11's and
-knitr's:
-
-1. Quarto expands a line that is only ``{{< include file >}}`` (``expandIncludes``) before any
-   engine runs, recursively; a path is relative to the rendered document's folder
-   (``resolvePath``), one starting with ``/`` to the project's.
-2. knitr replaces each chunk by its output (:mod:`rwgate.readers.manuscripts.knitr`); a child
-   path is relative to the document's folder. Quarto's Jupyter engine takes an unclosed cell's
-   text for Markdown (``breakQuartoMd``), so for a Quarto source that body is read as prose too.
-3. Quarto's Markdown reader (``readqmd.lua``, ``escape_invalid_tags``) makes every fence line
-   whose braces hold no ``.`` or ``=`` a code block, where plain pandoc 3 takes no fence at all.
-
-What cannot be resolved (a file not read, a loop, a path or output computed by code) is
-:attr:`Staged.unseen`: the caller reports it (a warning; cannot judge under strict).
+code, by quarto-cli 1.11's and knitr's rules: Quarto's ``{{< include file >}}`` lines expanded
+first (``expandIncludes``, paths as ``resolvePath`` takes them), then knitr's chunks
+(:mod:`rwgate.readers.manuscripts.knitr`; an unclosed Quarto cell is prose, as ``breakQuartoMd``
+reads it), then Quarto's reader's fences (``readqmd.lua``, ``escape_invalid_tags``). What cannot
+be resolved is :attr:`Staged.unseen`: the caller reports it.
 """
 
 from __future__ import annotations
