@@ -22,6 +22,7 @@ from rwgate.readers import read_with
 
 if TYPE_CHECKING:
     from rwgate.contract.models import BibResult, CitedDocument
+    from rwgate.readers.locate import Allowed
 
 Kind = Literal["bibliography", "manuscript"]
 STDIN = "-"
@@ -52,9 +53,10 @@ class Reader:
             raise UnknownFormat(f"{file}: {self.name} text cannot be read inline")
         return self._function()(text, file)
 
-    def read_manuscript(self, path: Path, **options: Any) -> CitedDocument:
-        """What a manuscript cites (``options``: ``resource_path``, ``allowed``)."""
-        return self._function()(Path(path), **options)
+    def read_manuscript(self, path: Path, allowed: Allowed | None = None) -> CitedDocument:
+        """What a manuscript cites; ``allowed``: the files besides it that may be read."""
+        extra = {"pandoc_format": self.pandoc_format} if self.pandoc_format else {}
+        return self._function()(Path(path), allowed=allowed, **extra)
 
 
 _BIBS = "rwgate.readers.bibliographies"

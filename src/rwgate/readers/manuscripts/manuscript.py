@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +39,7 @@ def _line_of(document: Path, needle: str) -> int | None:
         text = document.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
+    return next((n for n, line in enumerate(text.splitlines(), start=1) if needle in line), None)
 
 
 def document_from_ast(
@@ -92,7 +88,7 @@ def document_from_ast(
 def read_markdown(
     path: Path,
     resource_path: list[Path] | None = None,
-    allowed: Callable[[Path], bool] | None = None,
+    allowed: Allowed | None = None,
     pandoc_format: str = "markdown",
 ) -> CitedDocument:
     """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
@@ -283,11 +279,7 @@ def _prose_keys(merged: dict[str, Any], ast: dict[str, Any]) -> list[str]:
             raise ManuscriptError(f"project metadata: {exc}") from exc
 
 
-def read_latex_manuscript(
-    path: Path,
-    resource_path: list[Path] | None = None,
-    allowed: Callable[[Path], bool] | None = None,
-) -> CitedDocument:
+def read_latex_manuscript(path: Path, allowed: Allowed | None = None) -> CitedDocument:
     """A LaTeX manuscript: its ``.aux``/``.bcf`` when fresh, else its sources."""
     from rwgate.readers.builds.latexaux import LatexError
     from rwgate.readers.builds.latexdoc import read_latex
@@ -298,22 +290,9 @@ def read_latex_manuscript(
         raise ManuscriptError(str(exc)) from exc
 
 
-def read_manuscript(
-    path: Path,
-    resource_path: list[Path] | None = None,
-    allowed: Callable[[Path], bool] | None = None,
-) -> CitedDocument:
-    """Read any manuscript with the reader its suffix names
-    (:mod:`rwgate.readers.bibliographies.registry`).
-
-    ``allowed`` says which files besides ``path`` may be read (the MCP server's roots); pandoc's
-    sandbox already keeps it to the manuscript, so only LaTeX's own includes need the check.
-    A suffix no manuscript reader claims is an UnknownFormat error.
-    """
+def read_manuscript(path: Path, allowed: Allowed | None = None) -> CitedDocument:
+    """Read any manuscript with the reader its suffix names (another suffix is an UnknownFormat
+    error); ``allowed``: which files besides ``path`` may be read (the MCP server's roots)."""
     from rwgate.readers.bibliographies.registry import reader_for
 
-    reader = reader_for(path, ["manuscript"])
-    options: dict[str, Any] = {"resource_path": resource_path, "allowed": allowed}
-    if reader.pandoc_format:
-        options["pandoc_format"] = reader.pandoc_format
-    return reader.read_manuscript(Path(path), **options)
+    return reader_for(path, ["manuscript"]).read_manuscript(Path(path), allowed)
