@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rwgate.contract.doi import try_normalize
-from rwgate.contract.models import CitedDocument, Location, Problem, Reference
+from rwgate.contract.models import Location, Problem, Reference
 from rwgate.errors import RwgateError
 from rwgate.readers import load_bibliography
 from rwgate.readers.bibliographies.registry import STDIN, is_manuscript, reader_for
@@ -43,6 +43,7 @@ def doi_reference(raw: str, where: str = "--doi") -> Reference:
 
 def _read_manuscript(path: Path, out: Gathered) -> None:
     from rwgate.readers.join import cited_references
+    from rwgate.readers.manuscripts.citescan import cited_places
     from rwgate.readers.manuscripts.manuscript import read_manuscript
 
     doc = read_manuscript(path)
@@ -52,16 +53,7 @@ def _read_manuscript(path: Path, out: Gathered) -> None:
     result = cited_references(doc)
     out.references.extend(result.references)
     out.problems.extend(result.problems)
-    _add_places(path, doc, out)
-
-
-def _add_places(path: Path, doc: CitedDocument, out: Gathered) -> None:
-    """Where the manuscript cites each key (its own text; standard input has no lines to show)."""
-    from rwgate.readers.manuscripts.citescan import cited_places
-
-    if str(path) == STDIN:
-        return
-    text = path.read_bytes().decode("utf-8", "replace")
+    text = path.read_bytes().decode("utf-8", "replace")  # (standard input is never a manuscript)
     for key, places in cited_places(doc, text).items():
         out.cited_at.setdefault(key, []).extend(places)
 
