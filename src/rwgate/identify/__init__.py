@@ -53,15 +53,15 @@ class Identified:
         }
 
 
+@dataclass
 class Identifier:
     """The stage for one check: the settings, the open sources (their cache is the only one
     any service here opens) and the warnings the check reports."""
 
-    def __init__(self, settings: Settings, srcs: OpenSources, warnings: list[str]) -> None:
-        self.settings = settings
-        self.srcs = srcs
-        self.warnings = warnings
-        self._registries: Registries | None = None
+    settings: Settings
+    srcs: OpenSources
+    warnings: list[str]
+    _registries: Registries | None = field(default=None, init=False)
 
     def chunk(self, refs: Sequence[Reference]) -> Identified:
         """Every entry of ``refs`` identified (module docstring)."""

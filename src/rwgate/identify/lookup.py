@@ -122,11 +122,8 @@ def search_tasks(
         cr = regs.crossref
         query = f"{text} {crossref_extra}".strip()
         params = {"query.bibliographic": query, "rows": str(rows), "select": CROSSREF_SELECT}
-        dates = []
-        if year_from is not None:
-            dates.append(f"from-pub-date:{year_from}")
-        if year_to is not None:
-            dates.append(f"until-pub-date:{year_to}-12-31")
+        dates = [f"from-pub-date:{year_from}"] if year_from is not None else []
+        dates += [f"until-pub-date:{year_to}-12-31"] if year_to is not None else []
         if dates:
             params["filter"] = ",".join(dates)
         tasks.append(("crossref", lambda: [work_from_crossref(i) for i in cr.works(params).items]))
@@ -134,8 +131,7 @@ def search_tasks(
         oa = regs.openalex
         filters = {}
         if year_from is not None or year_to is not None:
-            low = "" if year_from is None else str(year_from)
-            high = "" if year_to is None else str(year_to)
+            low, high = ("" if y is None else str(y) for y in (year_from, year_to))
             filters["publication_year"] = f"{low}-{high}" if low != high else low
         tasks.append(
             ("openalex", lambda: [work_from_openalex(i) for i in oa.search(text, rows, filters)])

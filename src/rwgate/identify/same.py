@@ -3,36 +3,21 @@
 Three questions, answered from the same comparisons (a title, family names, a year within
 :data:`YEAR_SLACK` -- online-first against print --, a venue, its abbreviation included):
 
-1. **Does the identifier name the cited work?** (:func:`mismatch`, ``rwgate check``) When the
-   record an entry's DOI or PubMed id resolves to has a clearly different title, *and* a
-   different year (and first author, where both give one), the identifier names another work:
-   ``doi_mismatch``. Chosen on the project's real bibliographies (0 false mismatches; see the
-   README): titles are compared by :func:`rwgate.titles.identity_similarity`; below
-   :data:`TITLE_MISMATCH` (0.6) they clearly differ (unrelated titles of one field score up to
-   0.76, hence the year too; spelling variants of one title 0.85 and more); a year within
-   :data:`YEAR_SLACK` keeps it the same work (a translated title changes every word, not the
-   year); one record that agrees is enough.
-
-2. **Which registry work is this DOI-less entry?** (:func:`title_agrees`, the offline title
-   match) A row of the entry's normalised title is that work only when the year agrees (within
-   :data:`YEAR_SLACK`) or the venue is the same; a title of fewer than
-   :data:`SHORT_TITLE_WORDS` words ("Editorial", "Reply to comment") needs both.
-
+1. **Does the identifier name the cited work?** (:func:`mismatch`, ``rwgate check``) Only when the
+   record's title clearly differs (:func:`rwgate.titles.identity_similarity` below
+   :data:`TITLE_MISMATCH`: unrelated titles of one field score up to 0.76), *and* its year, *and*
+   its first author where both give one (a translated title changes every word, not the year):
+   ``doi_mismatch``. Chosen on the project's real bibliographies (0 false mismatches; README).
+2. **Which registry work is this DOI-less entry?** (:func:`title_agrees`, the offline title match)
+   A row of its normalised title whose year or venue agrees; both for a title of fewer than
+   :data:`SHORT_TITLE_WORDS` words ("Editorial", "Reply to comment").
 3. **How alike are a citation and a registry record?** (:func:`score`, ``rwgate verify`` and
-   ``--recover-dois``) One symmetric score over the components both sides have, each in [0, 1]:
-
-   - **title** (0.45): the mean of rapidfuzz's token-set and token-sort ratios of the normalised
-     titles (token-set alone calls "Nature" identical to every Nature paper);
-   - **authors** (0.25): family names matched one-to-one (equal after folding, or a typo apart:
-     ratio >= 0.85), divided by the shorter list (author order and cited subsets do not matter);
-   - **year** (0.20): 1.0 equal, 0.8 within :data:`YEAR_SLACK`, else 0 (questions 1 and 2's
-     "the year agrees" is this part above 0);
-   - **venue** (0.10): 1.0 for the same venue as question 2 says it, else the token-set ratio.
-
-   The total is the weighted mean over the components present (weights renormalised); a title
-   below :data:`TITLE_GATE` caps it at the title similarity (the same authors in the same year
-   wrote other papers). Verdicts: ``verified`` >= 0.85, ``partial_match`` >= 0.50, else
-   ``not_found``.
+   ``--recover-dois``) A symmetric mean, weighted by :data:`WEIGHTS`, of the components both sides
+   have: the title (token-set and token-sort ratios: token-set alone calls "Nature" identical to
+   every Nature paper), the authors (family names matched one-to-one, a typo apart at
+   :data:`NAME_TYPO`, over the shorter list), the year (:data:`YEAR_NEIGHBOUR` one apart) and the
+   venue. A title below :data:`TITLE_GATE` caps the total (the same authors in the same year
+   wrote other papers); :func:`verdict_for` reads it.
 
 rapidfuzz is imported only where a score is computed (not by every pandoc build).
 """
@@ -100,13 +85,11 @@ def author_overlap(a: Sequence[str], b: Sequence[str]) -> float | None:
     pairs.sort(key=lambda p: (-p[0], min(p[1], p[2]), max(p[1], p[2])))
     used_a: set[int] = set()
     used_b: set[int] = set()
-    matched = 0
     for _, _, _, i, j in pairs:
         if i not in used_a and j not in used_b:
             used_a.add(i)
             used_b.add(j)
-            matched += 1
-    return matched / min(len(na), len(nb))
+    return len(used_a) / min(len(na), len(nb))
 
 
 def year_similarity(a: int | None, b: int | None) -> float | None:
