@@ -190,9 +190,7 @@ def same_family(a: str | None, b: str | None) -> bool | None:
     when either is missing."""
     fa = "".join(c for c in fold(a or "") if c.isalnum())
     fb = "".join(c for c in fold(b or "") if c.isalnum())
-    if not fa or not fb:
-        return None
-    return fa == fb
+    return fa == fb if fa and fb else None
 
 
 def venue_words(venue: str) -> list[str]:
@@ -210,9 +208,7 @@ def _shortens(short: str, full: str) -> bool:
 
 def abbreviates(short: list[str], full: list[str]) -> bool:
     """Word by word, ``short`` shortens ``full`` (same number of significant words)."""
-    if len(short) != len(full) or short == full:
-        return False
-    return all(_shortens(s, f) for s, f in zip(short, full, strict=True))
+    return len(short) == len(full) and short != full and all(map(_shortens, short, full))
 
 
 def same_venue(a: str | None, b: str | None) -> bool:

@@ -79,21 +79,14 @@ MAX_YAML_NODES = 200_000
 def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
     """Nodes of ``node`` with every alias expanded, counted on the composed graph: each distinct
     node computed once."""
-    known = sizes.get(id(node))
-    if known is not None:
-        return known
-    sizes[id(node)] = 1  # a cycle (a recursive alias) counts once
-    value = node.value
-    if isinstance(value, list):
-        total = 1
-        for item in value:
-            parts = item if isinstance(item, tuple) else (item,)
-            for part in parts:
-                total += _expanded_size(part, sizes)
-                if total > MAX_YAML_NODES:
-                    break
-    else:
-        total = 1
+    if id(node) in sizes:
+        return sizes[id(node)]
+    sizes[id(node)] = total = 1  # a cycle (a recursive alias) counts once
+    for item in node.value if isinstance(node.value, list) else []:
+        for part in item if isinstance(item, tuple) else (item,):  # a mapping's (key, value)
+            total += _expanded_size(part, sizes)
+            if total > MAX_YAML_NODES:
+                break
     sizes[id(node)] = total
     return total
 

@@ -27,8 +27,7 @@ class _Record:
     tags: dict[str, list[str]] = field(default_factory=dict)
 
     def first(self, tag: str) -> str:
-        values = self.tags.get(tag) or [""]
-        return values[0].strip()
+        return (self.tags.get(tag) or [""])[0].strip()
 
     def pmid(self) -> str | None:
         accession = self.first("AN")
@@ -104,10 +103,9 @@ def parse_ris(text: str, file: str) -> BibResult:
         records = []
     lines: dict[str, int] = {}
     for item, record in zip(items, records, strict=False):
-        pmid = record.pmid()
-        if pmid and isinstance(item, dict) and "PMID" not in item:
-            item["PMID"] = pmid
         if isinstance(item, dict):
+            if "PMID" not in item and (pmid := record.pmid()):
+                item["PMID"] = pmid
             lines.setdefault(str(item.get("id")), record.line)
     result = references_from_csl_items(items, file, lines)
     result.problems[:0] = problems

@@ -104,8 +104,6 @@ def has_control_word(reading: str) -> bool:
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _PLAIN = re.compile(r"^[^\\{}$~%`'-]*$")
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+\*?\s*")
-_DECODER = None
-_WALKER = None
 
 
 def text(value: str | None) -> str | None:
@@ -130,17 +128,21 @@ def _plain_decode(value: str) -> str | None:
     return " ".join(decoded.split()) or None
 
 
+@lru_cache(maxsize=1)
+def _decoder() -> tuple[Any, Any]:
+    """pylatexenc's converter with rwgate's macros, and the parser's context (made once)."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    walker, textdb = contexts()
+    return LatexNodes2Text(textdb, math_mode="text", strict_latex_spaces=True), walker
+
+
 @lru_cache(maxsize=4096)
 def _decoded(value: str) -> str | None:
-    global _DECODER, _WALKER
-    if _DECODER is None:
-        from pylatexenc.latex2text import LatexNodes2Text
-
-        _WALKER, textdb = contexts()
-        _DECODER = LatexNodes2Text(textdb, math_mode="text", strict_latex_spaces=True)
+    decoder, walker = _decoder()
     escaped = _UNESCAPED_PERCENT.sub(r"\\%", value)
     try:
-        decoded = _DECODER.latex_to_text(escaped, latex_context=_WALKER)
+        decoded = decoder.latex_to_text(escaped, latex_context=walker)
     except Exception:  # pylatexenc is lenient; never lose a title to a decoder bug
         decoded = value.replace("{", "").replace("}", "")
     return " ".join(decoded.split()) or None

@@ -45,6 +45,7 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TEX_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?")
 _TEX_OPTION = re.compile(r"\s*\[[^\]]*\]")
 _TEX_GROUP = re.compile(r"\s*\{([^{}]*)\}")
+_TEX_COMMENT = re.compile(r"(?<!\\)%")
 
 
 def markdown_spans(text: str) -> list[Span]:
@@ -69,10 +70,8 @@ def markdown_spans(text: str) -> list[Span]:
 
 def _uncommented(line: str) -> str:
     """``line`` without its TeX comment (an unescaped ``%`` to the end), same length."""
-    for at, char in enumerate(line):
-        if char == "%" and (at == 0 or line[at - 1] != "\\"):
-            return line[:at] + " " * (len(line) - at)
-    return line
+    found = _TEX_COMMENT.search(line)
+    return line if found is None else line[: found.start()].ljust(len(line))
 
 
 def _keys_in_group(body: str, line: int, offset: int) -> Iterator[Span]:
