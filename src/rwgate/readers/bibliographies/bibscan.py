@@ -1,19 +1,12 @@
 """A .bib file read with BibTeX's own rules (bibtex.web), in one linear pass.
 
 The gate must judge the bibliography BibTeX prints, so the reading follows BibTeX 0.99d where it
-decides which entries exist and which DOI each has:
-
-- text outside entries is a comment; ``@ article{`` is an entry; ``@comment`` ends at its name;
-- ``@string`` macros are defined in order, an undefined one is empty (with a warning), ``#``
-  concatenates; the files of one ``\\bibdata`` are one stream of ``@string``s (``scan(text,
-  macros)`` starts from the earlier files' table, :attr:`BibScan.macros` is the table after);
-- values are ``{...}`` (every brace counts), ``"..."`` (at brace depth 0), a number's digits, or a
-  macro, white space collapsed;
-- names are case-insensitive (ASCII only: BibTeX folds bytes); a repeated field keeps its first
-  value; a repeated key keeps the first entry, and BibTeX resumes at the next ``@`` after the
-  repeat's key, never reading its body; an entry with no key is an entry (``\\nocite{*}``);
-- on a syntax error BibTeX keeps what it read of the entry and resumes at the next ``@``;
-- ``crossref`` (BibTeX, biblatex) and ``xdata`` (biblatex) inheritance (:func:`inherit`).
+decides which entries exist and which DOI each has (the README's "How a .bib is read" lists the
+rules), down to its corners: ``@comment`` ends at its name; a number is its digits; ASCII-only
+case folding (BibTeX folds bytes); a repeated key's body is never read (BibTeX resumes at the next
+``@`` after the key); an entry with no key is an entry (``\\nocite{*}``); the files of one
+``\\bibdata`` are one stream of ``@string``s (``scan(text, macros)``, :attr:`BibScan.macros`);
+``crossref`` and biblatex's ``xdata`` are inherited (:func:`inherit`).
 
 Where pandoc reads an entry otherwise (the last of a repeated key or field, an undefined macro as
 its name), its reading is kept beside BibTeX's (:attr:`BibEntry.other`): both are judged. A value
@@ -98,7 +91,6 @@ class _Scanner:
         self.undefined: list[str] = []  # undefined macros met in the value being read
         self.pandoc_value: str | None = None  # the last value as pandoc reads it, if it differs
         self.out = BibScan()
-        self.problems = self.out.problems
         self.variants: set[str] = set()
         self.by_key: dict[str, BibEntry] = {}
         self.current: BibEntry | None = None
@@ -107,7 +99,7 @@ class _Scanner:
         return bisect_right(self.newlines, (self.i if at is None else at) - 1) + 1
 
     def problem(self, message: str, severity: str = "error", at: int | None = None) -> None:
-        self.problems.append((self.line(at), message, severity))
+        self.out.problems.append((self.line(at), message, severity))
 
     def skip_white(self) -> None:
         while self.i < self.n and self.text[self.i] in WHITE:
