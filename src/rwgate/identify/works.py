@@ -132,12 +132,9 @@ def _pages(biblio: dict[str, Any]) -> str | None:
 
 def work_from_openalex(item: dict[str, Any]) -> Work:
     doi = doimod.try_normalize(str(item.get("doi") or ""))
-    authors = []
-    for authorship in item.get("authorships") or []:
-        person = (authorship or {}).get("author") or {}
-        author = _author_from_display(str(person.get("display_name") or ""))
-        if author is not None:
-            authors.append(author)
+    people = ((a or {}).get("author") or {} for a in item.get("authorships") or [])
+    named = (_author_from_display(str(person.get("display_name") or "")) for person in people)
+    authors = [author for author in named if author is not None]
     source = ((item.get("primary_location") or {}).get("source")) or {}
     biblio = item.get("biblio") or {}
     year = item.get("publication_year")

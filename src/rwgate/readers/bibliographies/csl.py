@@ -242,12 +242,10 @@ def _yaml_item_lines(root: yaml.Node | None, count: int) -> list[int | None]:
     import yaml
 
     sequence = root
-    if isinstance(root, yaml.MappingNode):
-        sequence = None
-        for key, value in root.value:
-            if isinstance(key, yaml.ScalarNode) and key.value in ("references", "items"):
-                sequence = value
-                break
+    if isinstance(root, yaml.MappingNode):  # the first of its keys that names the items
+        names = ("references", "items")
+        found = (v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value in names)
+        sequence = next(found, None)
     if not isinstance(sequence, yaml.SequenceNode):
         return [None] * count
     return [node.start_mark.line + 1 for node in sequence.value]

@@ -155,12 +155,13 @@ def _profiles(config: dict[str, Any]) -> list[str]:
     """The active Quarto profiles: ``QUARTO_PROFILE``, else ``profile: default:``, plus the first
     of each ``profile: group:`` none of whose names is active."""
     named = os.environ.get("QUARTO_PROFILE", "")
-    settings = config.get("profile") if isinstance(config.get("profile"), dict) else {}
-    if not named and isinstance(settings, dict):
+    given = config.get("profile")
+    settings: dict[str, Any] = given if isinstance(given, dict) else {}
+    if not named:
         default = settings.get("default")
         named = ",".join(map(str, default)) if isinstance(default, list) else str(default or "")
     active = [name.strip() for name in named.split(",") if name.strip()]
-    groups = settings.get("group") if isinstance(settings, dict) else None
+    groups = settings.get("group")
     if isinstance(groups, list) and groups and not isinstance(groups[0], list):
         groups = [groups]
     for group in groups or []:
