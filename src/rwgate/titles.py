@@ -138,9 +138,8 @@ def _control_word(match: re.Match[str]) -> str:
 
 
 def title_key(title: str | None) -> str:
-    """The key two titles of one work share: :func:`normalize_title` (casefolded, accents,
-    markup, punctuation and the "RETRACTED:" marker gone, spaces collapsed). The snapshot's
-    title index and the check's look-ups both use it."""
+    """The key two titles of one work share (:func:`normalize_title`): the snapshot's title
+    index and the check's look-ups both use it."""
     return normalize_title(title)
 
 

@@ -91,14 +91,10 @@ def read_markdown(
     allowed: Allowed | None = None,
     pandoc_format: str = "markdown",
 ) -> CitedDocument:
-    """Read a Markdown (or other pandoc-readable text) manuscript through pandoc.
-
-    pandoc runs sandboxed, so an include directive is not followed: each one it skipped is an
-    ``unseen`` problem (a warning; cannot judge under strict), as is what staging could not see.
-    R Markdown and Quarto sources are read as those tools hand them to pandoc (:mod:`.staged`),
-    with their project's metadata (:mod:`.project`); citations that reach no bibliography are
-    an error. ``allowed`` confines the bibliographies the metadata names.
-    """
+    """Read a Markdown (or other pandoc-readable text) manuscript through pandoc, R Markdown and
+    Quarto as those tools hand it over (:mod:`.staged`, :mod:`.project`). An include the sandboxed
+    pandoc skipped and what staging could not see are ``unseen`` problems; citations that reach
+    no bibliography are an error. ``allowed`` confines the files the metadata names."""
     path = Path(path)
     if not path.is_file():
         raise ManuscriptError(f"{path}: no such file")
