@@ -205,7 +205,6 @@ def score_work(cited: Reference, work: Work) -> ScoreParts:
 
 def best(cited: Reference, doi: str | None, answers: Answers) -> tuple[Work, ScoreParts] | None:
     """The highest-scoring candidate; on a tie, the one the cited DOI names."""
-    scored = [(w, score_work(cited, w)) for w in answers.works]
-    if not scored:
-        return None
-    return max(scored, key=lambda ws: (ws[1].total, ws[0].doi == doi and doi is not None))
+    scored = ((w, score_work(cited, w)) for w in answers.works)
+    named = doi is not None
+    return max(scored, key=lambda ws: (ws[1].total, named and ws[0].doi == doi), default=None)

@@ -14,7 +14,7 @@ from rwgate.contract.doi import try_normalize
 from rwgate.contract.models import Location, Problem, Reference
 from rwgate.errors import RwgateError
 from rwgate.readers import load_bibliography
-from rwgate.readers.bibliographies.registry import STDIN, is_manuscript, reader_for
+from rwgate.readers.bibliographies.registry import STDIN, reader_for
 
 
 @dataclass
@@ -68,8 +68,7 @@ def gather_inputs(paths: Sequence[Path], dois: Sequence[str] = ()) -> Gathered:
             out.problems.append(Problem(message=f"{path}: {why}", severity="error"))
             continue
         try:
-            reader_for(path)  # an unknown suffix is an error before anything is read
-            if is_manuscript(path):
+            if reader_for(path).kind == "manuscript":  # an unknown suffix: an error, nothing read
                 _read_manuscript(path, out)
             else:
                 result = load_bibliography(path)

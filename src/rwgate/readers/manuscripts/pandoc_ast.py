@@ -73,12 +73,7 @@ def cited_keys(ast: dict[str, Any]) -> list[str]:
     meta = meta_map(ast)
     sources: list[Any] = [value for name, value in meta.items() if name not in _NON_PROSE_META]
     sources += [ast.get("blocks", []), meta.get("nocite")]
-    seen: dict[str, None] = {}
-    for source in sources:
-        for key in _cite_ids(source):
-            if key != "*":
-                seen.setdefault(key, None)
-    return list(seen)
+    return list(dict.fromkeys(key for s in sources for key in _cite_ids(s) if key != "*"))
 
 
 def cites_all(ast: dict[str, Any]) -> bool:
