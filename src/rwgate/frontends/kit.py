@@ -223,18 +223,13 @@ def failure_lines(result: CheckResult, detail: bool = False) -> list[str]:
 # --- outputs and exit codes --------------------------------------------------------------------
 
 
-def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:
-    """0 passed, 1 the gate failed, 2 an input could not be read (the rest was still judged)."""
-    return EXIT_USAGE if unreadable else result.exit_code
-
-
-def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
+def print_error(prog: str, exc: BaseException) -> int:
     """``PROG: error: MESSAGE`` on one line; returns 2 for an RwgateError, 3 for a bug."""
     from rwgate.render.safe import term_safe
 
     code = exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
-    print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
+    print(f"{prog}: {label}: {term_safe(exc)}", file=sys.stderr)
     return code
 
 
