@@ -54,7 +54,7 @@ from rwgate.readers.gather import Gathered, doi_reference
 from rwgate.readers.locate import OUTSIDE
 from rwgate.readers.pandoc_exe import bounds as pandoc_bounds
 from rwgate.settings.config import USER_KEYS, ConfigError, Settings, load_settings
-from rwgate.verdicts.result import FLAGGED, CheckResult
+from rwgate.verdicts.result import FLAGGED
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
 
@@ -125,9 +125,7 @@ class Toolbox:
                 raise BadArgument(f"text: {_one_line(exc)}") from None
             except RecursionError:
                 raise BadArgument("text: nested too deeply to be read") from None
-            safety.works_within_limit(found.references, "text")
-            result = judge(found.references, self.settings, found.problems, progress)
-            return self._document(result, None, self.settings)
+            return self._judged(Gathered(found.references, found.problems), None, progress)
         real = self.roots.confine(str(path))
         if is_manuscript(real):
             raise BadArgument(f"path: {path} is a manuscript; use rw_check_manuscript")
@@ -135,10 +133,7 @@ class Toolbox:
             found = load_bibliography(real)
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
-        safety.works_within_limit(found.references, "path")
-        settings = self._settings_for(real, {})
-        result = judge(found.references, settings, found.problems, progress)
-        return self._document(result, real, settings)
+        return self._judged(Gathered(found.references, found.problems), real, progress)
 
     def check_manuscript(self, path: str, progress: Progress | None = None) -> DocumentCheck:
         real = self.roots.confine(path)
@@ -153,12 +148,7 @@ class Toolbox:
                 f"path: {path} is {size} bytes; the limit is {safety.MAX_MANUSCRIPT_BYTES} per "
                 "call: check its chapters one by one, or run `rwgate check` on it"
             )
-        gathered = self._gather_manuscript(real)
-        safety.works_within_limit(gathered.references, "path")
-        settings = self._settings_for(real, gathered.metadata)
-        result = judge(gathered.references, settings, gathered.problems, progress)
-        result.project_metadata = gathered.project_metadata
-        return self._document(result, real, settings)
+        return self._judged(self._gather_manuscript(real), real, progress)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
         """What ``gather_inputs`` reads for a manuscript, refusing any file outside the roots.
@@ -206,11 +196,16 @@ class Toolbox:
             raise BadArgument(_one_line(exc)) from None
         return found.model_copy(update={k: getattr(self.settings, k) for k in USER_KEYS})
 
-    def _document(
-        self, result: CheckResult, real: Path | None, settings: Settings
+    def _judged(
+        self, found: Gathered, real: Path | None, progress: Progress | None
     ) -> DocumentCheck:
-        # As `rwgate check`: an input it cannot read (a bibliography the manuscript names that
-        # is not there) is exit code 2, whatever the verdicts of the citations it could read.
+        """The verdicts on a file's (or a text's) works, as ``rwgate check`` gives them: an input
+        it cannot read (a bibliography the manuscript names that is not there) is exit code 2,
+        whatever the verdicts of the citations it could read."""
+        safety.works_within_limit(found.references, "text" if real is None else "path")
+        settings = self.settings if real is None else self._settings_for(real, found.metadata)
+        result = judge(found.references, settings, found.problems, progress)
+        result.project_metadata = found.project_metadata
         report = result.report()
         code = 2 if any(p.unreadable for p in result.problems) else result.exit_code
         return DocumentCheck(
