@@ -1,15 +1,11 @@
 """The search tools' answers from the local snapshot, when Crossref cannot give them.
 
 ``rw_check_author``, ``rw_search``, ``rw_recent_retractions`` and ``rw_get_record`` ask Crossref
-first (its answer covers every registered work). When Crossref cannot answer (offline with
-nothing cached, or down), the snapshot answers what it holds, in the same shapes, and the answer's
-``sources`` says so: Crossref with the reason it did not answer, the snapshot with its path and
-the date of its data. Only when neither can answer is the call refused, in one line naming both
-reasons. A Retraction Watch record id is the snapshot's alone to answer.
-
-``rw_get_record`` also asks the snapshot when Crossref does not know the DOI (a work only the
-Retraction Watch rows list). A work neither holds is ``found: false`` only when a registry said so
-(Crossref, or a snapshot of the whole export).
+first. When it cannot answer (offline with nothing cached, or down), the snapshot answers in the
+same shapes and ``sources`` says so (Crossref with its reason, the snapshot with its path and data
+date); when neither can, the call is refused in one line naming both. A Retraction Watch record id
+is the snapshot's alone to answer. A work neither holds is ``found: false`` only when a registry
+said so (Crossref, or a snapshot of the whole export).
 """
 
 from __future__ import annotations
@@ -125,13 +121,9 @@ def since_date(text: str | None) -> dt.date | None:
     return dt.date(parts[0], parts[1], parts[2])
 
 
-def record(snap: Snapshot, doi: str | None, record_id: str | None) -> Record | None:
-    """The work ``doi`` (or the work of Retraction Watch record ``record_id``) as the snapshot
-    holds it; None when it holds nothing about it."""
-    if record_id is not None:
-        held = queries.record_of(snap, record_id)
-    else:
-        held = queries.work_record(snap, doi or "")
+def record(held: queries.WorkRecord | None) -> Record | None:
+    """A work as the snapshot holds it (:func:`queries.work_record`, :func:`queries.record_of`);
+    None when it holds nothing about it."""
     if held is None:
         return None
     lookup = held.lookup
@@ -196,7 +188,7 @@ def get_record(
     if item is None:  # Crossref does not know it: the Retraction Watch rows may
         try:
             with opened(settings) as snap:
-                held = record(snap, canonical, None) if snap is not None else None
+                held = record(queries.work_record(snap, canonical)) if snap is not None else None
                 info = [snap.info()] if snap is not None and held is not None else []
         except SnapshotError:
             held, info = None, []
@@ -214,7 +206,7 @@ def _by_record_id(settings: Settings, record_id: str) -> Record:
     rid = str(int(digits))
 
     def ask(snap: Snapshot) -> Record | None:
-        return _held_or_refused(snap, record(snap, None, rid), f"record {rid}", "")
+        return _held_or_refused(snap, record(queries.record_of(snap, rid)), f"record {rid}", "")
 
     why = "Crossref has no Retraction Watch record ids"
     found, sources = answer(settings, why, ask)
@@ -225,7 +217,7 @@ def _by_record_id(settings: Settings, record_id: str) -> Record:
 
 def _from_snapshot(settings: Settings, doi: str, reason: str) -> Record:
     def ask(snap: Snapshot) -> Record | None:
-        return _held_or_refused(snap, record(snap, doi, None), doi, reason)
+        return _held_or_refused(snap, record(queries.work_record(snap, doi)), doi, reason)
 
     found, sources = answer(settings, reason, ask)
     return (found or Record(found=False, doi=doi)).model_copy(update={"sources": sources})
