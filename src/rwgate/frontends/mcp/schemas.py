@@ -1,13 +1,10 @@
 """The tool list an agent can afford: every tool's schemas cut to what an agent reads.
 
-An agent loads ``tools/list`` into its context at every start. Pydantic's schemas of the answers
-(the whole Citation, notice, verification models, each with titles, defaults and per-field
-descriptions, repeated per tool) made it 59 kB of compact JSON for 12 tools, 47 kB of it output
-schemas. Here each output schema keeps its top-level fields with their JSON types, and each
-object or list of objects names the fields it holds (one level: ``key, doi, status, ...``), so
-no field is hidden and every answer still validates; input schemas lose the ``null`` defaults
-(an argument that is not required has none) and ``anyOf`` with ``null`` becomes a type list.
-The bound is a test (``tests/e2e/test_mcp.py``) and a figure in ``benchmarks/README.md``.
+An agent loads ``tools/list`` into its context at every start; pydantic's full answer schemas made
+it 59 kB for 12 tools. Each output schema keeps its top-level fields with their JSON types, an
+object or list of objects naming the fields it holds (one level down), so no field is hidden;
+input schemas lose ``null`` defaults and ``anyOf [X, null]`` becomes a type list. The bound is a
+test (``tests/e2e/test_mcp.py``) and a figure in ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
