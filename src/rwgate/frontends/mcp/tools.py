@@ -296,7 +296,7 @@ class Toolbox:
         limit: int,
     ) -> NoticeSearch:
         types = safety.update_types(update_types)
-        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
+        filters = [f"update-type:{t}" for t in types]
         title = safety.short_text(journal, "journal")
         if title is not None:
             if "," in title:
@@ -308,33 +308,40 @@ class Toolbox:
         since = safety.date_text(posted_since, "posted_since")
         if since:
             filters.append(f"from-update-date:{since}")
-        params = self._notice_params(filters, limit)
         text = safety.short_text(query, "query")
-        if text:
-            params["query.bibliographic"] = text
         wanted = offline.queries.NoticeFilter(
             offline.words(text), title, year_min, year_max, types, offline.since_date(since)
         )
-        return self._notices(params, wanted, limit, TTL_SEARCH)
+        return self._notices(filters, text, wanted, limit, TTL_SEARCH)
 
     def recent(self, limit: int, update_types: Sequence[str] | None) -> RecentNotices:
         types = safety.update_types(update_types) or ["retraction"]
-        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
-        params = self._notice_params(filters, limit)
+        filters = [f"update-type:{t}" for t in types]
         wanted = offline.queries.NoticeFilter(types=types)
-        found = self._notices(params, wanted, limit, TTL_FEED)
+        found = self._notices(filters, None, wanted, limit, TTL_FEED)
         journals = collections.Counter(n.journal or "(no journal)" for n in found.notices)
         return RecentNotices(**dict(found), by_journal=dict(journals))
 
     def _notices(
         self,
-        params: dict[str, str],
+        filters: list[str],
+        query: str | None,
         wanted: offline.queries.NoticeFilter,
         limit: int,
         ttl: float,
     ) -> NoticeSearch:
-        """Crossref's notices for ``params``; when it cannot answer, the snapshot's for
-        ``wanted`` (newest first by notice date), saying which source answered."""
+        """Crossref's notices with these ``filters`` (newest update first); when it cannot
+        answer, the snapshot's for ``wanted`` (newest first by notice date), saying which source
+        answered."""
+        params = {
+            "filter": ",".join(["is-update:true", *filters]),
+            "sort": "updated",
+            "order": "desc",
+            "rows": str(limit),
+            "select": NOTICE_SELECT,
+        }
+        if query:
+            params["query.bibliographic"] = query
         try:
             found = self.query.works(params, ttl)
         except SourceUnavailable as exc:
@@ -345,15 +352,6 @@ class Toolbox:
         notices = [notice_record(i) for i in found.items if i.get("DOI")]
         sources = offline.crossref_answered(self.settings)
         return NoticeSearch(total=found.total, notices=notices, request=params, sources=sources)
-
-    def _notice_params(self, filters: list[str], limit: int) -> dict[str, str]:
-        return {
-            "filter": ",".join(filters),
-            "sort": "updated",
-            "order": "desc",
-            "rows": str(limit),
-            "select": NOTICE_SELECT,
-        }
 
     def get_record(self, doi: str | None, record_id: str | None = None) -> Record:
         return offline.get_record(self.query, self.settings, doi, record_id)
