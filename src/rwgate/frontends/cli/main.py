@@ -138,8 +138,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         policy = settings.to_policy()
         sources = [s for s in (args.sources or "").split(",") if s.strip()] or None
         results = verify_many(cited, settings, sources) if cited else []
-    except (RwgateError, ValueError) as exc:
-        return print_error("rwgate", exc if isinstance(exc, RwgateError) else RwgateError(exc))
+    except ValueError as exc:  # (an RwgateError is main's to print)
+        return print_error("rwgate", RwgateError(exc))
     failed = sum(fails(r, policy, args.fail_on_partial) for r in results)
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
     report = build_report(results, problems, code, failed)
