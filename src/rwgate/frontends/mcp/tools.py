@@ -44,7 +44,6 @@ from rwgate.frontends.mcp.models import (
     RecentNotices,
     Record,
 )
-from rwgate.frontends.mcp.records import AUTHOR_SELECT, NOTICE_SELECT, author_matches, notice_record
 from rwgate.frontends.mcp.safety import BadArgument, Roots
 from rwgate.frontends.mcp.safety import one_line as _one_line
 from rwgate.identify.ids import arxiv_id, identifiers_in_url
@@ -233,8 +232,9 @@ class Toolbox:
             raise BadArgument("name: give an author name such as 'A. J. Wakefield'")
         filters = [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
         filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
-        params = {"query.author": text, "rows": str(limit)}
-        params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
+        params = {"query.author": text, "rows": str(limit), "select": offline.AUTHOR_SELECT}
+        if filters:
+            params["filter"] = ",".join(filters)
         failed: list[str] = []
         try:
             items = self.query.works(params, TTL_SEARCH).items
@@ -246,7 +246,7 @@ class Toolbox:
         matched = [
             (str(i["DOI"]), author_names(i.get("author")))
             for i in items
-            if i.get("DOI") and author_matches(text, i.get("author"))
+            if i.get("DOI") and offline.author_matches(text, i.get("author"))
         ]
         seen = {try_normalize(doi) for doi, _ in matched}
         matched += [(w.doi, w.authors) for w in held if w.doi not in seen]
@@ -338,7 +338,7 @@ class Toolbox:
             "sort": "updated",
             "order": "desc",
             "rows": str(limit),
-            "select": NOTICE_SELECT,
+            "select": offline.NOTICE_SELECT,
         }
         if query:
             params["query.bibliographic"] = query
@@ -349,7 +349,7 @@ class Toolbox:
             held, sources = offline.answer(self.settings, _one_line(exc), ask)
             total, notices = held or (0, [])
             return NoticeSearch(total=total, notices=notices, request=params, sources=sources)
-        notices = [notice_record(i) for i in found.items if i.get("DOI")]
+        notices = [offline.notice_record(i) for i in found.items if i.get("DOI")]
         sources = offline.crossref_answered(self.settings)
         return NoticeSearch(total=found.total, notices=notices, request=params, sources=sources)
 
