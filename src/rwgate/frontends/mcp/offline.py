@@ -264,8 +264,7 @@ def get_record(
                 info = [snap.info()] if snap is not None and held is not None else []
         except SnapshotError:
             held, info = None, []
-        note = "does not know the DOI"
-        sources = [crossref_source(settings, note), *info]
+        sources = [crossref_source(settings, "does not know the DOI"), *info]
         return (held or Record(found=False, doi=canonical)).model_copy(update={"sources": sources})
     return _crossref_record(canonical, item, crossref_answered(settings))
 
