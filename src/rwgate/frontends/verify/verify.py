@@ -157,12 +157,8 @@ _SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
 
 def _authors(authors: list[str] | str | None) -> list[str]:
     """A list, or one string ``A and B`` / ``A; B`` as people type them."""
-    if authors is None:
-        return []
-    items = [authors] if isinstance(authors, str) else list(authors)
-    names: list[str] = []
-    for item in items:
-        names += [n.strip() for n in _SEPARATORS.split(item) if n.strip()]
+    items = [authors] if isinstance(authors, str) else authors or []
+    names = [n.strip() for item in items for n in _SEPARATORS.split(item) if n.strip()]
     return [n for n in names if n.lower() not in ("others", "et al.", "et al")]
 
 
