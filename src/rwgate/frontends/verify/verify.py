@@ -120,12 +120,10 @@ def attach_integrity(
         errors, warnings = integrity.describe(citation, result.matched.is_retracted)
         result.errors += errors
         result.warnings += warnings
-    keys = bibtex_export.unique_keys(
-        r.key or bibtex_export.make_key(r.matched) for r in results if r.matched
-    )
-    for result, key in zip([r for r in results if r.matched], keys, strict=True):
-        assert result.matched is not None
-        result.bibtex = bibtex_export.from_work(result.matched, key, result.integrity)
+    found = [(r, r.matched) for r in results if r.matched]
+    keys = bibtex_export.unique_keys(r.key or bibtex_export.make_key(work) for r, work in found)
+    for (result, work), key in zip(found, keys, strict=True):
+        result.bibtex = bibtex_export.from_work(work, key, result.integrity)
 
 
 @contextmanager
