@@ -15,6 +15,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -154,11 +155,8 @@ def judge_documents(docs: Sequence[CitedDocument], settings: Settings) -> list[J
     is said of them all (one build is remembered as one)."""
     from rwgate.sources import open_sources
 
-    sources = open_sources(settings)
-    try:
+    with closing(open_sources(settings)) as sources:
         judged = [judge_document(doc, settings, sources) for doc in docs]
-    finally:
-        sources.close()
     for result, _ in judged:
         result.complete = not sources.failed
     return judged
