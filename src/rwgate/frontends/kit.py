@@ -15,6 +15,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -154,11 +155,8 @@ def judge_documents(docs: Sequence[CitedDocument], settings: Settings) -> list[J
     is said of them all (one build is remembered as one)."""
     from rwgate.sources import open_sources
 
-    sources = open_sources(settings)
-    try:
+    with closing(open_sources(settings)) as sources:
         judged = [judge_document(doc, settings, sources) for doc in docs]
-    finally:
-        sources.close()
     for result, _ in judged:
         result.complete = not sources.failed
     return judged
@@ -223,18 +221,13 @@ def failure_lines(result: CheckResult, detail: bool = False) -> list[str]:
 # --- outputs and exit codes --------------------------------------------------------------------
 
 
-def exit_code(result: CheckResult, unreadable: Sequence[str] = ()) -> int:
-    """0 passed, 1 the gate failed, 2 an input could not be read (the rest was still judged)."""
-    return EXIT_USAGE if unreadable else result.exit_code
-
-
-def print_error(prog: str, exc: BaseException, stream: Any = None) -> int:
+def print_error(prog: str, exc: BaseException) -> int:
     """``PROG: error: MESSAGE`` on one line; returns 2 for an RwgateError, 3 for a bug."""
     from rwgate.render.safe import term_safe
 
     code = exc.exit_code if isinstance(exc, RwgateError) else EXIT_INTERNAL
     label = "error" if code != EXIT_INTERNAL else f"internal error ({type(exc).__name__})"
-    print(f"{prog}: {label}: {term_safe(exc)}", file=stream or sys.stderr)
+    print(f"{prog}: {label}: {term_safe(exc)}", file=sys.stderr)
     return code
 
 

@@ -102,14 +102,13 @@ def run_clear(args: argparse.Namespace) -> int:
     names = [name for name, _ in MEMOS] + ([] if args.memos_only else [LOOKUP[0]])
     freed = 0
     for name in names:
-        found = usage(base, name, name)
+        freed += usage(base, name, name).size
         target = base / name
         with contextlib.suppress(FileNotFoundError):
             if target.is_dir():
                 shutil.rmtree(target)
             else:
                 target.unlink()
-        freed += found.size
     what = "memos" if args.memos_only else "memos and look-up cache"
     print(f"rwgate cache: cleared {what} in {base} ({_size(freed)})")
     return 0

@@ -21,7 +21,6 @@ from rwgate.frontends.kit import (
     EXIT_OK,
     EXIT_USAGE,
     add_check_options,
-    exit_code,
     flag_overrides,
     judge,
     print_error,
@@ -80,7 +79,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from rwgate.verdicts.history import add_history
 
         result = add_history(result)
-    code = exit_code(result, gathered.unreadable)
+    code = EXIT_USAGE if gathered.unreadable else result.exit_code
     emit(result, outputs, settings.report, args.verbose, settings.template, code)
     record_lock(result, settings)
     if gathered.unreadable:
@@ -125,8 +124,7 @@ def _load_bibliographies(paths: list[Path]) -> tuple[list[Any], list[Any], bool]
 def _cmd_verify(args: argparse.Namespace) -> int:
     """The gate fails for an entry ``not_found``, an integrity status the policy fails,
     ``unverified`` where the policy fails it, and ``partial_match`` with ``--fail-on-partial``."""
-    from rwgate.frontends.verify.render import render_verify_text
-    from rwgate.frontends.verify.report import build_report, fails
+    from rwgate.frontends.verify.report import build_report, fails, render_verify_text
     from rwgate.frontends.verify.verify import verify_many
     from rwgate.render.emit import emit_texts
     from rwgate.settings.config import load_settings
@@ -140,8 +138,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         policy = settings.to_policy()
         sources = [s for s in (args.sources or "").split(",") if s.strip()] or None
         results = verify_many(cited, settings, sources) if cited else []
-    except (RwgateError, ValueError) as exc:
-        return print_error("rwgate", exc if isinstance(exc, RwgateError) else RwgateError(exc))
+    except ValueError as exc:  # (an RwgateError is main's to print)
+        return print_error("rwgate", RwgateError(exc))
     failed = sum(fails(r, policy, args.fail_on_partial) for r in results)
     code = EXIT_USAGE if unreadable else (EXIT_GATE if failed else EXIT_OK)
     report = build_report(results, problems, code, failed)

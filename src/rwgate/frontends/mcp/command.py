@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_EXIT_USAGE = 2
+from rwgate.frontends.kit import EXIT_USAGE, flag_overrides
 
 
 def add_mcp_command(subparsers: Any) -> None:
@@ -51,19 +51,12 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     from rwgate.frontends.mcp.safety import BadArgument
     from rwgate.settings.config import ConfigError
 
-    keys = (
-        "policy",
-        "offline",
-        "no_cache",
-        "cache_dir",
-        "snapshot",
-        "crossref_url",
-        "openalex_url",
-    )
-    overrides = {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
+    overrides = flag_overrides(args)  # the flags it shares with `rwgate check`
+    if args.openalex_url is not None:
+        overrides["openalex_url"] = args.openalex_url
     if not 0 < args.port < 65536:
         print(f"rwgate mcp: error: --port {args.port} is not a TCP port", file=sys.stderr)
-        return _EXIT_USAGE
+        return EXIT_USAGE
     try:
         from rwgate.frontends.mcp.server import serve
 
@@ -72,5 +65,5 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         serve(roots, overrides, args.transport, args.host, args.port, token, args.allowed_host)
     except (ConfigError, BadArgument) as exc:
         print(f"rwgate mcp: error: {exc}", file=sys.stderr)
-        return _EXIT_USAGE
+        return EXIT_USAGE
     return 0

@@ -1,11 +1,7 @@
-"""The drafting tools' work: bounded arguments, then the verify package's functions as they are.
-
-An agent's arguments may come from anywhere (a pasted reference list, a web page), so every text
-and list is bounded before a registry is asked (by the tool's input schema, or here where a schema
-cannot say it), and every refusal is one line naming the argument. The verdicts themselves are the
-verify package's own, computed with the settings the server was started with, so an agent,
-``rwgate verify`` and the build agree. A URL is only read for the DOI or arXiv id written in it (by
-the verify package); nothing here fetches it.
+"""The drafting tools' work: every text and list bounded where the input schema cannot say it
+(each refusal one line naming the argument), then the verify package's own functions with the
+settings the server was started with, so an agent, ``rwgate verify`` and the build agree. A URL
+is only read for the DOI or arXiv id written in it, never fetched.
 """
 
 from __future__ import annotations
@@ -68,20 +64,6 @@ def verify_citation(
         raise BadArgument(one_line(exc)) from None
 
 
-def _sources(values: Sequence[str] | None) -> list[str] | None:
-    if values is None:
-        return None
-    chosen = [v.strip().lower() for v in values]
-    for value, name in zip(values, chosen, strict=True):
-        if name not in SOURCES:
-            raise BadArgument(
-                f"sources: {value!r} is not a source; choose from {', '.join(SOURCES)}"
-            )
-    if not chosen:
-        raise BadArgument(f"sources: give at least one of {', '.join(SOURCES)}, or leave it out")
-    return list(dict.fromkeys(chosen))
-
-
 def search_references(
     settings: Settings,
     query: str,
@@ -98,9 +80,10 @@ def search_references(
     safety.year_text(year_to, "year_to")
     if year_from is not None and year_to is not None and year_from > year_to:
         raise BadArgument(f"year_from: {year_from} is after year_to {year_to}")
-    chosen = _sources(sources)
+    if sources is not None and not sources:  # (the schema checks each name)
+        raise BadArgument(f"sources: give at least one of {', '.join(SOURCES)}, or leave it out")
     try:
-        return search.search_references(text, settings, max_results, year_from, year_to, chosen)
+        return search.search_references(text, settings, max_results, year_from, year_to, sources)
     except (ValueError, RwgateError) as exc:
         raise BadArgument(one_line(exc)) from None
 

@@ -1,14 +1,11 @@
 """Serving over streamable HTTP safely: loopback by default, a bearer token beyond it.
 
-The SDK checks Host and Origin against loopback names only when it binds loopback; any other bind
-address (``--host 0.0.0.0``) switched the check off, and nothing asked who was calling. Here:
-
-* loopback (127.0.0.1, localhost, ::1): the SDK's own Host/Origin check (DNS rebinding), plus the
-  bearer token when one is given;
-* any other address: a token is required (``--auth-token`` or ``RWGATE_MCP_TOKEN``, at least 16
-  characters; every request must carry ``Authorization: Bearer TOKEN``, compared in constant
-  time), and Host/Origin stay checked against ``--allowed-host`` names (the bind address itself
-  when it is a name or a single address; a wildcard bind needs them spelled out).
+The SDK checks Host and Origin (DNS rebinding) only when it binds loopback. Here, on loopback
+(127.0.0.1, localhost, ::1) that check stays, plus the bearer token when one is given; any other
+address requires a token (``--auth-token`` or ``RWGATE_MCP_TOKEN``, at least 16 characters, sent as
+``Authorization: Bearer TOKEN``, compared in constant time) and keeps Host and Origin checked
+against the ``--allowed-host`` names (the bind address itself when it is a name or a single
+address; a wildcard bind needs them spelled out).
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
-"""The search tools' answers from the local snapshot, when Crossref cannot give them.
+"""The search tools' records: Crossref's, read as the check reads them, or the local snapshot's
+when Crossref cannot give them.
 
 ``rw_check_author``, ``rw_search``, ``rw_recent_retractions`` and ``rw_get_record`` ask Crossref
-first (its answer covers every registered work). When Crossref cannot answer (offline with
-nothing cached, or down), the snapshot answers what it holds, in the same shapes, and the answer's
-``sources`` says so: Crossref with the reason it did not answer, the snapshot with its path and
-the date of its data. Only when neither can answer is the call refused, in one line naming both
-reasons. A Retraction Watch record id is the snapshot's alone to answer.
-
-``rw_get_record`` also asks the snapshot when Crossref does not know the DOI (a work only the
-Retraction Watch rows list). A work neither holds is ``found: false`` only when a registry said so
-(Crossref, or a snapshot of the whole export).
+first. When it cannot answer (offline with nothing cached, or down), the snapshot answers in the
+same shapes and ``sources`` says so (Crossref with its reason, the snapshot with its path and data
+date); when neither can, the call is refused in one line naming both. A Retraction Watch record id
+is the snapshot's alone to answer. A work neither holds is ``found: false`` only when a registry
+said so (Crossref, or a snapshot of the whole export).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rwgate.contract.doi import try_normalize
-from rwgate.contract.evidence import crossref_date, first_text
+from rwgate.contract.evidence import crossref_date, crossref_notice, first_text
 from rwgate.contract.models import Notice, SourceInfo
 from rwgate.frontends.door import (
     TTL_WORK,
@@ -34,11 +31,12 @@ from rwgate.frontends.door import (
 from rwgate.frontends.door import snapshot_queries as queries
 from rwgate.frontends.mcp import safety
 from rwgate.frontends.mcp.models import NoticeRecord, Record, Update
-from rwgate.frontends.mcp.records import name_matches, update_entry
 from rwgate.frontends.mcp.safety import BadArgument, one_line
 from rwgate.settings.config import Settings
 from rwgate.settings.paths import default_snapshot_path
 
+AUTHOR_SELECT = "DOI,title,author,container-title,issued,published,type,updated-by"
+NOTICE_SELECT = "DOI,title,container-title,issued,published,type,update-to"
 T = TypeVar("T")
 _NO_SNAPSHOT = (
     "no snapshot to answer from at {path} (`rwgate data import --sample`, `rwgate data update`)"
@@ -86,6 +84,76 @@ def answer(
     return found, [crossref_source(settings, note), info]
 
 
+# --- Crossref records, as the check reads them (rwgate.contract.evidence.crossref_notice) -----
+
+
+def _fold(text: str) -> str:
+    """Case- and accent-insensitive form of a name part (``Müller`` == ``muller``)."""
+    return queries.fold(text).strip(". ")
+
+
+def _name_parts(name: str) -> tuple[str, str]:
+    """(family, first initial) of ``Given Family`` or ``Family, Given``."""
+    if "," in name:
+        family, _, given = name.partition(",")
+    else:
+        *given_parts, family = name.split()
+        given = " ".join(given_parts)
+    return _fold(family), _fold(given)[:1]
+
+
+def author_matches(name: str, authors: Any) -> bool:
+    """Does the record list an author with this family name (and first initial, if given)?"""
+    family, initial = _name_parts(name)
+    for person in authors if isinstance(authors, list) else []:
+        if person.get("family"):
+            if _fold(str(person["family"])) != family:
+                continue
+            if not initial or _fold(str(person.get("given") or ""))[:1] in ("", initial):
+                return True
+        elif person.get("name") and _fold(str(person["name"])) == _fold(name):
+            return True
+    return False
+
+
+def name_matches(name: str, full_name: str) -> bool:
+    """Is ``full_name`` (``Given Family``, as a Retraction Watch row names an author) the
+    searched ``name``: the same family name (its last words), and first initial if given?"""
+    family, initial = _name_parts(name)
+    tokens = _fold(full_name).split()
+    wanted = family.split()
+    if not wanted or tokens[-len(wanted) :] != wanted:
+        return False
+    given = tokens[: -len(wanted)]
+    return not initial or not given or given[0][:1] == initial
+
+
+def update_entry(entry: Mapping[str, Any]) -> Update:
+    """One ``update-to``/``updated-by`` entry, its type and date read as the check reads them."""
+    notice = crossref_notice(entry)  # read as the check reads it
+    return Update(
+        doi=notice.doi or entry.get("DOI"),
+        type=notice.type,
+        label=notice.label,
+        source=entry.get("source"),
+        date=notice.date,
+        record_id=notice.record_id,
+    )
+
+
+def notice_record(item: Mapping[str, Any]) -> NoticeRecord:
+    """A notice's own record: what it updates, and when (its newest update's date)."""
+    updates = [update_entry(u) for u in item.get("update-to") or [] if isinstance(u, Mapping)]
+    dates = [u.date for u in updates if u.date is not None]
+    return NoticeRecord(
+        notice_doi=str(item.get("DOI") or "").lower(),
+        title=first_text(item.get("title")),
+        journal=first_text(item.get("container-title")),
+        date=max(dates) if dates else None,
+        updates=updates,
+    )
+
+
 # --- the four questions ---------------------------------------------------------------------
 
 
@@ -125,13 +193,9 @@ def since_date(text: str | None) -> dt.date | None:
     return dt.date(parts[0], parts[1], parts[2])
 
 
-def record(snap: Snapshot, doi: str | None, record_id: str | None) -> Record | None:
-    """The work ``doi`` (or the work of Retraction Watch record ``record_id``) as the snapshot
-    holds it; None when it holds nothing about it."""
-    if record_id is not None:
-        held = queries.record_of(snap, record_id)
-    else:
-        held = queries.work_record(snap, doi or "")
+def record(held: queries.WorkRecord | None) -> Record | None:
+    """A work as the snapshot holds it (:func:`queries.work_record`, :func:`queries.record_of`);
+    None when it holds nothing about it."""
     if held is None:
         return None
     lookup = held.lookup
@@ -196,12 +260,11 @@ def get_record(
     if item is None:  # Crossref does not know it: the Retraction Watch rows may
         try:
             with opened(settings) as snap:
-                held = record(snap, canonical, None) if snap is not None else None
+                held = record(queries.work_record(snap, canonical)) if snap is not None else None
                 info = [snap.info()] if snap is not None and held is not None else []
         except SnapshotError:
             held, info = None, []
-        note = "does not know the DOI"
-        sources = [crossref_source(settings, note), *info]
+        sources = [crossref_source(settings, "does not know the DOI"), *info]
         return (held or Record(found=False, doi=canonical)).model_copy(update={"sources": sources})
     return _crossref_record(canonical, item, crossref_answered(settings))
 
@@ -214,7 +277,7 @@ def _by_record_id(settings: Settings, record_id: str) -> Record:
     rid = str(int(digits))
 
     def ask(snap: Snapshot) -> Record | None:
-        return _held_or_refused(snap, record(snap, None, rid), f"record {rid}", "")
+        return _held_or_refused(snap, record(queries.record_of(snap, rid)), f"record {rid}", "")
 
     why = "Crossref has no Retraction Watch record ids"
     found, sources = answer(settings, why, ask)
@@ -225,7 +288,7 @@ def _by_record_id(settings: Settings, record_id: str) -> Record:
 
 def _from_snapshot(settings: Settings, doi: str, reason: str) -> Record:
     def ask(snap: Snapshot) -> Record | None:
-        return _held_or_refused(snap, record(snap, doi, None), doi, reason)
+        return _held_or_refused(snap, record(queries.work_record(snap, doi)), doi, reason)
 
     found, sources = answer(settings, reason, ask)
     return (found or Record(found=False, doi=doi)).model_copy(update={"sources": sources})

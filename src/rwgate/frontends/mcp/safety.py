@@ -114,11 +114,10 @@ def works_within_limit(references: Sequence[object], argument: str) -> None:
         )
 
 
-def text_within_limit(text: str, argument: str) -> str:
+def text_within_limit(text: str, argument: str) -> None:
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_TEXT_BYTES:
         raise BadArgument(f"{argument}: {size} bytes; the limit is {MAX_TEXT_BYTES}")
-    return text
 
 
 def batch_within_limit(items: Sequence[str], argument: str) -> list[str]:

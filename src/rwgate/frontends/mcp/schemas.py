@@ -1,13 +1,10 @@
 """The tool list an agent can afford: every tool's schemas cut to what an agent reads.
 
-An agent loads ``tools/list`` into its context at every start. Pydantic's schemas of the answers
-(the whole Citation, notice, verification models, each with titles, defaults and per-field
-descriptions, repeated per tool) made it 59 kB of compact JSON for 12 tools, 47 kB of it output
-schemas. Here each output schema keeps its top-level fields with their JSON types, and each
-object or list of objects names the fields it holds (one level: ``key, doi, status, ...``), so
-no field is hidden and every answer still validates; input schemas lose the ``null`` defaults
-(an argument that is not required has none) and ``anyOf`` with ``null`` becomes a type list.
-The bound is a test (``tests/e2e/test_mcp.py``) and a figure in ``benchmarks/README.md``.
+An agent loads ``tools/list`` into its context at every start; pydantic's full answer schemas made
+it 59 kB for 12 tools. Each output schema keeps its top-level fields with their JSON types, an
+object or list of objects naming the fields it holds (one level down), so no field is hidden;
+input schemas lose ``null`` defaults and ``anyOf [X, null]`` becomes a type list. The bound is a
+test (``tests/e2e/test_mcp.py``) and a figure in ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -100,33 +97,21 @@ def shrink_tools(tools: Iterable[Any]) -> None:
         tool.parameters.clear()
         tool.parameters.update(brief, additionalProperties=False)
         tool.description = " ".join((tool.description or "").split())
-        _drop_titles(tool.parameters)
         output = tool.fn_metadata.output_schema
         if output is not None:
             shrunk = brief_output(output, seen, tool.name)
             output.clear()
             output.update(shrunk)
-            _drop_titles(output)
-
-
-def _drop_titles(schema: Any) -> None:
-    """Remove the generated ``title`` strings of a JSON schema, in place (a property *named*
-    ``title`` is a schema object, not a string, and stays)."""
-    if isinstance(schema, dict):
-        if isinstance(schema.get("title"), str):
-            del schema["title"]
-        for value in schema.values():
-            _drop_titles(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            _drop_titles(item)
 
 
 def _noise(key: str, value: Any) -> bool:
-    """What no agent needs to read: a null or false default (an optional argument's or a flag's),
-    a length cap no real argument reaches, the 1000..2999 bounds of a year, a minimum of 1."""
+    """What no agent needs to read: pydantic's generated ``title`` strings (a property *named*
+    ``title`` is a schema object, and stays), a null or false default (an optional argument's or
+    a flag's), a length cap no real argument reaches, the 1000..2999 bounds of a year, a minimum
+    of 1."""
     return (
-        (key == "default" and (value is None or value is False))
+        (key == "title" and isinstance(value, str))
+        or (key == "default" and (value is None or value is False))
         or (key == "maxLength" and isinstance(value, int) and value >= 100)
         or (key, value) in (("minimum", 1000), ("maximum", 2999), ("minimum", 1))
     )
@@ -147,8 +132,8 @@ def _one_type(options: list[Any]) -> list[str] | None:
 
 
 def brief_input(schema: Any) -> Any:
-    """An input schema without ``default: null`` and with ``anyOf [X, null]`` as a type list
-    (the arguments are validated by the tool's own model, not by this text)."""
+    """An input schema without titles or ``default: null`` and with ``anyOf [X, null]`` as a
+    type list (the arguments are validated by the tool's own model, not by this text)."""
     if isinstance(schema, list):
         return [brief_input(s) for s in schema]
     if not isinstance(schema, dict):

@@ -1,18 +1,11 @@
 """``rwgate mcp``: the integrity checks as MCP tools for an agent that drafts a manuscript.
 
-Nine ``rw_*`` tools give verdicts on works (as the build gives them) and three drafting tools
-(``verify_citation``, ``search_references``, ``get_bibtex``) check that a reference exists and
-export it, each result carrying the integrity status of the work. Each tool runs the matching
-:class:`Toolbox` method (or :mod:`rwgate.frontends.mcp.drafting` function) through
-:func:`~rwgate.frontends.mcp.calls.run_tool` and returns a Pydantic model, so every tool
-advertises an output schema.
-
-Resources are read-only JSON: ``rwgate://data-status`` (sources, snapshot provenance and age),
-``rwgate://policy`` (the preset, overrides, allow-list and the action of every status), and
-``rwgate://notice/{+doi}`` (the verdict on one work with every notice, as ``rw_check_doi`` gives
-it). Prompts are two conversations the user can start: a pre-submission screening of a
-manuscript, and how to word a citation of a retracted work (careful, non-accusatory: a
-retraction is a fact about a paper, not a verdict on its authors).
+Nine ``rw_*`` tools give verdicts on works as the build gives them; three drafting tools check
+that a reference exists and export it. Each returns a Pydantic model (so it advertises an output
+schema) through :func:`~rwgate.frontends.mcp.calls.run_tool`. Resources are read-only JSON
+(data status, policy, one work's notices); the two prompts start a pre-submission screening and
+the careful wording of a retracted citation (a retraction is a fact about a paper, not a verdict
+on its authors).
 """
 
 from __future__ import annotations

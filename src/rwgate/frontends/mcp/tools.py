@@ -44,7 +44,6 @@ from rwgate.frontends.mcp.models import (
     RecentNotices,
     Record,
 )
-from rwgate.frontends.mcp.records import AUTHOR_SELECT, NOTICE_SELECT, author_matches, notice_record
 from rwgate.frontends.mcp.safety import BadArgument, Roots
 from rwgate.frontends.mcp.safety import one_line as _one_line
 from rwgate.identify.ids import arxiv_id, identifiers_in_url
@@ -54,7 +53,7 @@ from rwgate.readers.gather import Gathered, doi_reference
 from rwgate.readers.locate import OUTSIDE
 from rwgate.readers.pandoc_exe import bounds as pandoc_bounds
 from rwgate.settings.config import USER_KEYS, ConfigError, Settings, load_settings
-from rwgate.verdicts.result import FLAGGED, CheckResult
+from rwgate.verdicts.result import FLAGGED
 
 _READ_ERRORS = (RwgateError, OSError, ValueError, UnicodeDecodeError)
 
@@ -125,9 +124,7 @@ class Toolbox:
                 raise BadArgument(f"text: {_one_line(exc)}") from None
             except RecursionError:
                 raise BadArgument("text: nested too deeply to be read") from None
-            safety.works_within_limit(found.references, "text")
-            result = judge(found.references, self.settings, found.problems, progress)
-            return self._document(result, None, self.settings)
+            return self._judged(Gathered(found.references, found.problems), None, progress)
         real = self.roots.confine(str(path))
         if is_manuscript(real):
             raise BadArgument(f"path: {path} is a manuscript; use rw_check_manuscript")
@@ -135,10 +132,7 @@ class Toolbox:
             found = load_bibliography(real)
         except _READ_ERRORS as exc:
             raise BadArgument(_one_line(exc)) from None
-        safety.works_within_limit(found.references, "path")
-        settings = self._settings_for(real, {})
-        result = judge(found.references, settings, found.problems, progress)
-        return self._document(result, real, settings)
+        return self._judged(Gathered(found.references, found.problems), real, progress)
 
     def check_manuscript(self, path: str, progress: Progress | None = None) -> DocumentCheck:
         real = self.roots.confine(path)
@@ -153,12 +147,7 @@ class Toolbox:
                 f"path: {path} is {size} bytes; the limit is {safety.MAX_MANUSCRIPT_BYTES} per "
                 "call: check its chapters one by one, or run `rwgate check` on it"
             )
-        gathered = self._gather_manuscript(real)
-        safety.works_within_limit(gathered.references, "path")
-        settings = self._settings_for(real, gathered.metadata)
-        result = judge(gathered.references, settings, gathered.problems, progress)
-        result.project_metadata = gathered.project_metadata
-        return self._document(result, real, settings)
+        return self._judged(self._gather_manuscript(real), real, progress)
 
     def _gather_manuscript(self, real: Path) -> Gathered:
         """What ``gather_inputs`` reads for a manuscript, refusing any file outside the roots.
@@ -206,11 +195,16 @@ class Toolbox:
             raise BadArgument(_one_line(exc)) from None
         return found.model_copy(update={k: getattr(self.settings, k) for k in USER_KEYS})
 
-    def _document(
-        self, result: CheckResult, real: Path | None, settings: Settings
+    def _judged(
+        self, found: Gathered, real: Path | None, progress: Progress | None
     ) -> DocumentCheck:
-        # As `rwgate check`: an input it cannot read (a bibliography the manuscript names that
-        # is not there) is exit code 2, whatever the verdicts of the citations it could read.
+        """The verdicts on a file's (or a text's) works, as ``rwgate check`` gives them: an input
+        it cannot read (a bibliography the manuscript names that is not there) is exit code 2,
+        whatever the verdicts of the citations it could read."""
+        safety.works_within_limit(found.references, "text" if real is None else "path")
+        settings = self.settings if real is None else self._settings_for(real, found.metadata)
+        result = judge(found.references, settings, found.problems, progress)
+        result.project_metadata = found.project_metadata
         report = result.report()
         code = 2 if any(p.unreadable for p in result.problems) else result.exit_code
         return DocumentCheck(
@@ -238,8 +232,9 @@ class Toolbox:
             raise BadArgument("name: give an author name such as 'A. J. Wakefield'")
         filters = [f"from-pub-date:{y}" for y in [safety.year_text(year_min, "year_min")] if y]
         filters += [f"until-pub-date:{y}" for y in [safety.year_text(year_max, "year_max")] if y]
-        params = {"query.author": text, "rows": str(limit)}
-        params.update(select=AUTHOR_SELECT, **({"filter": ",".join(filters)} if filters else {}))
+        params = {"query.author": text, "rows": str(limit), "select": offline.AUTHOR_SELECT}
+        if filters:
+            params["filter"] = ",".join(filters)
         failed: list[str] = []
         try:
             items = self.query.works(params, TTL_SEARCH).items
@@ -251,7 +246,7 @@ class Toolbox:
         matched = [
             (str(i["DOI"]), author_names(i.get("author")))
             for i in items
-            if i.get("DOI") and author_matches(text, i.get("author"))
+            if i.get("DOI") and offline.author_matches(text, i.get("author"))
         ]
         seen = {try_normalize(doi) for doi, _ in matched}
         matched += [(w.doi, w.authors) for w in held if w.doi not in seen]
@@ -301,7 +296,7 @@ class Toolbox:
         limit: int,
     ) -> NoticeSearch:
         types = safety.update_types(update_types)
-        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
+        filters = [f"update-type:{t}" for t in types]
         title = safety.short_text(journal, "journal")
         if title is not None:
             if "," in title:
@@ -313,33 +308,40 @@ class Toolbox:
         since = safety.date_text(posted_since, "posted_since")
         if since:
             filters.append(f"from-update-date:{since}")
-        params = self._notice_params(filters, limit)
         text = safety.short_text(query, "query")
-        if text:
-            params["query.bibliographic"] = text
         wanted = offline.queries.NoticeFilter(
             offline.words(text), title, year_min, year_max, types, offline.since_date(since)
         )
-        return self._notices(params, wanted, limit, TTL_SEARCH)
+        return self._notices(filters, text, wanted, limit, TTL_SEARCH)
 
     def recent(self, limit: int, update_types: Sequence[str] | None) -> RecentNotices:
         types = safety.update_types(update_types) or ["retraction"]
-        filters = ["is-update:true", *(f"update-type:{t}" for t in types)]
-        params = self._notice_params(filters, limit)
+        filters = [f"update-type:{t}" for t in types]
         wanted = offline.queries.NoticeFilter(types=types)
-        found = self._notices(params, wanted, limit, TTL_FEED)
+        found = self._notices(filters, None, wanted, limit, TTL_FEED)
         journals = collections.Counter(n.journal or "(no journal)" for n in found.notices)
         return RecentNotices(**dict(found), by_journal=dict(journals))
 
     def _notices(
         self,
-        params: dict[str, str],
+        filters: list[str],
+        query: str | None,
         wanted: offline.queries.NoticeFilter,
         limit: int,
         ttl: float,
     ) -> NoticeSearch:
-        """Crossref's notices for ``params``; when it cannot answer, the snapshot's for
-        ``wanted`` (newest first by notice date), saying which source answered."""
+        """Crossref's notices with these ``filters`` (newest update first); when it cannot
+        answer, the snapshot's for ``wanted`` (newest first by notice date), saying which source
+        answered."""
+        params = {
+            "filter": ",".join(["is-update:true", *filters]),
+            "sort": "updated",
+            "order": "desc",
+            "rows": str(limit),
+            "select": offline.NOTICE_SELECT,
+        }
+        if query:
+            params["query.bibliographic"] = query
         try:
             found = self.query.works(params, ttl)
         except SourceUnavailable as exc:
@@ -347,18 +349,9 @@ class Toolbox:
             held, sources = offline.answer(self.settings, _one_line(exc), ask)
             total, notices = held or (0, [])
             return NoticeSearch(total=total, notices=notices, request=params, sources=sources)
-        notices = [notice_record(i) for i in found.items if i.get("DOI")]
+        notices = [offline.notice_record(i) for i in found.items if i.get("DOI")]
         sources = offline.crossref_answered(self.settings)
         return NoticeSearch(total=found.total, notices=notices, request=params, sources=sources)
-
-    def _notice_params(self, filters: list[str], limit: int) -> dict[str, str]:
-        return {
-            "filter": ",".join(filters),
-            "sort": "updated",
-            "order": "desc",
-            "rows": str(limit),
-            "select": NOTICE_SELECT,
-        }
 
     def get_record(self, doi: str | None, record_id: str | None = None) -> Record:
         return offline.get_record(self.query, self.settings, doi, record_id)

@@ -41,35 +41,9 @@ _TYPES = {
     "report": "techreport",
 }
 _VENUE_FIELD = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "in",
-        "for",
-        "and",
-        "to",
-        "with",
-        "from",
-        "by",
-        "at",
-        "as",
-        "is",
-        "are",
-        "its",
-        "into",
-        "via",
-        "toward",
-        "towards",
-    ]
-)
+_STOP = re.compile(r"a|an|the|on|of|in|for|and|to|with|from|by|at|as|is|are|its|into|via|towards?")
 _WORD = re.compile(r"\S+")
-_MONTHS = frozenset(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-)
+_MONTH = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")  # BibTeX's macros
 _ENTRY = re.compile(r"^\s*@\s*(\w+)\s*\{\s*([^,\s]*)\s*,", re.DOTALL)
 
 
@@ -110,7 +84,7 @@ def make_key(work: Work) -> str:
     """``{lastname}{year}{word}``; parts the record lacks are left out, never invented."""
     family = fold(work.authors[0].family) if work.authors else ""
     last = "".join(c for c in family.split(" ")[-1] if c.isascii() and c.isalpha())
-    words = [w for w in normalize_title(work.title).split() if w not in _STOP]
+    words = [w for w in normalize_title(work.title).split() if not _STOP.fullmatch(w)]
     word = next(("".join(c for c in w if c.isascii() and c.isalnum()) for w in words), "")
     key = f"{last}{work.year or ''}{word}"
     if not key and work.doi:
@@ -137,7 +111,7 @@ def _verbatim(value: str) -> str:
 
 def _value(name: str, value: str) -> str:
     """Braced, except BibTeX's month macros (``month = feb``), which braces would turn to text."""
-    return value if name == "month" and value.lower() in _MONTHS else f"{{{value}}}"
+    return value if name == "month" and _MONTH.fullmatch(value.lower()) else f"{{{value}}}"
 
 
 def render(entry_type: str, key: str, fields: list[tuple[str, str]]) -> str:

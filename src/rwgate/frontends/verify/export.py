@@ -90,17 +90,15 @@ def get_bibtex(
         citations = integrity.judge([(d, d) for d, _, _ in made], settings, srcs)
     keys = bibtex_export.unique_keys(key for _, key, _ in made)
     for (d, _, source), key, citation in zip(made, keys, citations, strict=True):
-        text = None
-        if isinstance(source, str):
-            text = bibtex_export.from_registry_text(source, key, citation)
-        if text is not None:
-            entry = BibtexEntry(
-                doi=d, key=key, bibtex=text, origin="content_negotiation", integrity=citation
-            )
-        else:
-            assert isinstance(source, Work)
+        if isinstance(source, Work):
             text = bibtex_export.from_work(source, key, citation)
             entry = BibtexEntry(doi=d, key=key, bibtex=text, origin="metadata", integrity=citation)
+        else:
+            negotiated = bibtex_export.from_registry_text(source, key, citation)
+            assert negotiated is not None  # _entries kept only a rendering it could read
+            entry = BibtexEntry(
+                doi=d, key=key, bibtex=negotiated, origin="content_negotiation", integrity=citation
+            )
         out.entries.append(entry)
     out.sources_failed = {
         k: v for k, v in out.sources_failed.items() if k not in out.sources_answered

@@ -22,6 +22,10 @@ from rwgate.verdicts.result import FLAGGED
 
 SERIOUS = frozenset(SERIOUS_STATUSES)
 _RETRACTED_LIKE = frozenset(RETRACTED_LIKE)
+_DATACITE = (
+    "arXiv DOI (registered with DataCite): not covered by the Retraction Watch data Crossref "
+    "redistributes"
+)
 
 
 def judge(
@@ -36,22 +40,12 @@ def judge(
     policy = settings.to_policy()
     out = []
     for citation in result.citations:
-        citation = citation.model_copy(update={"location": None})
+        update: dict[str, object] = {"location": None}
         if citation.status == "unknown_doi" and (citation.doi or "").startswith(ARXIV_PREFIX):
             action, allowed, _ = policy.decide(citation.key, citation.doi, "unverified")
-            reason = (
-                "arXiv DOI (registered with DataCite): not covered by the Retraction Watch data "
-                "Crossref redistributes"
-            )
-            citation = citation.model_copy(
-                update={
-                    "status": "unverified",
-                    "action": action,
-                    "allowed": allowed is not None,
-                    "reason": reason,
-                }
-            )
-        out.append(citation)
+            update |= {"status": "unverified", "action": action, "reason": _DATACITE}
+            update["allowed"] = allowed is not None
+        out.append(citation.model_copy(update=update))
     return out
 
 

@@ -120,12 +120,10 @@ def attach_integrity(
         errors, warnings = integrity.describe(citation, result.matched.is_retracted)
         result.errors += errors
         result.warnings += warnings
-    keys = bibtex_export.unique_keys(
-        r.key or bibtex_export.make_key(r.matched) for r in results if r.matched
-    )
-    for result, key in zip([r for r in results if r.matched], keys, strict=True):
-        assert result.matched is not None
-        result.bibtex = bibtex_export.from_work(result.matched, key, result.integrity)
+    found = [(r, r.matched) for r in results if r.matched]
+    keys = bibtex_export.unique_keys(r.key or bibtex_export.make_key(work) for r, work in found)
+    for (result, work), key in zip(found, keys, strict=True):
+        result.bibtex = bibtex_export.from_work(work, key, result.integrity)
 
 
 @contextmanager
@@ -157,12 +155,8 @@ _SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+", re.IGNORECASE)
 
 def _authors(authors: list[str] | str | None) -> list[str]:
     """A list, or one string ``A and B`` / ``A; B`` as people type them."""
-    if authors is None:
-        return []
-    items = [authors] if isinstance(authors, str) else list(authors)
-    names: list[str] = []
-    for item in items:
-        names += [n.strip() for n in _SEPARATORS.split(item) if n.strip()]
+    items = [authors] if isinstance(authors, str) else authors or []
+    names = [n.strip() for item in items for n in _SEPARATORS.split(item) if n.strip()]
     return [n for n in names if n.lower() not in ("others", "et al.", "et al")]
 
 
