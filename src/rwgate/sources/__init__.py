@@ -21,8 +21,8 @@ from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache, CachedSource
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.snapshot.preprints import HarvestedWithdrawals
 from rwgate.sources.snapshot.source import Snapshot
-from rwgate.sources.snapshot.withdrawals import HarvestedWithdrawals
 from rwgate.titles import TitleRow
 
 SOURCES: tuple[type[IntegritySource], ...] = (
