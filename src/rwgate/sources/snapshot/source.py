@@ -20,6 +20,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,6 @@ class Snapshot(IntegritySource):
 
     def __init__(self, path: Path | str | None = None, max_age_days: int | None = None) -> None:
         self.max_age_days = max_age_days
-        self._is_registry: bool | None = None
         self._info: SourceInfo | None = None
         self.path = Path(path) if path is not None else default_snapshot_path()
         if not self.path.is_file():
@@ -291,19 +291,16 @@ class Snapshot(IntegritySource):
         day = iso_date(row[0] or row[1] or row[2]) if row else None
         return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
 
-    @property
+    @cached_property
     def is_registry(self) -> bool:
         """Whether Retraction Watch rows were imported (not only recorded Crossref bodies).
 
         Only then may a DOI the snapshot does not list be called clean offline.
         """
-        if self._is_registry is not None:
-            return self._is_registry
         row = self._conn.execute(
             "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-export' AND rows > 0 LIMIT 1"
         ).fetchone()
-        self._is_registry = row is not None
-        return self._is_registry
+        return row is not None
 
     def warnings(self) -> list[str]:
         """Stale data, and a snapshot that cannot make an unlisted work clean."""
