@@ -1,9 +1,7 @@
 """Integrity sources: the family, listed once, and the set of them one check opens.
 
-Each member of :data:`SOURCES` opens itself from the settings
-(:meth:`~rwgate.sources.interface.IntegritySource.open`). The core never names a source: it asks
-every open source for the identifiers that source answers and merges the evidence by what each
-declares.
+The core never names a source: it asks every open source for the identifiers that source
+answers and merges the evidence by what each declares.
 """
 
 from __future__ import annotations

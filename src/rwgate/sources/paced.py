@@ -2,10 +2,9 @@
 bioRxiv/medRxiv): a :class:`~rwgate.sources.net.http.Retrying` on the server's limiter, the run's
 tally of what answered, and an ``open`` that puts the source behind the look-up cache.
 
-A source keeps one client for its whole life (a run: :class:`~rwgate.sources.OpenSources` closes
-it), so everything that asks one server in a run, the integrity batches and the searches of DOI
-recovery and ``rwgate verify`` alike, shares one client, one retry discipline and one memory of
-a server that could not be reached. ``httpx`` is loaded only when the first request goes out.
+A source keeps one client for its run (:class:`~rwgate.sources.OpenSources` closes it), so the
+integrity batches and the searches of DOI recovery and ``rwgate verify`` share one client, one
+retry discipline and one memory of a server that could not be reached.
 """
 
 from __future__ import annotations
@@ -93,13 +92,12 @@ class PacedSource(IntegritySource):
         return info.model_copy(update=run_state(self._answered, self._failed, self.name))
 
     def _answer(self, ident: str, outcome: str, error: str | None = None) -> Lookup:
-        """This source's look-up of ``ident``, dated now."""
         return Lookup.model_validate(
             {"doi": ident, "outcome": outcome, "source": self.name, "error": error, "as_of": now()}
         )
 
     def _tally(self, lookups: Iterable[Lookup]) -> None:
-        """Count what this run's look-ups brought, for :meth:`info`."""
+        """Count this run's look-ups for :meth:`info`."""
         for lookup in lookups:
             if lookup.outcome == "error":
                 self._failed[lookup.error or "error"] += 1

@@ -1,8 +1,5 @@
 """Retraction Watch CSV files as snapshot input: their rows as notices, and the rule that says
 whether a file is the whole export (which replaces every Retraction Watch row) or an extract.
-
-Its sibling :mod:`rwgate.sources.snapshot.crossref_bodies` reads recorded Crossref bodies; both
-write the tables :mod:`rwgate.sources.snapshot.schema` documents.
 """
 
 from __future__ import annotations

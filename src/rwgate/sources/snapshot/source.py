@@ -1,15 +1,11 @@
-"""The local Retraction Watch snapshot as an integrity source.
+"""The local Retraction Watch snapshot as an integrity source: offline, and with what Crossref's
+``updated-by`` lacks (reasons, reinstatements, record ids).
 
-The Retraction Watch database is the registry of record for retractions, so a local copy lets rwgate
-judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what Crossref's
-``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the SQLite file that
-:mod:`rwgate.sources.snapshot.store` builds (whose tables :mod:`rwgate.sources.snapshot.schema`
-documents); the file is opened read-only, so a look-up can never damage it, and an import that
-replaces the file under an open :class:`Snapshot` does not disturb it either.
-
-Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
-array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks
-of 500 parameters where SQLite lacks JSON1, so 100,000 DOIs cost three queries.
+The SQLite file (built by :mod:`~rwgate.sources.snapshot.store`, its tables documented in
+:mod:`~rwgate.sources.snapshot.schema`) is opened read-only: a look-up never damages it, and an
+import replacing it under an open :class:`Snapshot` does not disturb it. A batch goes to SQLite
+as one JSON array (``IN (SELECT value FROM json_each(?))``), or in chunks of 500 parameters where
+SQLite lacks JSON1, so 100,000 DOIs cost three queries.
 """
 
 from __future__ import annotations
