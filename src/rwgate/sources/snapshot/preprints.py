@@ -300,7 +300,8 @@ class HarvestedWithdrawals(IntegritySource):
 
     def __init__(self, path: Path, parts: list[PreprintPart]) -> None:
         self.path = path
-        self.parts = parts
+        days = [p.through for p in parts if p.through]
+        self.as_of = dt.datetime.combine(min(days), dt.time(), dt.UTC) if days else None
         self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
     @classmethod
@@ -343,18 +344,14 @@ class HarvestedWithdrawals(IntegritySource):
                         source=NAME,
                         notices=[notice],
                         published_doi=published,
-                        as_of=self._as_of(),
+                        as_of=self.as_of,
                     )
         if progress is not None:
             progress(len(out), len(out))
         return out
 
-    def _as_of(self) -> dt.datetime | None:
-        days = [p.through for p in self.parts if p.through]
-        return dt.datetime.combine(min(days), dt.time(), dt.UTC) if days else None
-
     def info(self) -> SourceInfo:
-        return SourceInfo(name=self.name, url=str(self.path), as_of=self._as_of())
+        return SourceInfo(name=self.name, url=str(self.path), as_of=self.as_of)
 
     def close(self) -> None:
         self.conn.close()

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,8 @@ class Snapshot(IntegritySource):
         self.import_id = read_import_id(self._conn)
         recorded.note_snapshot(self.path, self.import_id)
         self._as_of = self._export_date()
+        # The Lookup of (doi, notice rows, works row, works noticed), from this snapshot.
+        self._lookup = partial(snapshot_rows.lookup, source=self.name, as_of=self._as_of)
         try:
             self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
             self.json1 = True
@@ -264,15 +266,6 @@ class Snapshot(IntegritySource):
                 work_doi or (f"PMID {work_pmid}" if work_pmid else "an unnamed work")
             )
         return found
-
-    def _lookup(
-        self,
-        doi: str,
-        rows: list[Any] | None,
-        work: Sequence[Any] | None,
-        notice_for: list[str] | None,
-    ) -> Lookup:
-        return snapshot_rows.lookup(doi, rows, work, notice_for, self.name, self._as_of)
 
     # --- freshness and provenance -------------------------------------------------------------
 
