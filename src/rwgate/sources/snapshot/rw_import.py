@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from rwgate.contract.models import Problem
@@ -123,10 +124,7 @@ def _import_csv(
     newest: list[dt.date] = []
     params = _csv_params(rwcsv.iter_rows(path), prov_id, skipped, newest, today)
     count = 0
-    while True:
-        batch = [p for _, p in zip(range(_BATCH), params, strict=False)]
-        if not batch:
-            break
+    while batch := list(islice(params, _BATCH)):
         conn.executemany(_INSERT_NOTICE, batch)
         count += len(batch)
     if count == 0 and not skipped:
