@@ -1,9 +1,7 @@
 """Integrity sources: the family, listed once, and the set of them one check opens.
 
-Each member of :data:`SOURCES` opens itself from the settings
-(:meth:`~rwgate.sources.interface.IntegritySource.open`). The core never names a source: it asks
-every open source for the identifiers that source answers and merges the evidence by what each
-declares.
+The core never names a source: it asks every open source for the identifiers that source
+answers and merges the evidence by what each declares.
 """
 
 from __future__ import annotations
@@ -21,8 +19,8 @@ from rwgate.sources.biorxiv import BiorxivSource
 from rwgate.sources.cache import Cache, CachedSource
 from rwgate.sources.crossref import CrossrefSource
 from rwgate.sources.interface import IdKind, IntegritySource, Progress, run_state
+from rwgate.sources.snapshot.preprints import HarvestedWithdrawals
 from rwgate.sources.snapshot.source import Snapshot
-from rwgate.sources.snapshot.withdrawals import HarvestedWithdrawals
 from rwgate.titles import TitleRow
 
 SOURCES: tuple[type[IntegritySource], ...] = (

@@ -2,10 +2,9 @@
 bioRxiv/medRxiv): a :class:`~rwgate.sources.net.http.Retrying` on the server's limiter, the run's
 tally of what answered, and an ``open`` that puts the source behind the look-up cache.
 
-A source keeps one client for its whole life (a run: :class:`~rwgate.sources.OpenSources` closes
-it), so everything that asks one server in a run, the integrity batches and the searches of DOI
-recovery and ``rwgate verify`` alike, shares one client, one retry discipline and one memory of
-a server that could not be reached. ``httpx`` is loaded only when the first request goes out.
+A source keeps one client for its run (:class:`~rwgate.sources.OpenSources` closes it), so the
+integrity batches and the searches of DOI recovery and ``rwgate verify`` share one client, one
+retry discipline and one memory of a server that could not be reached.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache, CachedSource
-from rwgate.sources.interface import IdKind, IntegritySource, run_state
+from rwgate.sources.interface import IntegritySource, run_state
 from rwgate.sources.net.http import Retrying, Run
 
 if TYPE_CHECKING:
@@ -82,9 +81,6 @@ class PacedSource(IntegritySource):
         factory = None if settings.offline else lambda: cls.from_settings(settings)
         return CachedSource(cls, cache, factory, info)
 
-    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
-        return self.query_all([ident], kind=kind)[ident]
-
     @property
     def requests_made(self) -> int:
         return self.http.requests_made
@@ -96,13 +92,12 @@ class PacedSource(IntegritySource):
         return info.model_copy(update=run_state(self._answered, self._failed, self.name))
 
     def _answer(self, ident: str, outcome: str, error: str | None = None) -> Lookup:
-        """This source's look-up of ``ident``, dated now."""
         return Lookup.model_validate(
             {"doi": ident, "outcome": outcome, "source": self.name, "error": error, "as_of": now()}
         )
 
     def _tally(self, lookups: Iterable[Lookup]) -> None:
-        """Count what this run's look-ups brought, for :meth:`info`."""
+        """Count this run's look-ups for :meth:`info`."""
         for lookup in lookups:
             if lookup.outcome == "error":
                 self._failed[lookup.error or "error"] += 1

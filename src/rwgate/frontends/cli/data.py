@@ -196,22 +196,21 @@ def cmd_update_preprints(args: argparse.Namespace) -> int:
     from rwgate.sources.arxiv import ArxivSource
     from rwgate.sources.biorxiv import BiorxivSource
     from rwgate.sources.snapshot import preprints as tables
-    from rwgate.sources.snapshot.harvest import harvest_arxiv, harvest_biorxiv
     from rwgate.sources.snapshot.store import updating
 
     path = snapshot_path(args)
     settings = _settings()
     now = dt.datetime.now(dt.UTC)
     try:
-        since, known = _preprint_state(path)
+        since, known = tables.last_harvest(path)
     except (RwgateError, sqlite3.Error) as exc:
         return _err(str(exc))
     arxiv = ArxivSource(settings.arxiv_url, settings.arxiv_oai_url, timeout=settings.timeout)
     biorxiv = BiorxivSource(settings.biorxiv_url, settings.timeout)
-    harvests = [harvest_arxiv(arxiv, since.get("arxiv"), now.date(), known["arxiv"])]
+    harvests = [tables.harvest_arxiv(arxiv, since.get("arxiv"), now.date(), known["arxiv"])]
     for server in ("biorxiv", "medrxiv"):
         harvests.append(
-            harvest_biorxiv(biorxiv, server, since.get(server), now.date(), known[server])
+            tables.harvest_biorxiv(biorxiv, server, since.get(server), now.date(), known[server])
         )
     try:
         with updating(path, now) as conn:
@@ -223,30 +222,6 @@ def cmd_update_preprints(args: argparse.Namespace) -> int:
         _print_harvest(harvest)
     print(f"snapshot: {path}")
     return 2 if any(h.error for h in harvests) else 0
-
-
-def _preprint_state(path: Path) -> tuple[dict[str, dt.date | None], dict[str, set[str]]]:
-    """Each part's last harvest date and the idents it lists as withdrawn."""
-    import sqlite3
-
-    from rwgate.sources.snapshot import preprints as tables
-    from rwgate.sources.snapshot.schema import check_schema
-
-    since: dict[str, dt.date | None] = {}
-    known: dict[str, set[str]] = {part: set() for part in tables.PARTS}
-    if not path.exists():
-        return since, known
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        check_schema(conn, path)
-        if tables.has_tables(conn):
-            for part in tables.PARTS:
-                since[part] = tables.through(conn, part)
-            for server, ident in conn.execute("SELECT server, ident FROM preprint_withdrawals"):
-                known.setdefault(server, set()).add(ident)
-    finally:
-        conn.close()
-    return since, known
 
 
 def _print_harvest(harvest: Any) -> None:

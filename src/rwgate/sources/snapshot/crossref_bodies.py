@@ -1,10 +1,9 @@
 """Recorded Crossref ``/works`` bodies as snapshot input.
 
 A recorded Crossref record adds what the CSV alone cannot: the registry's own ``updated-by``
-(publisher-deposited notices the Retraction Watch database has not catalogued) and the fact that a
-clean record exists. Notices are read with :func:`rwgate.contract.evidence.lookup_from_crossref`, so
-the snapshot applies the same evidence rules (``updated-by``; ``update-to`` only for the record's
-own DOI) and the same source names as the live Crossref source.
+(publisher-deposited notices Retraction Watch has not catalogued) and the fact that a clean record
+exists. It is read as the live Crossref source reads one
+(:func:`rwgate.contract.evidence.lookup_from_crossref`): the same evidence rules and source names.
 """
 
 from __future__ import annotations

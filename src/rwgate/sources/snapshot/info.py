@@ -1,8 +1,6 @@
 """What ``rwgate data status`` (and the MCP ``rw_data_status`` tool) report about a snapshot:
-its size, freshness and the provenance of every file imported into it.
-
-Read from an open snapshot connection by :class:`rwgate.sources.snapshot.source.Snapshot`; kept
-apart from its look-ups, which judge works and never need these models.
+its size, freshness and the provenance of every file imported into it (kept apart from
+:class:`~rwgate.sources.snapshot.source.Snapshot`'s look-ups, which never need these models).
 """
 
 from __future__ import annotations

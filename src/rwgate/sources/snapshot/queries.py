@@ -2,10 +2,9 @@
 works by author name, notices by words, journal, years, type and date, and one work's or one
 Retraction Watch record's data.
 
-:mod:`rwgate.sources.snapshot.source` answers the core's look-ups (by DOI, PubMed id and title);
-these read the same rows for an agent exploring the data, with the same reading of a row
-(:func:`rwgate.sources.snapshot.rows.notice`), so a notice found here is the notice a check
-shows. Nothing here judges a work: the tools judge what these find through the core.
+A row is read as the look-ups read it (:func:`rwgate.sources.snapshot.rows.notice`), so a notice
+found here is the notice a check shows. Nothing here judges a work: the tools judge what these
+find through the core.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Snapshot rows as rwgate's models: the key a DOI is stored under, a notice from its row, and
-the Lookup a work's rows make. Apart from :mod:`rwgate.sources.snapshot.source`, which decides what
-to ask SQLite, so that a row is read one way for the DOI, PubMed id and title look-ups alike.
+the Lookup a work's rows make; one reading for the DOI, PubMed id and title look-ups alike.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """Retraction Watch CSV files as snapshot input: their rows as notices, and the rule that says
 whether a file is the whole export (which replaces every Retraction Watch row) or an extract.
-
-Its sibling :mod:`rwgate.sources.snapshot.crossref_bodies` reads recorded Crossref bodies; both
-write the tables :mod:`rwgate.sources.snapshot.schema` documents.
 """
 
 from __future__ import annotations
@@ -10,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from rwgate.contract.models import Problem
@@ -126,10 +124,7 @@ def _import_csv(
     newest: list[dt.date] = []
     params = _csv_params(rwcsv.iter_rows(path), prov_id, skipped, newest, today)
     count = 0
-    while True:
-        batch = [p for _, p in zip(range(_BATCH), params, strict=False)]
-        if not batch:
-            break
+    while batch := list(islice(params, _BATCH)):
         conn.executemany(_INSERT_NOTICE, batch)
         count += len(batch)
     if count == 0 and not skipped:

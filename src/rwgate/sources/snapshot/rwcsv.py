@@ -98,15 +98,12 @@ def parse_date(text: str) -> dt.date | None:
     text = text.strip()
     if not text:
         return None
-    us = _US_DATE.match(text)
-    iso = None if us else _ISO_DATE.match(text)
+    us, iso = _US_DATE.match(text), _ISO_DATE.match(text)
     try:
         if us:
-            month, day, year = (int(g) for g in us.groups())
-            return dt.date(year, month, day)
+            return dt.date(int(us[3]), int(us[1]), int(us[2]))
         if iso:
-            year, month, day = (int(g) for g in iso.groups())
-            return dt.date(year, month, day)
+            return dt.date(int(iso[1]), int(iso[2]), int(iso[3]))
     except ValueError:
         pass
     raise RowError(f"unparsable date {text!r}")
@@ -150,14 +147,8 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
     if not nature:
         raise RowError("RetractionNature is empty")
     record_id = _record_id(cells.get("Record ID", ""))
-    try:
-        notice_date = parse_date(cells.get("RetractionDate", ""))
-    except RowError as exc:
-        raise RowError(f"RetractionDate: {exc}") from None
-    try:
-        original_date = parse_date(cells.get("OriginalPaperDate", ""))
-    except RowError as exc:
-        raise RowError(f"OriginalPaperDate: {exc}") from None
+    notice_date = _date_cell(cells, "RetractionDate")
+    original_date = _date_cell(cells, "OriginalPaperDate")
     reasons = parse_list(cells.get("Reason", ""))
     return RWRow(
         line=line,
@@ -175,6 +166,13 @@ def _build_row(line: int, cells: dict[str, str]) -> RWRow:
         reasons=reasons,
         authors=parse_list(cells.get("Author", "")),
     )
+
+
+def _date_cell(cells: dict[str, str], name: str) -> dt.date | None:
+    try:
+        return parse_date(cells.get(name, ""))
+    except RowError as exc:
+        raise RowError(f"{name}: {exc}") from None
 
 
 def notice_type_of(nature: str, reasons: list[str]) -> str:

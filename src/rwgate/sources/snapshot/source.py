@@ -1,15 +1,11 @@
-"""The local Retraction Watch snapshot as an integrity source.
+"""The local Retraction Watch snapshot as an integrity source: offline, and with what Crossref's
+``updated-by`` lacks (reasons, reinstatements, record ids).
 
-The Retraction Watch database is the registry of record for retractions, so a local copy lets rwgate
-judge citations on a plane, in an air-gapped cluster or in CI, instantly, and with what Crossref's
-``updated-by`` lacks: reasons, reinstatements and record ids. This module reads the SQLite file that
-:mod:`rwgate.sources.snapshot.store` builds (whose tables :mod:`rwgate.sources.snapshot.schema`
-documents); the file is opened read-only, so a look-up can never damage it, and an import that
-replaces the file under an open :class:`Snapshot` does not disturb it either.
-
-Look-ups are batched the way the core asks for them: the whole batch goes to SQLite as one JSON
-array (``IN (SELECT value FROM json_each(?))``, answered from the indexed columns), or in chunks
-of 500 parameters where SQLite lacks JSON1, so 100,000 DOIs cost three queries.
+The SQLite file (built by :mod:`~rwgate.sources.snapshot.store`, its tables documented in
+:mod:`~rwgate.sources.snapshot.schema`) is opened read-only: a look-up never damages it, and an
+import replacing it under an open :class:`Snapshot` does not disturb it. A batch goes to SQLite
+as one JSON array (``IN (SELECT value FROM json_each(?))``), or in chunks of 500 parameters where
+SQLite lacks JSON1, so 100,000 DOIs cost three queries.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +69,6 @@ class Snapshot(IntegritySource):
 
     def __init__(self, path: Path | str | None = None, max_age_days: int | None = None) -> None:
         self.max_age_days = max_age_days
-        self._is_registry: bool | None = None
         self._info: SourceInfo | None = None
         self.path = Path(path) if path is not None else default_snapshot_path()
         if not self.path.is_file():
@@ -94,6 +90,8 @@ class Snapshot(IntegritySource):
         self.import_id = read_import_id(self._conn)
         recorded.note_snapshot(self.path, self.import_id)
         self._as_of = self._export_date()
+        # The Lookup of (doi, notice rows, works row, works noticed), from this snapshot.
+        self._lookup = partial(snapshot_rows.lookup, source=self.name, as_of=self._as_of)
         try:
             self._conn.execute("SELECT value FROM json_each('[]')").fetchall()
             self.json1 = True
@@ -145,9 +143,6 @@ class Snapshot(IntegritySource):
     @property
     def absence(self) -> Absence:  # type: ignore[override]
         return "clean" if self.is_registry else "nothing"
-
-    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
-        return self.query_all([ident], kind=kind)[ident]
 
     def query_all(
         self, dois: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
@@ -272,15 +267,6 @@ class Snapshot(IntegritySource):
             )
         return found
 
-    def _lookup(
-        self,
-        doi: str,
-        rows: list[Any] | None,
-        work: Sequence[Any] | None,
-        notice_for: list[str] | None,
-    ) -> Lookup:
-        return snapshot_rows.lookup(doi, rows, work, notice_for, self.name, self._as_of)
-
     # --- freshness and provenance -------------------------------------------------------------
 
     def _export_date(self) -> dt.datetime | None:
@@ -294,19 +280,16 @@ class Snapshot(IntegritySource):
         day = iso_date(row[0] or row[1] or row[2]) if row else None
         return dt.datetime.combine(day, dt.time(), dt.UTC) if day else None
 
-    @property
+    @cached_property
     def is_registry(self) -> bool:
         """Whether Retraction Watch rows were imported (not only recorded Crossref bodies).
 
         Only then may a DOI the snapshot does not list be called clean offline.
         """
-        if self._is_registry is not None:
-            return self._is_registry
         row = self._conn.execute(
             "SELECT 1 FROM provenance WHERE kind = 'retraction-watch-export' AND rows > 0 LIMIT 1"
         ).fetchone()
-        self._is_registry = row is not None
-        return self._is_registry
+        return row is not None
 
     def warnings(self) -> list[str]:
         """Stale data, and a snapshot that cannot make an unlisted work clean."""

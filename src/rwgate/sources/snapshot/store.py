@@ -1,9 +1,6 @@
-"""Building the local Retraction Watch snapshot: import and provenance.
-
-The file's schema and its import id are :mod:`rwgate.sources.snapshot.schema`'s; how a Retraction
-Watch CSV and a recorded Crossref body become rows is :mod:`rwgate.sources.snapshot.rw_import`'s and
-:mod:`rwgate.sources.snapshot.crossref_bodies`'s. This module decides which files to import and
-makes the import safe.
+"""Building the local Retraction Watch snapshot: which files to import, and importing them safely
+(their rows are :mod:`~rwgate.sources.snapshot.rw_import`'s and
+:mod:`~rwgate.sources.snapshot.crossref_bodies`'s).
 
 Imports into one file are serialised by an advisory lock on ``<file>.lock`` (POSIX). An import
 never writes the live file: it copies the old snapshot (if any) to a temporary file in the
@@ -74,20 +71,17 @@ def import_files(
     allow_shrink: bool = False,
     require_full: bool = False,
 ) -> ImportResult:
-    """Build or update the snapshot at ``db_path`` from CSV files and Crossref JSON bodies.
-
-    Atomic (temp file + ``os.replace``) and idempotent (CSV rows keyed by Record ID, Crossref
-    notices by work/notice/type/source, a file whose sha256 was imported before is skipped).
-    Unreadable files are reported in ``failed`` and the others still import.
+    """Build or update the snapshot at ``db_path`` from CSV files and Crossref JSON bodies,
+    idempotently (CSV rows keyed by Record ID, Crossref notices by work/notice/type/source, a
+    file whose sha256 was imported before skipped); unreadable files are in ``failed``.
 
     A Retraction Watch CSV is a *full export* only when every row parsed and it has at least
     :data:`~rwgate.sources.snapshot.rw_import.FULL_EXPORT_FLOOR` rows (a first import) or
     :data:`~rwgate.sources.snapshot.rw_import.SHRINK_FLOOR` of the previous full export's rows
-    (``allow_shrink`` waives the floor). A full export replaces every Retraction
-    Watch row wholesale (records deleted upstream disappear) and makes the snapshot the registry
-    of record, where a work it does not list is clean offline. Anything else is an *extract*: its
-    notices are added, and unlisted works stay unverified. With ``require_full`` (a download)
-    an extract is refused instead: the file is in ``failed`` and the snapshot stays as it was.
+    (``allow_shrink`` waives the floor): it replaces every Retraction Watch row (records deleted
+    upstream disappear) and makes the snapshot the registry of record, where a work it does not
+    list is clean offline. Anything else is an *extract*: its notices are added, unlisted works
+    stay unverified; with ``require_full`` (a download) it is refused, the snapshot unchanged.
     """
     db_path = Path(db_path)
     now = now or dt.datetime.now(dt.UTC)
@@ -146,7 +140,6 @@ class _NothingLanded(Exception):
 
 @contextmanager
 def _swapped(db_path: Path, now: dt.datetime) -> Iterator[sqlite3.Connection]:
-    """Copy, write into the copy, then swap it in; on any exception the old file stays."""
     tmp = _new_temp(db_path)
     try:
         if db_path.exists():
@@ -226,7 +219,7 @@ def _import_one(
     allow_shrink: bool,
     require_full: bool,
 ) -> bool:
-    """Import one file inside a savepoint; False (the file in ``result.failed``) if unreadable."""
+    """False (the file in ``result.failed``) if unreadable; its rows then rolled back."""
     name = source.url or str(source.path)
     conn.execute("SAVEPOINT file_import")
     try:
