@@ -58,16 +58,3 @@ class ToolError(RwgateError):
 
 class OutputError(RwgateError):
     """A report or generated file could not be written."""
-
-
-__all__ = [
-    "ConfigError",
-    "DataError",
-    "InputError",
-    "OutputError",
-    "RwgateError",
-    "SourceError",
-    "ToolError",
-    "UnknownFormat",
-    "UsageError",
-]
