@@ -156,8 +156,9 @@ def _one_line(exc: ValidationError, where: str, names: Mapping[str, str] | None 
 
 
 def _clean_keys(data: Mapping[str, Any]) -> dict[str, Any]:
-    """TOML and YAML users write ``fail-on``; the model says ``fail_on``."""
-    return {str(k).replace("-", "_"): v for k, v in data.items()}
+    """TOML and YAML users write ``fail-on``; the model says ``fail_on``. A value left empty
+    (``None``: a flag not given, a YAML key without a value) sets nothing."""
+    return {str(k).replace("-", "_"): v for k, v in data.items() if v is not None}
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -255,7 +256,7 @@ def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
 
 def _document_layer(values: Mapping[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
     """What a document may set (policy): any other key is dropped with a warning naming it."""
-    layer = _clean_keys({k: v for k, v in values.items() if v is not None})
+    layer = _clean_keys(values)
     for key in [k for k in layer if k in USER_KEYS]:  # unknown keys stay: validation names them
         del layer[key]
         notes.append(
@@ -305,8 +306,7 @@ def load_settings(
     if metadata:
         _merge(merged, _document_layer(metadata, metadata_name, notes), metadata_name)
     if overrides:
-        layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
-        _merge(merged, layer, overrides_name)
+        _merge(merged, _clean_keys(overrides), overrides_name)
     settings = _validated(merged, "configuration")
     settings.to_policy()  # surface invalid statuses now, with the file named
     settings.warnings = notes
