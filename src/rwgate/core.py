@@ -53,7 +53,7 @@ def _citation(
     meta = None
     if ev.mismatch is not None:  # another work's record: the entry's own title, the worse action
         mismatch = policy.decide(ref.key, doi, "doi_mismatch", actions=actions)[0]
-        action = _worse(action, mismatch)
+        action = min(action, mismatch, key=_ACTION_RANK.__getitem__)
     else:
         for lk in ev.lookups:
             if lk.outcome == "found" and lk.title:
@@ -85,10 +85,6 @@ def _citation(
             "added": None,
         },
     )
-
-
-def _worse(a: Action, b: Action) -> Action:
-    return a if _ACTION_RANK[a] <= _ACTION_RANK[b] else b
 
 
 def _source_errors(answers: Answers, offline: bool, errors: dict[str, set[str]]) -> None:

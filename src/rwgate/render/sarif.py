@@ -119,10 +119,8 @@ def _result(
     if place is not None:
         out["locations"] = [_location(place, root)]
         if entry is not None:
-            related = _location(entry, root)
-            related["id"] = 1
-            related["message"] = {"text": one_line(f"the entry of {c.key}")}
-            out["relatedLocations"] = [related]
+            said = {"text": one_line(f"the entry of {c.key}")}
+            out["relatedLocations"] = [{**_location(entry, root), "id": 1, "message": said}]
     elif entry is not None:
         out["locations"] = [_location(entry, root)]
     return out
