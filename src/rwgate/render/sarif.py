@@ -62,7 +62,6 @@ def message(c: Citation, template: str | None = None) -> str:
 
 
 def _clean(value: Any) -> Any:
-    """Every string in a JSON value without control and bidi characters."""
     if isinstance(value, str):
         return one_line(value)
     if isinstance(value, list):

@@ -156,8 +156,7 @@ def _one_line(exc: ValidationError, where: str, names: Mapping[str, str] | None 
 
 
 def _clean_keys(data: Mapping[str, Any]) -> dict[str, Any]:
-    """TOML and YAML users write ``fail-on``; the model says ``fail_on``. A value left empty
-    (``None``: a flag not given, a YAML key without a value) sets nothing."""
+    """TOML and YAML users write ``fail-on``, the model says ``fail_on``; a None sets nothing."""
     return {str(k).replace("-", "_"): v for k, v in data.items() if v is not None}
 
 
