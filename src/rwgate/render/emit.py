@@ -60,7 +60,8 @@ def emit_texts(
     files: Sequence[tuple[Path, str | Writer]] = (),
 ) -> None:
     """Write a run's outputs (module docstring): ``human`` gets whether to colour (a terminal,
-    no ``NO_COLOR``); a report is a text (a final newline is added) or a writer of its bytes."""
+    no ``NO_COLOR``); a report is a text (a final newline is added) or a writer of its bytes.
+    OutputError (one line) when a file cannot be written."""
     if to_stdout is not None:
         _to_stdout(to_stdout)
     else:
