@@ -2,13 +2,8 @@
 
 ``rwgate check``, ``rw-filter``, the LaTeX hooks and the MCP server all end up in :func:`check`
 (through :mod:`rwgate.frontends.kit`), so they cannot disagree. The flow is one way: references ->
-one
-batched look-up per source -> merged evidence -> status -> policy action -> :class:`Citation`.
-
-Which work each entry names is :mod:`rwgate.identify`'s answer, asked once per chunk: the
-identifiers each entry gives, shortDOIs resolved, DOIs recovered by title search when asked,
-the registry works a DOI-less title fits. The sources are then asked once per chunk for every
-identifier of it, and each entry is judged over its candidates (:func:`_decide`).
+the works they name (:mod:`rwgate.identify`) -> one batched look-up per source -> merged evidence
+-> status -> policy action -> :class:`Citation`, each entry judged over its candidates.
 
 The core never names a source. It asks every open source (:mod:`rwgate.sources`) for the
 identifiers that source answers, and merges what they said by what each declares about itself
@@ -56,10 +51,9 @@ def _citation(
     else:  # what decide() says without an allow list, without its call (100,000 works)
         action, allowed = actions[ev.status], None
     meta = None
-    if ev.mismatch is not None:  # the record is another work: the entry's own title is shown
-        # A retracted work cited under another work's DOI: the more severe of the two actions.
+    if ev.mismatch is not None:  # another work's record: the entry's own title, the worse action
         mismatch = policy.decide(ref.key, doi, "doi_mismatch", actions=actions)[0]
-        action = _worse(action, mismatch)
+        action = min(action, mismatch, key=_ACTION_RANK.__getitem__)
     else:
         for lk in ev.lookups:
             if lk.outcome == "found" and lk.title:
@@ -91,10 +85,6 @@ def _citation(
             "added": None,
         },
     )
-
-
-def _worse(a: Action, b: Action) -> Action:
-    return a if _ACTION_RANK[a] <= _ACTION_RANK[b] else b
 
 
 def _source_errors(answers: Answers, offline: bool, errors: dict[str, set[str]]) -> None:
@@ -202,12 +192,9 @@ def check(
     sources: OpenSources | None = None,
     warnings: Sequence[str] = (),
 ) -> CheckResult:
-    """Judge every reference with one batched look-up per source and identifier kind.
-
-    References are asked and judged :data:`CHUNK` at a time (one batched look-up per source and
-    chunk): each chunk's answers are let go once its verdicts are built, so a check of 100,000
-    works holds its verdicts, not every source's answers beside them.
-    """
+    """Judge every reference, :data:`CHUNK` at a time: each chunk's answers are let go once its
+    verdicts are built, so a check of 100,000 works holds its verdicts, not every source's
+    answers beside them."""
     policy = settings.to_policy()
     own = sources is None
     srcs = sources or open_sources(settings)

@@ -5,18 +5,6 @@ names the file, line, key or value it is about. Front ends map the family to the
 one place (:func:`rwgate.frontends.kit.print_error`): ``rwgate check`` and ``rw-latexmk`` exit 2,
 ``rw-filter`` prints ``rw-filter: ERROR: ...``, MCP returns a tool error. Anything that is not an
 :class:`RwgateError` is a bug and is reported as an internal error, never as a verdict.
-
-The tree::
-
-    RwgateError
-    ├── UsageError          bad arguments: a flag, a tool argument, an unknown file kind
-    │   └── UnknownFormat   a file suffix no reader is registered for
-    ├── ConfigError         invalid configuration (file, environment, metadata, template)
-    ├── InputError          an input file that cannot be read at all
-    ├── SourceError         an integrity source could not answer (network, deadline, shape)
-    ├── DataError           the Retraction Watch data or the snapshot is not usable
-    ├── ToolError           an external program (pandoc, bibtex, biber) failed
-    └── OutputError         a generated file could not be written
 """
 
 from __future__ import annotations
@@ -58,16 +46,3 @@ class ToolError(RwgateError):
 
 class OutputError(RwgateError):
     """A report or generated file could not be written."""
-
-
-__all__ = [
-    "ConfigError",
-    "DataError",
-    "InputError",
-    "OutputError",
-    "RwgateError",
-    "SourceError",
-    "ToolError",
-    "UnknownFormat",
-    "UsageError",
-]

@@ -122,7 +122,6 @@ _REPLACED = ("retracted", "expression_of_concern")  # what a retract-and-replace
 
 
 def _before(notice: Notice, when: dt.date, statuses: Collection[str]) -> bool:
-    """Whether ``notice`` has one of ``statuses`` and is dated before ``when``."""
     return bool(status_of_type(notice.type) in statuses and notice.date and notice.date < when)
 
 

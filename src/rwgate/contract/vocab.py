@@ -1,8 +1,7 @@
 """The contract's vocabularies (statuses, actions) as plain Python.
 
 Kept apart from :mod:`rwgate.contract.models` so that building the command line, which every
-``rwgate``
-start does (latexmk starts ``rwgate bibtex`` several times per build), needs no Pydantic.
+``rwgate`` start does (latexmk starts ``rwgate bibtex`` several times per build), needs no Pydantic.
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ RETRACTED_LIKE: tuple[Status, ...] = STATUSES[: STATUSES.index("expression_of_co
 # Statuses of works that could not be judged (no source said anything about the work).
 UNJUDGED_STATUSES: tuple[Status, ...] = STATUSES[STATUSES.index("clean") + 1 :]
 Action = Literal["fail", "annotate", "warn", "ignore"]
-ACTIONS: tuple[Action, ...] = get_args(Action)
 
 
 # --- what a person reads -------------------------------------------------------------------------

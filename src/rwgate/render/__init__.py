@@ -92,6 +92,3 @@ class FormatChoice(StrEnum):
                 return HtmlFormat()
             case _:
                 assert_never(self)
-
-
-__all__ = ["FormatChoice", "ReportFormat", "View"]

@@ -59,11 +59,9 @@ def emit_texts(
     beside_machine: bool = False,
     files: Sequence[tuple[Path, str | Writer]] = (),
 ) -> None:
-    """Write a run's outputs: ``to_stdout`` (a machine format: JSON, SARIF, ...) to stdout, else
-    the human text, on stderr when a machine format went to a file (``beside_machine``), and each
-    file (the ``--output`` reports, the ``report`` setting's JSON). A report is a text (a final
-    newline is added) or a writer of its bytes. Colour only on a terminal, never with
-    ``NO_COLOR``. Raises OutputError (one line) when a file cannot be written."""
+    """Write a run's outputs (module docstring): ``human`` gets whether to colour (a terminal,
+    no ``NO_COLOR``); a report is a text (a final newline is added) or a writer of its bytes.
+    OutputError (one line) when a file cannot be written."""
     if to_stdout is not None:
         _to_stdout(to_stdout)
     else:
@@ -85,10 +83,9 @@ def emit(
     template: str | None = None,
     code: int | None = None,
 ) -> None:
-    """Render ``result`` in each chosen format, each to its file (or one to stdout), and the JSON
-    report where ``report`` says: a CI job writes SARIF, JSON and the Markdown summary from one
-    run. The human text goes to stdout, or to stderr (its first citations only) when a machine
-    format is asked for, and not at all when a machine format takes stdout."""
+    """Render ``result`` in each chosen format, and the JSON report where ``report`` says: a CI
+    job writes SARIF, JSON and the Markdown summary from one run. Beside a machine format the
+    human text lists only its first citations."""
     view = View(verbose=verbose, template=template, exit_code=code)
     files: list[tuple[Path, Writer]] = []
     to_stdout: Writer | None = None

@@ -62,7 +62,6 @@ def message(c: Citation, template: str | None = None) -> str:
 
 
 def _clean(value: Any) -> Any:
-    """Every string in a JSON value without control and bidi characters."""
     if isinstance(value, str):
         return one_line(value)
     if isinstance(value, list):
@@ -119,10 +118,8 @@ def _result(
     if place is not None:
         out["locations"] = [_location(place, root)]
         if entry is not None:
-            related = _location(entry, root)
-            related["id"] = 1
-            related["message"] = {"text": one_line(f"the entry of {c.key}")}
-            out["relatedLocations"] = [related]
+            said = {"text": one_line(f"the entry of {c.key}")}
+            out["relatedLocations"] = [{**_location(entry, root), "id": 1, "message": said}]
     elif entry is not None:
         out["locations"] = [_location(entry, root)]
     return out

@@ -1,21 +1,13 @@
 """One run handed to the resident worker, kept tied to its client: it lives and dies with it.
 
 The worker forks a **keeper** for each connection. The keeper forks the **run** into a process
-group of its own, and the run takes the client's process state: standard streams, working
-directory, environment, umask, arguments, resource limits (``prlimit`` of the client) and
-niceness. Then the keeper watches two things, the client's socket and the run:
-
-* the run ends: its exit status goes to the client (``X<code>``, or ``S<signal>`` when a signal
-  ended it), which exits the same way;
-* the client goes (killed by any signal, SIGKILL and its whole process group included: its end
-  of the socket closes): the keeper ends the run's process group (SIGTERM, then SIGKILL after
-  :data:`GRACE` seconds) and every process the run started that left it, which come back to the
-  keeper as a child subreaper. latexmk and its TeX runs end with the client, as they would have
-  in the client's own process group.
-
-A run the keeper cannot make the client's is never started, and the client runs it itself:
-a client in another cgroup or namespace (a sandbox, a container, a systemd scope), or whose
-limits or niceness this process may not take (a higher hard limit, a lower niceness).
+group of its own with the client's process state (streams, directory, environment, umask,
+arguments, resource limits, niceness), then watches the client's socket and the run: the run's
+exit status goes to the client (``X<code>``, or ``S<signal>``); a client that goes (any signal,
+SIGKILL of its process group included, closes its end of the socket) takes the run's process
+group with it, and everything the run started that left it (back to the keeper as a child
+subreaper). A run the keeper cannot make the client's (another cgroup or namespace, a limit or
+niceness this process may not take) is never started: the client runs it itself.
 """
 
 from __future__ import annotations

@@ -1,32 +1,11 @@
 """Hand a run of ``rw-filter`` or a LaTeX hook to a warm rwgate process (the resident worker).
 
-Why: pandoc starts a filter, and latexmk a BibTeX hook, as a fresh Python process on every build,
-and most of such a run (~0.3 s) is importing Pydantic, panflute and the integrity core before any
-work. The resident worker (:mod:`rwgate.runtime.worker`) has them imported. Each run handed to it is
-a ``fork`` of it that takes this process's standard streams (the file descriptors themselves),
-working directory, environment, umask and arguments, runs the same entry point, and reports its exit
-status here. A run there is the run here, in a process that started faster.
-
-The contract (README, "The resident worker"):
-
-* Linux only (``fork``, ``SCM_RIGHTS``, ``SO_PEERCRED``). ``RWGATE_RESIDENT=0`` turns it off; it is
-  the invoking user's environment, which a document cannot set.
-* The worker is found by a socket named for what would run: rwgate's own files (names, sizes,
-  mtimes), the interpreter, the site-packages folders, and the environment Python reads at start-up
-  (the locale, every ``PYTHON*`` variable but import timings and .pyc writing). Changed code never
-  runs in an old worker.
-* The socket lives in ``$XDG_RUNTIME_DIR/rwgate``, else ``/tmp/rwgate-UID``: a folder the user owns
-  with mode 0700, or there is no worker. The worker serves its own user only.
-* No worker answers: one is started in the background for the next run, and this run runs here
-  (:func:`delegate` returns None). The same when the worker does not take the run within seconds.
-* Fail closed: once the worker has taken the run, its exit status is the run's. A worker that
-  stops mid-run gives exit status 3 and one line, never a pass.
-* The run lives and dies with this process (:mod:`rwgate.runtime.keeper`): it takes this process's
-  resource limits and niceness, runs in a process group of its own that gets the signals this
-  process gets, and when this process is killed (SIGKILL too) that group and everything the run
-  started end. A process in another cgroup or namespace than the worker's has a worker of its
-  own (both are in the socket's name), and a run that cannot take this process's limits or
-  niceness is run here.
+pandoc starts a filter, and latexmk a BibTeX hook, as a fresh Python process on every build, and
+most of such a run is importing Pydantic, panflute and the integrity core. The worker
+(:mod:`rwgate.runtime.worker`) has them imported; a run handed to it is a ``fork`` that takes this
+process's standard streams, working directory, environment, umask and arguments, and reports its
+exit status here. The contract (Linux only, ``RWGATE_RESIDENT=0``, the socket's name and folder,
+fail closed with exit status 3) is the README's "The resident worker".
 
 Cheap to import: a delegated run imports this module and builtins only (no ``socket``, ``signal``,
 ``json`` or ``pathlib``, whose imports would cost more than the rest of the client).

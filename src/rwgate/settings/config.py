@@ -8,6 +8,7 @@ invalid value is reported the same way wherever it came from: one line naming th
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,22 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rwgate.contract.models import Status
+from rwgate.errors import ConfigError
 from rwgate.settings import recorded
-from rwgate.settings.files import (
-    ConfigError,
-    find_config,
-    read_toml,
-    rwgate_section,
-    user_config_path,
-)
+from rwgate.settings.files import user_config_path
 from rwgate.settings.policy import OVERRIDES, AllowEntry, Policy, Preset
-
-DEFAULT_CROSSREF_URL = "https://api.crossref.org"
-DEFAULT_OPENALEX_URL = "https://api.openalex.org"
-DEFAULT_DOI_URL = "https://doi.org"
-DEFAULT_ARXIV_URL = "https://export.arxiv.org/api/query"
-DEFAULT_ARXIV_OAI_URL = "https://oaipmh.arxiv.org/oai"
-DEFAULT_BIORXIV_URL = "https://api.biorxiv.org"
 
 
 class Settings(BaseModel):
@@ -54,12 +43,12 @@ class Settings(BaseModel):
         default=None, description="lockfile: report and gate on what changed since it"
     )
     lock: Path | None = Field(default=None, description="write the lockfile here after a check")
-    crossref_url: str = DEFAULT_CROSSREF_URL
-    openalex_url: str = DEFAULT_OPENALEX_URL
-    doi_url: str = DEFAULT_DOI_URL
-    arxiv_url: str = DEFAULT_ARXIV_URL
-    arxiv_oai_url: str = DEFAULT_ARXIV_OAI_URL
-    biorxiv_url: str = DEFAULT_BIORXIV_URL
+    crossref_url: str = "https://api.crossref.org"
+    openalex_url: str = "https://api.openalex.org"
+    doi_url: str = "https://doi.org"
+    arxiv_url: str = "https://export.arxiv.org/api/query"
+    arxiv_oai_url: str = "https://oaipmh.arxiv.org/oai"
+    biorxiv_url: str = "https://api.biorxiv.org"
     mailto: str | None = None
     template: str | None = None
     inline: bool = False
@@ -167,8 +156,8 @@ def _one_line(exc: ValidationError, where: str, names: Mapping[str, str] | None 
 
 
 def _clean_keys(data: Mapping[str, Any]) -> dict[str, Any]:
-    """TOML and YAML users write ``fail-on``; the model says ``fail_on``."""
-    return {str(k).replace("-", "_"): v for k, v in data.items()}
+    """TOML and YAML users write ``fail-on``, the model says ``fail_on``; a None sets nothing."""
+    return {str(k).replace("-", "_"): v for k, v in data.items() if v is not None}
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -207,21 +196,66 @@ def _merge(
     merged.update(layer)
 
 
+CONFIG_NAMES = ("rwgate.toml", "pyproject.toml")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table; ConfigError (one line, naming the file) if unreadable.
+    The read is recorded (:mod:`rwgate.settings.recorded`): a memo re-checks the file's bytes."""
+    try:
+        raw = recorded.read_bytes(path)
+        # Universal newlines, as a text-mode read would.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def rwgate_section(path: Path, data: dict[str, Any]) -> Mapping[str, Any]:
+    """The rwgate table of a file read by :func:`read_toml`: ``[tool.rwgate]``, else (a
+    ``rwgate.toml`` or the user's ``config.toml``) the whole file; ConfigError when not a table."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool: expected a table")
+    section = tool.get("rwgate", data)
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"{path}: [tool.rwgate] must be a table")
+    return section
+
+
+def find_config(start: Path) -> tuple[Path, Mapping[str, Any]] | None:
+    """The nearest configuration file above ``start``: its path and rwgate section.
+
+    A ``pyproject.toml`` without ``[tool.rwgate]`` is not one (the search goes on upward); a
+    ``rwgate.toml`` always is, with or without the ``[tool.rwgate]`` header. Every candidate
+    looked at is recorded, found or not: a configuration file that appears later invalidates.
+    """
+    here = start if start.is_dir() else start.parent
+    for folder in [here.resolve(), *here.resolve().parents]:
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if not candidate.is_file():
+                recorded.note_missing(candidate)
+                continue
+            data = read_toml(candidate)
+            section = rwgate_section(candidate, data)
+            if name == "rwgate.toml" or "rwgate" in data.get("tool", {}):
+                return candidate, section
+    return None
+
+
 def _user_layer(env: Mapping[str, str]) -> tuple[Path, dict[str, Any]] | None:
     """The user configuration file's table (``[tool.rwgate]`` or top level), if there is one."""
     path = user_config_path(env)
     if not path.is_file():
         recorded.note_missing(path)
         return None
-    section = rwgate_section(path, read_toml(path))
-    if not isinstance(section, Mapping):
-        raise ConfigError(f"{path}: [tool.rwgate] must be a table")
-    return path, _clean_keys(section)
+    return path, _clean_keys(rwgate_section(path, read_toml(path)))
 
 
 def _document_layer(values: Mapping[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
     """What a document may set (policy): any other key is dropped with a warning naming it."""
-    layer = _clean_keys({k: v for k, v in values.items() if v is not None})
+    layer = _clean_keys(values)
     for key in [k for k in layer if k in USER_KEYS]:  # unknown keys stay: validation names them
         del layer[key]
         notes.append(
@@ -265,16 +299,13 @@ def load_settings(
     found = find_config(start or Path.cwd())
     if found is not None:
         path, section = found
-        if not isinstance(section, Mapping):
-            raise ConfigError(f"{path}: [tool.rwgate] must be a table")
         _merge(merged, _document_layer(section, str(path), notes), str(path))
         merged["config_file"] = str(path)
     _merge(merged, _env_layer(env), "environment", {v: k for k, v in _ENV.items()})
     if metadata:
         _merge(merged, _document_layer(metadata, metadata_name, notes), metadata_name)
     if overrides:
-        layer = _clean_keys({k: v for k, v in overrides.items() if v is not None})
-        _merge(merged, layer, overrides_name)
+        _merge(merged, _clean_keys(overrides), overrides_name)
     settings = _validated(merged, "configuration")
     settings.to_policy()  # surface invalid statuses now, with the file named
     settings.warnings = notes

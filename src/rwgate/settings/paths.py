@@ -1,8 +1,5 @@
-"""Where rwgate keeps its files, and where the data comes from, without importing anything heavy.
-
-The snapshot's location is needed on every check (to see whether there is one) long before the
-snapshot code itself is, so it lives here rather than in ``sources/snapshot_store.py``.
-"""
+"""Where rwgate keeps its files, and where the data comes from, without importing anything heavy:
+every check asks where the snapshot is long before it loads the snapshot code."""
 
 from __future__ import annotations
 

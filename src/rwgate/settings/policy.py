@@ -111,7 +111,7 @@ class Policy(BaseModel):
 
     def allow_ends(self) -> float | None:
         """When the first allow-list entry still in force runs out (the local midnight after its
-        ``until`` date, as :meth:`allowance` counts days); None when none will. A remembered
+        ``until`` date, as :meth:`decide` counts days); None when none will. A remembered
         verdict must not outlive it: the work it allowed fails from then on. Asked once per
         check (the core), it notes in the run's record what a dated entry depends on: the end,
         and the time zone (a local date: which day it is), as readers note the files they read."""
@@ -129,14 +129,19 @@ class Policy(BaseModel):
             recorded.note_expiry(min(ends))
         return min(ends, default=None)
 
-    def allowance(
-        self, key: str, doi: str | None, today: dt.date | None = None
-    ) -> tuple[AllowEntry | None, str | None]:
-        """The allow entry that covers this citation, and a warning when one has expired.
-
-        An expired entry does not hide a later one still in force (a key entry that ran out
-        beside a DOI entry that did not): every matching entry is looked at.
-        """
+    def decide(
+        self,
+        key: str,
+        doi: str | None,
+        status: Status,
+        today: dt.date | None = None,
+        actions: dict[Status, Action] | None = None,
+    ) -> tuple[Action, AllowEntry | None, str | None]:
+        """Action for one citation, the allow entry that covers it, and a warning when one has
+        expired: an allowed work never fails and is still annotated. An expired entry does not
+        hide a later one still in force (a key entry that ran out beside a DOI entry that did
+        not). ``actions``: :meth:`actions`, computed once by a caller that decides many."""
+        action = (actions or self.actions())[status]
         today = today or dt.date.today()
         warning: str | None = None
         for entry in self.allow:
@@ -147,26 +152,8 @@ class Policy(BaseModel):
                     f"{key}: allow-list entry expired on {entry.until.isoformat()} ({entry.reason})"
                 )
                 continue
-            return entry, warning
-        return None, warning
-
-    def decide(
-        self,
-        key: str,
-        doi: str | None,
-        status: Status,
-        today: dt.date | None = None,
-        actions: dict[Status, Action] | None = None,
-    ) -> tuple[Action, AllowEntry | None, str | None]:
-        """Action for one citation: an allowed work never fails and is still annotated.
-        ``actions``: :meth:`actions`, computed once by a caller that decides many citations."""
-        action = (actions or self.actions())[status]
-        if not self.allow:
-            return action, None, None
-        entry, warning = self.allowance(key, doi, today)
-        if entry is not None and action == "fail":
-            action = "annotate"
-        return action, entry, warning
+            return "annotate" if action == "fail" else action, entry, warning
+        return action, None, warning
 
     def describe(self) -> dict[str, object]:
         """The policy as the JSON report shows it."""

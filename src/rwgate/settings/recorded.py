@@ -1,21 +1,14 @@
 """What a run read, recorded as it read it: the promise a memo (a remembered verdict) keeps.
 
-A memo replays an earlier verdict instead of judging again. That is only right when nothing the
-verdict depends on has changed, and a hand-kept list of inputs goes stale the day a new setting
-is added. So the layers that read inputs record each read here, by construction:
-
-* the configuration layer reads the environment through :class:`RecordingEnv` (every variable
-  it consults, set or not) and notes each configuration file it looked for, found or not;
-* readers note each file they read (:func:`read_bytes`, :func:`note_file`) and each candidate
-  that was not there (:func:`note_missing`): a file that appears later invalidates;
-* the snapshot notes its identity (:func:`note_snapshot`), an id kept in the SQLite file itself;
-* anything with a deadline notes it (:func:`note_expiry`): an allow-list ``until``, a cache TTL,
-  a snapshot becoming stale.
-
-A memo then stores, beside what to replay, the :class:`Recorder`'s record, and :func:`replay`
-re-checks every recorded input (and rwgate's own code, :func:`code_files`) before it replays.
-Whatever cannot be recorded (:func:`note_unrecordable`) makes the record incomplete, and an
-incomplete record is never written: fail closed.
+A memo replays an earlier verdict only while nothing it depends on has changed, and a hand-kept
+list of inputs goes stale the day a new setting is added. So the layers that read inputs record
+each read here, by construction: the environment through :class:`RecordingEnv` (every variable
+consulted, set or not), each file read or looked for and not found (:func:`read_bytes`,
+:func:`note_file`, :func:`note_missing`), the snapshot's id (:func:`note_snapshot`), and every
+deadline (:func:`note_expiry`: an allow-list ``until``, a cache TTL, a snapshot going stale).
+:func:`replay` re-checks every recorded input, and rwgate's own code (:func:`code_files`), before
+it replays. Whatever cannot be recorded (:func:`note_unrecordable`) makes the record incomplete,
+and an incomplete record is never written: fail closed.
 
 The record is JSON, layout ``rwgate-record/1``, so that pandoc's Lua can check it too
 (``pandoc.utils.sha1``, ``io.open``, ``os.getenv``)::

@@ -231,10 +231,6 @@ def published_wanted(answers: Answers) -> list[str]:
     return [d for d in dict.fromkeys(out) if ("doi", d) not in answers]
 
 
-BASIS_TITLE = "title"
-"""What ``basis`` names last for a verdict reached through a title match."""
-
-
 def by_title(works: Sequence[TitleWork], answers: Answers, offline: bool) -> list[Evidence]:
     """One verdict per registry work a DOI-less entry's title fits
     (:mod:`rwgate.identify.bytitle`), by its DOI or PubMed id as every source knows it (Crossref
@@ -252,7 +248,7 @@ def by_title(works: Sequence[TitleWork], answers: Answers, offline: bool) -> lis
             ev = Evidence("unverified", reason=f"{work.source.title} cannot say more of this work")
         note = title_match_note(work.rows, ev.doi or work.doi)
         ev.reason = f"{note}; {ev.reason}" if ev.reason else note
-        ev.basis = [*ev.basis, BASIS_TITLE]
+        ev.basis = [*ev.basis, "title"]  # a verdict reached through a title match
         out.append(ev)
     return out
 
