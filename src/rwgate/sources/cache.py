@@ -181,6 +181,9 @@ class CachedSource(IntegritySource):
     def _key(self, ident: str, kind: IdKind) -> str:
         return f"{self.name}:work:{ident}" if kind == "doi" else f"{self.name}:{kind}:{ident}"
 
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
     def query_all(
         self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
     ) -> dict[str, Lookup]:

@@ -64,10 +64,9 @@ class IntegritySource(ABC):
         """This source as the invoking user's settings configure it; None when it is not there
         (no snapshot file). Raises an RwgateError (a warning in the report) when it is broken."""
 
+    @abstractmethod
     def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
-        """What the source says about one identifier (an ``error`` Lookup if it cannot say).
-        A source overrides this or :meth:`query_all`; each defaults to the other."""
-        return self.query_all([ident], kind=kind)[ident]
+        """What the source says about one identifier (an ``error`` Lookup if it cannot say)."""
 
     def query_all(
         self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"

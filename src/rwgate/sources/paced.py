@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 from rwgate.contract.models import Lookup, SourceInfo
 from rwgate.settings.config import Settings
 from rwgate.sources.cache import Cache, CachedSource
-from rwgate.sources.interface import IntegritySource, run_state
+from rwgate.sources.interface import IdKind, IntegritySource, run_state
 from rwgate.sources.net.http import Retrying, Run
 
 if TYPE_CHECKING:
@@ -80,6 +80,9 @@ class PacedSource(IntegritySource):
         info = SourceInfo(name=cls.name, url=getattr(settings, cls.url_setting))
         factory = None if settings.offline else lambda: cls.from_settings(settings)
         return CachedSource(cls, cache, factory, info)
+
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
 
     @property
     def requests_made(self) -> int:

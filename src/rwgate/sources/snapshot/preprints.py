@@ -322,6 +322,9 @@ class HarvestedWithdrawals(IntegritySource):
     def takes(self, kind: IdKind, ident: str) -> bool:
         return kind == "doi" and _where(ident) is not None
 
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
     def query_all(
         self, idents: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
     ) -> dict[str, Lookup]:

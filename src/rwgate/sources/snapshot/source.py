@@ -144,6 +144,9 @@ class Snapshot(IntegritySource):
     def absence(self) -> Absence:  # type: ignore[override]
         return "clean" if self.is_registry else "nothing"
 
+    def query(self, ident: str, kind: IdKind = "doi") -> Lookup:
+        return self.query_all([ident], kind=kind)[ident]
+
     def query_all(
         self, dois: Sequence[str], progress: Progress | None = None, kind: IdKind = "doi"
     ) -> dict[str, Lookup]:
