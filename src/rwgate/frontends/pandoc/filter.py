@@ -53,7 +53,7 @@ from rwgate.frontends.pandoc.printed import (
     unverifiable_line,
     verify,
 )
-from rwgate.readers.pandoc_version import check_filter_env
+from rwgate.readers.pandoc_exe import check_filter_env
 from rwgate.settings import recorded
 
 if TYPE_CHECKING:
