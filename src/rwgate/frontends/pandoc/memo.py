@@ -56,8 +56,7 @@ def request(
     memo is not to be used (a malformed ``rwgate`` block: the full run says why)."""
     if pandoc_ast.rwgate_block_malformed(ast):
         return None
-    meta = ast.get("meta")
-    meta = meta if isinstance(meta, dict) else {}
+    meta = pandoc_ast.meta_map(ast)
     return {
         "layout": REQUEST_LAYOUT,
         "cwd": str(Path.cwd()),

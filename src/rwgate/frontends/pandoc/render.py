@@ -295,8 +295,7 @@ def place(
     in_entries = annotate_entries(doc, annotations) if mode == "entries" else set()
     shadowed = set(shadowing.keys) if shadowing is not None else set()
     jats = doc.format.startswith("jats")
-    follow = inline or jats
-    to_mark = {key: a for key, a in annotations.items() if follow or key not in in_entries}
+    to_mark = {key: a for key, a in annotations.items() if inline or jats or key not in in_entries}
     # A walk through every inline: only when a notice must follow citations (never on the
     # common path, every notice in its rendered entry).
     marked = mark_citations(doc, to_mark) if to_mark else set()
