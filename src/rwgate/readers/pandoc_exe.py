@@ -237,7 +237,6 @@ def run_pandoc_json(
     if not isinstance(ast, dict) or "blocks" not in ast:
         raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
     if warnings is not None:
-        for line in proc.stderr.decode("utf-8", "replace").splitlines():
-            if line.startswith(_WARNING):
-                warnings.append(line.removeprefix(_WARNING))
+        lines = proc.stderr.decode("utf-8", "replace").splitlines()
+        warnings.extend(line.removeprefix(_WARNING) for line in lines if line.startswith(_WARNING))
     return ast

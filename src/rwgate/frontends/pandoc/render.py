@@ -141,7 +141,7 @@ def _span(annotation: Annotation, kind: str, inlines: list[pf.Inline], styled: b
 
 
 def _styled(doc: pf.Doc) -> bool:
-    return str(getattr(doc, "format", "")).split("+")[0] in STYLED_FORMATS
+    return doc.format.split("+")[0] in STYLED_FORMATS
 
 
 def notice_span(annotation: Annotation, styled: bool = False) -> pf.Span:
