@@ -27,7 +27,7 @@ Contract:
   lines and one `rwgate:` line saying the build was stopped. rw-filter missing: exit 2 with one line
   saying how to install it. Nothing is ever written when the gate stops the build.
 * Policy comes from the document's `rwgate:` metadata and rwgate's configuration, as for rw-filter.
-* pandoc 2.17 (Debian 12's) and newer (rwgate.readers.pandoc_version); older: exit 2 with one line naming
+* pandoc 2.17 (Debian 12's) and newer (rwgate.readers.pandoc_exe); older: exit 2 with one line naming
   the version, the floor and what to do. pandoc.utils.citeproc arrived in 2.19.1: on 2.17 to 2.19.0
   the bibliography is rendered by this very pandoc binary run as a JSON-to-JSON citeproc (Linux),
   under rwgate's bounds (1 GB heap, 60 s: RWGATE_PANDOC_HEAP_MB / RWGATE_PANDOC_SECONDS), each
@@ -55,7 +55,7 @@ local function stop(code, message)
   os.exit(code)
 end
 
--- The supported pandoc range (rwgate.readers.pandoc_version): 2.17 (Debian 12's) and newer. Below it, one
+-- The supported pandoc range (rwgate.readers.pandoc_exe): 2.17 (Debian 12's) and newer. Below it, one
 -- line naming the version, the floor and what to do, before anything is read.
 local FLOOR = { 2, 17 }
 local function below(version, floor)

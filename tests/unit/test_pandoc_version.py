@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rwgate.readers.pandoc_version import FLOOR, PandocTooOld, check_filter_env, parse, shown
+from rwgate.readers.pandoc_exe import FLOOR, PandocTooOld, check_filter_env, parse, shown
 
 
 def test_versions_are_read_as_pandoc_prints_them() -> None:

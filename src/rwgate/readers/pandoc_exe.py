@@ -1,27 +1,38 @@
-"""Finding and running pandoc.
+"""Finding and running pandoc, and which pandoc versions rwgate supports.
 
 rwgate reads Markdown through pandoc itself, so the keys it checks are exactly those pandoc's
 citeproc sees. pandoc runs with ``--sandbox``: an include directive (``.. include::``,
 ``#+INCLUDE``) could otherwise make it read any file on the machine, which the MCP server must not
-allow; rwgate reads bibliographies itself. A ``pandoc`` on PATH at least the floor
-(:mod:`rwgate.readers.pandoc_version`) wins, being the one the user builds with; else the
-``pypandoc-binary`` wheel's (found on disk, without the heavy import).
+allow; rwgate reads bibliographies itself. A ``pandoc`` on PATH at least the floor wins, being the
+one the user builds with; else the ``pypandoc-binary`` wheel's (found on disk, without the heavy
+import).
+
+The floor is Debian 12's pandoc, 2.17: its JSON AST, Markdown reader and ``--citeproc`` are what
+rw-filter and ``rwgate check`` need. RIS needs pandoc's RIS reader (2.19); the Lua filter's own
+citeproc call needs 2.19.1 (older: ``_extensions/rwgate/rwgate.lua`` runs its own pandoc). A JSON
+filter learns its pandoc's version only from ``PANDOC_VERSION`` (:func:`check_filter_env`, on
+every build: what only running pandoc needs is imported where it runs); rwgate's own runs ask
+``pandoc --version``. ``tests/e2e/test_pandoc_versions.py`` runs 2.17, 2.19.2, 3.5 and the newest.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
-import subprocess
+import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rwgate.errors import ToolError
-from rwgate.readers.pandoc_version import FLOOR, Version, shown, too_old, version_of
 
+if TYPE_CHECKING:
+    import subprocess
+
+Version = tuple[int, ...]
+FLOOR: Version = (2, 17)
+RIS_READER: Version = (2, 19)
 PANDOC_TIMEOUT = 60.0
 PANDOC_HEAP_MB = 1024
 """The bounds of every pandoc rwgate starts: ``+RTS -M`` is pandoc's own heap limit (its manual's
@@ -29,6 +40,8 @@ advice for untrusted input); past either, a one-line "split the document" error.
 ``RWGATE_PANDOC_HEAP_MB`` and ``RWGATE_PANDOC_SECONDS`` change them."""
 _WARNING = "[WARNING] "
 _said: set[str] = set()
+_NUMBER = re.compile(r"(\d+(?:\.\d+)*)")
+_known: dict[tuple[str, float, int], Version | None] = {}
 
 
 class PandocError(ToolError):
@@ -37,6 +50,64 @@ class PandocError(ToolError):
 
 class PandocNotFound(PandocError):
     """No pandoc executable is available."""
+
+
+class PandocTooOld(ToolError):
+    """A pandoc older than rwgate supports: one line naming its version, the floor and the fix."""
+
+
+def parse(text: str) -> Version | None:
+    """``(2, 17, 1, 1)`` from ``pandoc 2.17.1.1`` / ``2.17.1.1`` (the first dotted number)."""
+    found = _NUMBER.search(text)
+    return tuple(int(part) for part in found.group(1).split(".")) if found else None
+
+
+def shown(version: Version) -> str:
+    return ".".join(str(part) for part in version)
+
+
+def version_of(exe: str) -> Version | None:
+    """The version ``exe --version`` prints (None if it does not run or says none); asked once
+    per binary and modification time in a process."""
+    try:
+        info = os.stat(exe)
+        key = (exe, info.st_mtime, info.st_size)
+    except OSError:
+        key = (exe, 0.0, 0)
+    if key not in _known:
+        import subprocess
+
+        try:
+            done = subprocess.run(
+                [exe, "--version"],
+                capture_output=True,
+                timeout=30,
+                check=False,
+                stdin=subprocess.DEVNULL,
+            )
+            first = done.stdout.decode("utf-8", "replace").splitlines()[:1]
+            _known[key] = parse(first[0]) if done.returncode == 0 and first else None
+        except (OSError, subprocess.TimeoutExpired):
+            _known[key] = None
+    return _known[key]
+
+
+def too_old(version: Version, floor: Version = FLOOR, what: str = "rwgate") -> str:
+    """The one line for a pandoc below ``floor``."""
+    return (
+        f"pandoc {shown(version)} is older than {shown(floor)}, the oldest {what} supports: "
+        "install a newer pandoc (https://pandoc.org/installing.html) or put the one "
+        "`pip install pypandoc-binary` ships first on PATH"
+    )
+
+
+def check_filter_env(env: Mapping[str, str]) -> None:
+    """rw-filter's first step: stop with one line when the pandoc running it is below the floor
+    (a pandoc that sets no ``PANDOC_VERSION``, older than 2.0 or not pandoc at all, is not
+    judged here: its JSON is refused later as not a document)."""
+    version = parse(env.get("PANDOC_VERSION", ""))
+    if version is not None and version < FLOOR:
+        raise PandocTooOld(too_old(version, FLOOR, "rw-filter"))
 
 
 def bounds() -> tuple[float, int]:
@@ -57,6 +128,8 @@ def bounds() -> tuple[float, int]:
 
 def bundled_pandoc() -> str | None:
     """The pandoc inside the pypandoc-binary wheel, located without importing pypandoc."""
+    import importlib.util
+
     spec = importlib.util.find_spec("pypandoc")
     if spec is None:
         return None
@@ -84,6 +157,8 @@ def _note(line: str) -> None:
 def pandoc_path(minimum: Version = FLOOR, what: str = "rwgate") -> str:
     """The pandoc on PATH when it is at least ``minimum``, else pypandoc-binary's (saying so once),
     else a one-line error naming the version, the floor and what to do."""
+    import shutil
+
     on_path = shutil.which("pandoc")
     found = version_of(on_path) if on_path else None
     if on_path and (found is None or found >= minimum):
@@ -117,6 +192,8 @@ def run_bounded(
 ) -> subprocess.CompletedProcess[bytes]:
     """``pandoc ARGS`` under rwgate's bounds; past one, or not started, a one-line PandocError
     naming ``label`` (the file). A non-zero exit is the caller's to word."""
+    import subprocess
+
     timeout, heap = bounds()
     cmd = [exe or pandoc_path(), "+RTS", f"-M{heap}m", "-RTS", *args]
     try:
@@ -160,7 +237,6 @@ def run_pandoc_json(
     if not isinstance(ast, dict) or "blocks" not in ast:
         raise PandocError(f"{path}: pandoc returned JSON that is not a document AST")
     if warnings is not None:
-        for line in proc.stderr.decode("utf-8", "replace").splitlines():
-            if line.startswith(_WARNING):
-                warnings.append(line.removeprefix(_WARNING))
+        lines = proc.stderr.decode("utf-8", "replace").splitlines()
+        warnings.extend(line.removeprefix(_WARNING) for line in lines if line.startswith(_WARNING))
     return ast

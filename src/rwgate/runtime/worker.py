@@ -33,7 +33,6 @@ WARM = (
     "rwgate.frontends.cli.main",
     "rwgate.frontends.pandoc.filter",
     "rwgate.frontends.pandoc.render",
-    "rwgate.frontends.pandoc.placement",
     "rwgate.frontends.pandoc.shadowbib",
     "rwgate.frontends.pandoc.lua",
     "rwgate.readers.manuscripts.manuscript",

@@ -42,7 +42,7 @@ def add_allow_entry(
     key: str,
     doi: str | None,
     reason: str,
-    until: dt.date | None = None,
+    until: dt.date,
     env: Mapping[str, str] | None = None,
 ) -> Path:
     """Append an allow-list entry for ``key`` (and its DOI) to the user's configuration file;
@@ -50,7 +50,6 @@ def add_allow_entry(
     from rwgate.settings.policy import AllowEntry
 
     path = user_config_path(os.environ if env is None else env)
-    until = until or dt.date.today() + dt.timedelta(days=DEFAULT_DAYS)
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         data = tomllib.loads(text)

@@ -149,21 +149,21 @@ def cited_keys(manuscript: Manuscript, text: str, spans: list[Span]) -> list[str
     return list(dict.fromkeys([*added, *unseen]))
 
 
+@dataclass
 class Said:
     """What the notes say about each work of one verdict, made once per verdict: most keystrokes
     get the same verdict object again from the kept sources, and saying it was half of a pass
     over a long manuscript. It holds the last verdict (so the ids it is keyed by stay valid)."""
 
-    def __init__(self) -> None:
-        self.verdict: object = None
-        self.template: str | None = None
-        self.known: dict[int, tuple[str, str | None]] = {}
-        # Where each work's entry is, with the lines it was found in (the same list object while
-        # the file is unchanged), and a work's notes by where it is cited and where its entry is
-        # (a keystroke moves few citations; the same note objects are cheaper to send again).
-        self.entries: dict[int, tuple[Reference, list[str], Place]] = {}
-        self.notes: dict[tuple[object, ...], list[Note]] = {}
-        self.room = 64
+    verdict: object = None
+    template: str | None = None
+    known: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    # Where each work's entry is, with the lines it was found in (the same list object while
+    # the file is unchanged), and a work's notes by where it is cited and where its entry is
+    # (a keystroke moves few citations; the same note objects are cheaper to send again).
+    entries: dict[int, tuple[Reference, list[str], Place]] = field(default_factory=dict)
+    notes: dict[tuple[object, ...], list[Note]] = field(default_factory=dict)
+    room: int = 64
 
     def of(self, verdict: CheckResult, template: str | None) -> Said:
         """This memo, emptied unless it was made for ``verdict`` and ``template``."""
@@ -248,14 +248,11 @@ def judge_bibliography(
         key_on_line(own, r.key, r.location.line if r.location else None) for r in bib.references
     ]
     out = _start(path, result, spans, {s.key: s.key for s in spans})
-    by_key = {s.key: s for s in spans}
+    places = {s.key: Place(here, s) for s in spans}
+    out.entries = {c.key: places[c.key] for c in result.citations if c.key in places}
     said = Said().of(result, settings.template)
     for citation in result.citations:
-        span = by_key.get(citation.key)
-        entry = Place(here, span) if span is not None else None
-        if entry is not None:
-            out.entries[citation.key] = entry
-        out.notes += _notes(citation, said, [], entry)
+        out.notes += _notes(citation, said, [], out.entries.get(citation.key))
     _add_problems(out, result.problems, here, lambda p: own if p == here else lines(p))
     _add_warnings(out, result.warnings, here)
     return out

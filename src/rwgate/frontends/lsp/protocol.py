@@ -52,12 +52,9 @@ def uri_of(path: str) -> str:
 def _units(codec: PositionCodec, text: str) -> int:
     """How many of the client's code units ``text`` is (str.encode's speed: pygls' codec
     counts character by character, a second for the diagnostics of a long manuscript)."""
-    if text.isascii():
+    if text.isascii() or codec.encoding == lsp.PositionEncodingKind.Utf32:
         return len(text)
-    encoding = codec.encoding
-    if encoding == lsp.PositionEncodingKind.Utf32:
-        return len(text)
-    if encoding == lsp.PositionEncodingKind.Utf8:
+    if codec.encoding == lsp.PositionEncodingKind.Utf8:
         return len(text.encode("utf-8", "surrogatepass"))
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 

@@ -137,7 +137,9 @@ class RwgateServer(LanguageServer):
                     lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=NO_NETWORK)
                 )
             return
-        self.publish(_first(path, self.session.record(verdicts)))
+        # The edited document's first: its diagnostics reach the editor before those of the
+        # bibliographies it cites from (each file's are sent whole).
+        self.publish(sorted(self.session.record(verdicts), key=lambda p: p != path))
         self.log(f"network pass over {path}: {len(verdicts.citations)} works judged")
 
     def log(self, message: str) -> None:
@@ -285,12 +287,6 @@ def _line(lines: Callable[[str], list[str]], place: Place) -> str | None:
     except OSError:
         return None
     return found[place.span.line] if place.span.line < len(found) else None
-
-
-def _first(path: str, paths: list[str]) -> list[str]:
-    """``paths`` with the edited document's first: its diagnostics reach the editor before
-    those of the bibliographies it cites from (each file's are sent whole)."""
-    return sorted(paths, key=lambda p: p != path)
 
 
 def build_server(overrides: dict[str, Any]) -> RwgateServer:

@@ -161,15 +161,11 @@ class Session:
         """What the file at ``path`` shows: every open document's notes about it, once each."""
         with self.lock:
             origins = dict(self.shown.get(path, {}))
-        seen: set[tuple[object, ...]] = set()
-        out: list[Note] = []
+        first: dict[tuple[object, ...], Note] = {}
         for notes in origins.values():
             for note in notes:
-                identity = (note.place, note.message, note.severity)
-                if identity not in seen:
-                    seen.add(identity)
-                    out.append(note)
-        return out
+                first.setdefault((note.place, note.message, note.severity), note)
+        return list(first.values())
 
     def citing(self, path: str) -> list[str]:
         """The other documents whose last pass found entries of the works they cite in the file

@@ -53,7 +53,7 @@ from rwgate.frontends.pandoc.printed import (
     unverifiable_line,
     verify,
 )
-from rwgate.readers.pandoc_version import check_filter_env
+from rwgate.readers.pandoc_exe import check_filter_env
 from rwgate.settings import recorded
 
 if TYPE_CHECKING:
@@ -85,11 +85,10 @@ def bibliography_files(ast: dict[str, Any], resource_path: list[Path]) -> list[t
     from rwgate.readers.manuscripts.manuscript import resolve_bibliography
     from rwgate.readers.manuscripts.pandoc_ast import bibliography_paths
 
-    out = []
-    for name in bibliography_paths(ast):
-        found = resolve_bibliography(name, DOCUMENT, resource_path)
-        out.append((name, str(found) if found is not None else ""))
-    return out
+    return [
+        (name, str(resolve_bibliography(name, DOCUMENT, resource_path) or ""))
+        for name in bibliography_paths(ast)
+    ]
 
 
 def report_messages(result: CheckResult, verbose: bool = False) -> None:

@@ -85,11 +85,8 @@ def announce(citations: Sequence[Citation], placed: Mapping[str, str], fmt: str,
         message = (
             f"{describe(citation)}: the output would show it without its notice ({_how(fmt, mode)})"
         )
-        if citation.allowed:
-            say("WARNING", message)
-        else:
-            say("ERROR", message)
-            stop = True
+        say("WARNING" if citation.allowed else "ERROR", message)
+        stop = stop or not citation.allowed
     return stop
 
 

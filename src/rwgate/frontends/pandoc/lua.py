@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 
 LUA_LAYOUT = 1
 
-_PARAGRAPHS = frozenset({"Para", "Plain"})
-
 
 def attr(div: dict[str, Any]) -> tuple[str, list[str]]:
     try:
@@ -98,7 +96,7 @@ def _right_inline(element: dict[str, Any]) -> bool:
 
 
 def _paragraph(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("t") in _PARAGRAPHS
+    return isinstance(block, dict) and block.get("t") in ("Para", "Plain")
 
 
 def _same_target(entry: dict[str, Any]) -> bool:

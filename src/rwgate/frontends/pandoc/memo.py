@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 DOCUMENT = Path("(pandoc input)")
 MEMO_DIR = "filter-memo"
 REQUEST_LAYOUT = 3
-RESOURCE_PATH_ENV = "RWGATE_RESOURCE_PATH"
 
 
 @dataclass
@@ -43,7 +42,7 @@ class Verdict:
 
 def resource_path(env: Mapping[str, str]) -> list[Path]:
     """``RWGATE_RESOURCE_PATH``: pandoc does not tell a filter its ``--resource-path``."""
-    value = env.get(RESOURCE_PATH_ENV, "")
+    value = env.get("RWGATE_RESOURCE_PATH", "")
     return [Path(part) for part in value.split(os.pathsep) if part.strip()]
 
 
@@ -56,8 +55,7 @@ def request(
     memo is not to be used (a malformed ``rwgate`` block: the full run says why)."""
     if pandoc_ast.rwgate_block_malformed(ast):
         return None
-    meta = ast.get("meta")
-    meta = meta if isinstance(meta, dict) else {}
+    meta = pandoc_ast.meta_map(ast)
     return {
         "layout": REQUEST_LAYOUT,
         "cwd": str(Path.cwd()),

@@ -87,13 +87,8 @@ def _texts(node: Any, parts: list[str], links: list[str]) -> None:
 def _dois(text: str, links: Sequence[str]) -> tuple[str, ...]:
     """Every DOI printed: in a link's target (``https://doi.org/...``) or in the text
     (``doi:10...``). A DOI holds no white space, so the text is looked at word by word."""
-    found: dict[str, None] = {}
-    for word in [*links, *text.split()]:
-        if "10." in word:
-            doi = find_in_text(word)
-            if doi is not None:
-                found.setdefault(doi, None)
-    return tuple(found)
+    found = (find_in_text(word) for word in [*links, *text.split()] if "10." in word)
+    return tuple(dict.fromkeys(doi for doi in found if doi is not None))
 
 
 def printed_entries(ast: Mapping[str, Any]) -> list[Entry]:

@@ -66,8 +66,7 @@ def _scan(text: str) -> list[_Record]:
 
 
 def _pandoc_items(text: str, file: str) -> list[dict[str, object]]:
-    from rwgate.readers.pandoc_exe import PandocError, pandoc_path, run_bounded
-    from rwgate.readers.pandoc_version import RIS_READER
+    from rwgate.readers.pandoc_exe import RIS_READER, PandocError, pandoc_path, run_bounded
 
     try:
         exe = pandoc_path(RIS_READER, "pandoc's RIS reader")
