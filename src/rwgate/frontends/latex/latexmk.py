@@ -20,21 +20,19 @@ from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.frontends.kit import flag_overrides
 from rwgate.frontends.latex import memo
 from rwgate.frontends.latex.hooks import documented_options, own_options, split_hook_args
-from rwgate.frontends.latex.latexmk_args import (
-    PROG,
-    Invocation,
-    no_bibtex,
-    split_args,
-    tex_path,
-    usage,
-)
 from rwgate.frontends.latex.latexmk_run import (
     ENV_PRETEX,
+    PROG,
+    Invocation,
     default_files,
     latexmk_cmd,
     latexmk_env,
+    no_bibtex,
     release_success,
     run_latexmk,
+    split_args,
+    tex_path,
+    usage,
 )
 from rwgate.frontends.latex.memo import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.frontends.latex.notedcopy import previous_pretex
