@@ -16,8 +16,7 @@ from rwgate.frontends.kit import judge_documents
 from rwgate.frontends.latex.asprinted import unjudged
 from rwgate.frontends.latex.memo import state_path
 from rwgate.frontends.latex.verdict import fingerprint, latex_notes, read_fingerprint
-from rwgate.readers.builds.auxunits import bibliography_parts
-from rwgate.readers.builds.latexaux import parse_aux
+from rwgate.readers.builds.latexaux import bibliography_parts, parse_aux
 from rwgate.readers.builds.latexdoc import aux_document, bcf_document, read_latex
 from rwgate.settings.config import Settings
 from rwgate.verdicts.result import CheckResult
