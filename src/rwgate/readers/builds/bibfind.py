@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rwgate.contract.models import Location, Problem
-from rwgate.readers.builds.latexread import Allowed, add_once
+from rwgate.readers.builds.latexread import Allowed
 from rwgate.readers.locate import OUTSIDE, OutsideRoots
 
 KPSEWHICH_TIMEOUT = 5.0
@@ -146,6 +146,5 @@ def resolve_bibliographies(
             continue
         if not found:
             problems.append(unreadable(f"bibliography file not found: {name}", where))
-        for item in found:
-            add_once(bibliographies, str(item))
+        bibliographies += [str(item) for item in found if str(item) not in bibliographies]
     return bibliographies, problems

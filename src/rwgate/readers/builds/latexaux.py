@@ -25,7 +25,6 @@ from rwgate.readers.builds.latexread import (
     Allowed,
     LatexError,
     Walk,
-    add_once,
     check_allowed,
     read_tex,
     split_keys,
@@ -42,7 +41,6 @@ class AuxInfo:
     bibstyle: str | None = None
     biblatex: bool = False  # written by biblatex (\abx@aux@...): the .bcf is the real record
     files: list[Path] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set, repr=False, compare=False)
 
 
 @dataclass
@@ -52,7 +50,6 @@ class BcfInfo:
     keys: list[str] = field(default_factory=list)
     cite_all: bool = False
     datasources: list[str] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set, repr=False, compare=False)
 
 
 _AUX_RE = re.compile(
@@ -74,12 +71,12 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     main = Path(path)
     info = AuxInfo()
     _parse_aux_file(main, info, Walk(allowed, root=main.parent), required=True)
+    info.keys, info.bibdata = list(dict.fromkeys(info.keys)), list(dict.fromkeys(info.bibdata))
     # Written by biblatex with backend=bibtex: its \abx@aux@ lines, or the JOB-blx control .bib.
-    if BIBLATEX_CONTROL in info.seen and (
+    if BIBLATEX_CONTROL in info.keys and (
         info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
     ):
         info.keys.remove(BIBLATEX_CONTROL)
-        info.seen.discard(BIBLATEX_CONTROL)
     return info
 
 
@@ -104,18 +101,15 @@ def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth
         kind = match.lastgroup
         value = match.group(kind) if kind else ""
         if kind in ("citation", "abxcite"):
-            for key in split_keys(value):
-                if key == "*":
-                    info.cite_all = True
-                else:
-                    add_once(info.keys, key, info.seen)
+            keys = split_keys(value)
+            info.keys += [key for key in keys if key != "*"]
+            info.cite_all = info.cite_all or "*" in keys
             info.biblatex = info.biblatex or kind == "abxcite"
         elif kind in ("abxall", "abx"):
             info.biblatex = True
             info.cite_all = info.cite_all or kind == "abxall"
         elif kind == "bibdata":
-            for name in split_keys(value):
-                add_once(info.bibdata, name)
+            info.bibdata += split_keys(value)
         elif kind == "bibstyle":
             info.bibstyle = value.strip() or None
         elif kind == "input":
@@ -146,12 +140,14 @@ def parse_bcf(path: Path | str, allowed: Allowed | None = None) -> BcfInfo:
         name = _local(element.tag)
         text = (element.text or "").strip()
         if name == "citekey":
-            if text == "*":
-                info.cite_all = True
-            else:
-                add_once(info.keys, text, info.seen)
-        elif name == "datasource" and element.get("type", "file") == "file":
-            add_once(info.datasources, text)
+            info.cite_all = info.cite_all or text == "*"
+            info.keys += [text] if text not in ("", "*") else []
+        elif name == "datasource" and text and element.get("type", "file") == "file":
+            info.datasources.append(text)
+    info.keys, info.datasources = (
+        list(dict.fromkeys(info.keys)),
+        list(dict.fromkeys(info.datasources)),
+    )
     return info
 
 
