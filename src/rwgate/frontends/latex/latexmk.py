@@ -231,7 +231,6 @@ def _remember(
     (:func:`rwgate.verdicts.remembered.refusal`)."""
     if entry is None:
         return
-    from rwgate.frontends.latex.gate import REJECTED
     from rwgate.render.report import render_text
     from rwgate.verdicts.remembered import refusal
 
@@ -250,7 +249,7 @@ def _remember(
     # The readers noted each .bib; the .bbl and secondary .aux files judged are noted here.
     files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
     memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
-    rejected = [str(out.with_name(out.name + REJECTED)) for out in build.outputs()]
+    rejected = [str(target) for _, target in build.outputs()]
     plain, coloured = (render_text(result, c, False, settings.template) for c in (False, True))
     entry.keep(run, asdict(memo.Entry(plain, coloured, rejected)))
 
