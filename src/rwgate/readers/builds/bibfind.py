@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 from pathlib import Path
 
 from rwgate.contract.models import Location, Problem
@@ -16,6 +17,7 @@ from rwgate.readers.builds.latexread import Allowed
 from rwgate.readers.locate import OUTSIDE, OutsideRoots
 
 KPSEWHICH_TIMEOUT = 5.0
+_WILDCARD = re.compile(r"[*?[]")
 
 
 def _run_kpsewhich(
@@ -73,11 +75,7 @@ def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
 
 def _glob_folder(pattern: Path) -> Path:
     """The part of a glob pattern before its first wildcard (what it can reach at most)."""
-    parts: list[str] = []
-    for part in pattern.parts:
-        if any(char in part for char in "*?["):
-            break
-        parts.append(part)
+    parts = list(takewhile(lambda part: not _WILDCARD.search(part), pattern.parts))
     return Path(*parts) if parts else Path(".")
 
 
@@ -87,7 +85,7 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
     With ``allowed``, a name that reaches outside it raises :class:`OutsideRoots` before anything
     is looked at; so does a glob whose fixed part does.
     """
-    if any(char in name for char in "*?["):
+    if _WILDCARD.search(name):
         pattern = Path(name).expanduser()
         pattern = pattern if pattern.is_absolute() else base / pattern
         if allowed is not None and not allowed(_glob_folder(pattern)):
