@@ -57,14 +57,10 @@ def _prints_title(entry: Entry, printed: str, judged: Iterable[str]) -> bool:
     """Whether the entry prints one of the judged titles: its words inside the entry's text (as
     written, or TeX-decoded), or the title read from it close to one."""
     block = without_notes(entry.block)
-    texts = [_words(block)]
+    texts = (_words(block), _words(text(block) or ""))
     for title in judged:
         wanted = _words(title)
-        if wanted.strip() and wanted in texts[0]:
-            return True
-        if len(texts) == 1:
-            texts.append(_words(text(block) or ""))
-        if wanted.strip() and wanted in texts[1]:
+        if wanted.strip() and any(wanted in said for said in texts):
             return True
         if (title_similarity(printed, title) or 0.0) >= SAME_TITLE:
             return True
