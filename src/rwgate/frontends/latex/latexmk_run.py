@@ -167,13 +167,9 @@ def default_files(latexmk_args: list[str]) -> list[Path]:
         )
     except (OSError, subprocess.TimeoutExpired):
         return []
-    found: list[Path] = []
-    for pattern in proc.stdout.splitlines():
-        for name in sorted(glob.glob(pattern.strip())) if pattern.strip() else []:
-            path = Path(name)
-            if path.suffix == ".tex" and path.is_file() and path not in found:
-                found.append(path)
-    return found
+    patterns = [line.strip() for line in proc.stdout.splitlines() if line.strip()]
+    paths = [Path(name) for pattern in patterns for name in sorted(glob.glob(pattern))]
+    return list(dict.fromkeys(p for p in paths if p.suffix == ".tex" and p.is_file()))
 
 
 def hook_command() -> str:
