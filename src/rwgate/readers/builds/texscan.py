@@ -193,21 +193,19 @@ def _include(
     scan: TexScan, match: re.Match[str], current: Path, here: Location, walk: Walk, depth: int
 ) -> None:
     if match.group("imp"):
-        command = match.group("imp")
-        base = current.parent if command.startswith("sub") else walk.root
+        base = current.parent if match.group("imp").startswith("sub") else walk.root
         name = match.group("impdir").strip() + match.group("impfile").strip()
     else:
         base, name = walk.root, (match.group("incarg") or match.group("incbare") or "").strip()
     if not name:
         return
-    for candidate in _tex_candidates(name, base):
+    candidates = _tex_candidates(name, base)
+    for candidate in candidates:
         check_allowed(candidate, walk.allowed, f"{here}: an included file")
-    for candidate in _tex_candidates(name, base):
-        if candidate.is_file():
-            _scan_file(candidate, scan, walk, depth + 1)
-            return
-    found = next((walk.kpathsea[c] for c in _kpse_names(name) if c in walk.kpathsea), None)
-    if found is not None and not match.group("imp"):
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None and not match.group("imp"):
+        found = next((walk.kpathsea[c] for c in _kpse_names(name) if c in walk.kpathsea), None)
+    if found is not None:
         _scan_file(found, scan, walk, depth + 1)
         return
     scan.problems.append(
