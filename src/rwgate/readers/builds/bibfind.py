@@ -48,8 +48,7 @@ def _kpsewhich(name: str, cwd: Path) -> Path | None:
     found = proc.stdout.strip().splitlines() if proc is not None else []
     if proc is None or proc.returncode != 0 or not found:
         return None
-    result = Path(found[0])
-    return (result if result.is_absolute() else cwd / result).resolve()
+    return (cwd / found[0]).resolve()  # an absolute path is kept as it is
 
 
 def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
@@ -62,10 +61,9 @@ def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     left = list(names)
     for line in proc.stdout.splitlines():
-        path = Path(line.strip())
         for name in left:
             if line.strip() == name or line.strip().endswith("/" + name.lstrip("./")):
-                full = path if path.is_absolute() else cwd / path
+                full = cwd / line.strip()
                 if full.is_file():
                     found[name] = full
                 left.remove(name)
@@ -86,8 +84,7 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
     is looked at; so does a glob whose fixed part does.
     """
     if _WILDCARD.search(name):
-        pattern = Path(name).expanduser()
-        pattern = pattern if pattern.is_absolute() else base / pattern
+        pattern = base / Path(name).expanduser()
         if allowed is not None and not allowed(_glob_folder(pattern)):
             raise OutsideRoots(name)
         matches = glob.glob(str(pattern), recursive=False)  # absolute patterns too
@@ -95,8 +92,7 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
         return [p for p in found if allowed is None or allowed(p)]
     names = [name] if name.endswith(".bib") else [name + ".bib", name]
     for candidate in names:
-        written = Path(candidate).expanduser()
-        path = written if written.is_absolute() else base / written
+        path = base / Path(candidate).expanduser()
         if allowed is not None and not allowed(path):
             raise OutsideRoots(name)
         if path.is_file():

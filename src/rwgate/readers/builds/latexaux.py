@@ -174,8 +174,7 @@ def written_aux(aux_dir: Path, job: str, allowed: Allowed | None = None) -> list
             if line.startswith("PWD "):
                 pwd = Path(line[4:])
             elif line.startswith("OUTPUT ") and line.endswith(".aux"):
-                path = Path(line[7:])
-                found.append(path if path.is_absolute() else pwd / path)
+                found.append(pwd / line[7:])
     log = aux_dir / f"{job}.log"
     if log.is_file():
         found += [aux_dir / m.group("name") for m in _OPENOUT.finditer(_read(log, allowed))]

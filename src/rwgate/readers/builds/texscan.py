@@ -102,8 +102,7 @@ def strip_comments(text: str) -> str:
 
 
 def _tex_candidates(name: str, base: Path) -> list[Path]:
-    written = Path(name).expanduser()
-    path = written if written.is_absolute() else base / written
+    path = base / Path(name).expanduser()
     if path.suffix == ".tex":
         return [path]
     return [path.with_name(path.name + ".tex"), path]
