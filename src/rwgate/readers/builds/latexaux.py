@@ -1,17 +1,14 @@
-"""Which keys LaTeX wrote down for the bibliography tool, and which bibliography files it names:
-``\\citation`` lines of the ``.aux`` (BibTeX, natbib), ``bcf:citekey`` elements of the ``.bcf``
-(biblatex/biber). Those are what bibtex and biber read, so the latexmk hooks use them directly;
-before the first LaTeX run the sources are scanned instead (:mod:`.texscan`), and which one a
-manuscript is read from is :mod:`.latexdoc`'s choice. Each file is checked against ``allowed``
-(the MCP server's roots) before it is opened, and read as BibTeX reads bytes
-(:func:`~rwgate.readers.builds.latexread.read_tex`).
+"""What LaTeX wrote down for the bibliography tool: the keys and bibliography files of the ``.aux``
+(``\\citation``, ``\\bibdata``: BibTeX, natbib) and of the ``.bcf`` (``bcf:citekey``: biber). The
+latexmk hooks read these directly; before the first LaTeX run the sources are scanned instead
+(:mod:`.texscan`; :mod:`.latexdoc` chooses). Each file is checked against ``allowed`` (the MCP
+server's roots) before it is opened, and read as BibTeX reads bytes (:func:`.latexread.read_tex`).
 
-A BibTeX build may have other bibliographies (:func:`bibliography_parts`): multibib
-(``\\newcites{Meth}`` writes ``Meth.aux``), bibunits (``bu1.aux``...) and chapterbib (an
-``\\include``d chapter's ``.aux`` with its own ``\\bibdata``). latexmk runs BibTeX on each, so a
-retracted work cited only in one of them is printed: reading the main ``.aux`` alone would let it
-pass. Which ``.aux`` files belong to the build is what LaTeX recorded: the ``.fls`` ``OUTPUT``
-lines and the ``.log``'s ``\\openout``s.
+A BibTeX build may have other bibliographies (:func:`bibliography_parts`): multibib's ``Meth.aux``
+(``\\newcites{Meth}``), bibunits' ``bu1.aux``..., chapterbib's chapters with their own
+``\\bibdata``. latexmk runs BibTeX on each, so a work cited only there is printed too. Which
+``.aux`` files belong to the build is what LaTeX recorded: the ``.fls`` ``OUTPUT`` lines and the
+``.log``'s ``\\openout``s.
 """
 
 from __future__ import annotations
