@@ -13,7 +13,7 @@ import pytest
 from rwgate.frontends.latex.bbl import MARK, annotate_biblatex, annotate_bibtex, is_biblatex
 from rwgate.frontends.latex.gate import build_from_latexmk
 from rwgate.frontends.latex.hooks import locate_biber, locate_bibtex, own_options, split_hook_args
-from rwgate.frontends.latex.latexmk_args import split_args
+from rwgate.frontends.latex.latexmk_run import split_args
 from rwgate.render.latex import doi_markup, escape_text
 
 BIBTEX_BBL = r"""\begin{thebibliography}{2}

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rwgate.readers.builds.auxunits import bibliography_parts, written_aux
-from rwgate.readers.builds.latexaux import LatexError, parse_aux
+from rwgate.readers.builds.latexaux import LatexError, bibliography_parts, parse_aux, written_aux
 from rwgate.readers.builds.latexdoc import read_latex
 from rwgate.readers.builds.texscan import scan_tex
 from rwgate.readers.join import cited_references

@@ -44,7 +44,7 @@ def answer_itself(entry: str, argv: list[str]) -> str | None:
         return FILTER_HELP
     if argv[0] in _HELP:
         from rwgate.frontends.latex.hooks import documented_options
-        from rwgate.frontends.latex.latexmk_args import usage
+        from rwgate.frontends.latex.latexmk_run import usage
 
         return usage(documented_options())
     return None

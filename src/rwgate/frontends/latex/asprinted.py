@@ -14,7 +14,7 @@ styles leave titles or DOIs out, and the entry was judged by its key all the sam
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from rwgate.readers.builds.bbl import Entry, entries
 from rwgate.readers.builds.bblentry import read_entry, without_notes
 from rwgate.render.safe import term_safe
 from rwgate.titles import normalize_title, title_similarity
+from rwgate.verdicts.result import CheckResult
 
 _STOPS = frozenset("<>[]{}\"' ")
 SAME_TITLE = 0.9
@@ -56,14 +57,10 @@ def _prints_title(entry: Entry, printed: str, judged: Iterable[str]) -> bool:
     """Whether the entry prints one of the judged titles: its words inside the entry's text (as
     written, or TeX-decoded), or the title read from it close to one."""
     block = without_notes(entry.block)
-    texts = [_words(block)]
+    texts = (_words(block), _words(text(block) or ""))
     for title in judged:
         wanted = _words(title)
-        if wanted.strip() and wanted in texts[0]:
-            return True
-        if len(texts) == 1:
-            texts.append(_words(text(block) or ""))
-        if wanted.strip() and wanted in texts[1]:
+        if wanted.strip() and any(wanted in said for said in texts):
             return True
         if (title_similarity(printed, title) or 0.0) >= SAME_TITLE:
             return True
@@ -104,23 +101,23 @@ def _mismatch(
 
 def unjudged(
     bbl: Path,
+    result: CheckResult,
     refs: Mapping[str, Reference],
-    citations: Sequence[Citation],
     bibtex_keys: bool,
     notes: Mapping[str, str] | None = None,
-    strict: bool = False,
 ) -> tuple[list[str], list[str]]:
-    """The entries of ``bbl`` that rwgate did not judge for their key: the lines that stop the
-    build, and the warnings (a title read apart, unless ``strict``: a policy that fails what it
-    cannot judge). Keys are matched as the tool matches them (BibTeX: in any case); ``notes``:
-    the notes rwgate wrote into ``bbl``, by key."""
+    """The entries of ``bbl`` that rwgate did not judge for their key (``result``, ``refs``):
+    the lines that stop the build, and the warnings (a title read apart, unless the policy fails
+    what it cannot judge). Keys are matched as the tool matches them (BibTeX: in any case);
+    ``notes``: the notes rwgate wrote into ``bbl``, by key."""
     try:  # bytes as BibTeX wrote them: a Latin-1 key is the key rwgate read from the .bib
         data = decode_bytes(bbl.read_bytes())[0]
     except OSError:
         return [], []
+    strict = result.policy.action("unverified") == "fail"
     fold = str.casefold if bibtex_keys else str
     by_key = {fold(k): r for k, r in refs.items()}
-    cited = {fold(c.key): c for c in citations}
+    cited = {fold(c.key): c for c in result.citations}
     noted = {fold(k): v for k, v in (notes or {}).items()}
     stops: list[str] = []
     warnings: list[str] = []

@@ -16,14 +16,12 @@ from rwgate.frontends.kit import judge_documents
 from rwgate.frontends.latex.asprinted import unjudged
 from rwgate.frontends.latex.memo import state_path
 from rwgate.frontends.latex.verdict import fingerprint, latex_notes, read_fingerprint
-from rwgate.readers.builds.auxunits import bibliography_parts
-from rwgate.readers.builds.latexaux import parse_aux
+from rwgate.readers.builds.latexaux import bibliography_parts, parse_aux
 from rwgate.readers.builds.latexdoc import aux_document, bcf_document, read_latex
 from rwgate.settings.config import Settings
 from rwgate.verdicts.result import CheckResult
 
 OUTPUT_SUFFIXES = (".pdf", ".ps", ".dvi", ".xdv")
-REJECTED = ".rejected"
 
 
 @dataclass(frozen=True)
@@ -41,8 +39,10 @@ class Build:
     def bbl(self) -> Path:
         return self.aux_dir / f"{self.job}.bbl"
 
-    def outputs(self) -> list[Path]:
-        return [self.out_dir / f"{self.job}{suffix}" for suffix in OUTPUT_SUFFIXES]
+    def outputs(self) -> list[tuple[Path, Path]]:
+        """Each typeset output, with the name a failed gate renames it to."""
+        names = [f"{self.job}{suffix}" for suffix in OUTPUT_SUFFIXES]
+        return [(self.out_dir / name, self.out_dir / f"{name}.rejected") for name in names]
 
 
 def build_from_latexmk(tex: Path, cwd: Path, report: str) -> Build:
@@ -183,11 +183,9 @@ def _unjudged(
     each; the warnings go to ``shown``, the verdict the build reports."""
     lines: list[str] = []
     for bbl, doc, (result, refs), notes in written:
-        if bbl.is_file():
-            strict = result.policy.action("unverified") == "fail"
-            stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, notes, strict)
-            lines += stops
-            shown.warnings += [w for w in warns if w not in shown.warnings]
+        stops, warns = unjudged(bbl, result, refs, doc.bibtex_keys, notes)
+        lines += stops
+        shown.warnings += [w for w in warns if w not in shown.warnings]
     return lines
 
 
@@ -202,9 +200,8 @@ def reject_outputs(build: Build) -> list[tuple[Path, Path | str]]:
     """Rename the typeset outputs to ``NAME.pdf.rejected``: each output with where it went, or
     why it could not be moved (the caller names both, so a failed gate never hides a PDF)."""
     moved: list[tuple[Path, Path | str]] = []
-    for path in build.outputs():
+    for path, target in build.outputs():
         if path.is_file():
-            target = path.with_name(path.name + REJECTED)
             try:
                 os.replace(path, target)
             except OSError as exc:
@@ -216,5 +213,5 @@ def reject_outputs(build: Build) -> list[tuple[Path, Path | str]]:
 
 def clear_rejected(build: Build) -> None:
     """A passing build leaves no stale ``.rejected`` output from an earlier failure."""
-    for path in build.outputs():
-        path.with_name(path.name + REJECTED).unlink(missing_ok=True)
+    for _, rejected in build.outputs():
+        rejected.unlink(missing_ok=True)

@@ -95,7 +95,7 @@ def split_hook_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return opts, argv[i:]
 
 
-def _last_file_arg(args: list[str], valued: frozenset[str]) -> str | None:
+def _last_file_arg(args: list[str], valued: list[str]) -> str | None:
     """The tool's input file: its last argument that is not an option or an option's value."""
     found = None
     skip = False
@@ -118,41 +118,17 @@ def _option(args: list[str], names: tuple[str, ...]) -> str | None:
     return value
 
 
-_BIBER_VALUED = frozenset(
-    [
-        "--configfile",
-        "-g",
-        "--output-directory",
-        "--input-directory",
-        "--output-file",
-        "-O",
-        "--logfile",
-        "--sortlocale",
-        "-l",
-        "--collate-options",
-        "-c",
-        "--mincrossrefs",
-        "-m",
-        "--tool-config",
-        "--output-format",
-        "--input-format",
-        "--input-encoding",
-        "-e",
-        "--output-encoding",
-        "-E",
-        "--decodecharsset",
-        "--dot-include",
-        "--output-fieldcase",
-        "--output-indent",
-        "--output-resolve",
-        "--onlylog",
-    ]
+_BIBER_VALUED = (  # biber's options that take a value (the next argument is not the input file)
+    "--configfile -g --output-directory --input-directory --output-file -O --logfile"
+    " --sortlocale -l --collate-options -c --mincrossrefs -m --tool-config --output-format"
+    " --input-format --input-encoding -e --output-encoding -E --decodecharsset --dot-include"
+    " --output-fieldcase --output-indent --output-resolve --onlylog"
 )
 
 
 def locate_bibtex(args: list[str]) -> tuple[Path, Path]:
     """The ``.aux`` bibtex reads and the ``.bbl`` it writes next to it."""
-    name = _last_file_arg(args, frozenset())
+    name = _last_file_arg(args, [])
     if name is None:
         raise HookError("no .aux file among the bibtex arguments")
     aux = Path(name if name.endswith(".aux") else name + ".aux")
@@ -161,7 +137,7 @@ def locate_bibtex(args: list[str]) -> tuple[Path, Path]:
 
 def locate_biber(args: list[str]) -> tuple[Path, Path]:
     """The ``.bcf`` biber reads and the ``.bbl`` it writes (honouring its directory options)."""
-    name = _last_file_arg(args, _BIBER_VALUED)
+    name = _last_file_arg(args, _BIBER_VALUED.split())
     if name is None:
         raise HookError("no .bcf file among the biber arguments")
     given = Path(name if name.endswith(".bcf") else name + ".bcf")

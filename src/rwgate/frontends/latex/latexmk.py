@@ -20,21 +20,19 @@ from rwgate.errors import ConfigError, InputError, UsageError
 from rwgate.frontends.kit import flag_overrides
 from rwgate.frontends.latex import memo
 from rwgate.frontends.latex.hooks import documented_options, own_options, split_hook_args
-from rwgate.frontends.latex.latexmk_args import (
-    PROG,
-    Invocation,
-    no_bibtex,
-    split_args,
-    tex_path,
-    usage,
-)
 from rwgate.frontends.latex.latexmk_run import (
     ENV_PRETEX,
+    PROG,
+    Invocation,
     default_files,
     latexmk_cmd,
     latexmk_env,
+    no_bibtex,
     release_success,
     run_latexmk,
+    split_args,
+    tex_path,
+    usage,
 )
 from rwgate.frontends.latex.memo import EXIT_GATE, EXIT_USAGE, HookError
 from rwgate.frontends.latex.notedcopy import previous_pretex
@@ -85,13 +83,16 @@ def build_one(tex: Path, inv: Invocation, overrides: dict[str, object]) -> int:
                     raise
                 # LaTeX died mid-run (a truncated .bcf): latexmk's failure is the answer.
                 memo.forget(remembered)
-                print(f"{PROG}: error: {exc}", file=sys.stderr)
-                print(
-                    f"{PROG}: latexmk failed (exit {code}); the build did not finish and the gate"
-                    " could not judge it",
-                    file=sys.stderr,
+                _say(f"error: {exc}")
+                _say(
+                    f"latexmk failed (exit {code}); the build did not finish and the gate"
+                    " could not judge it"
                 )
                 return code
+
+
+def _say(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
 
 
 def _colour() -> bool:
@@ -122,13 +123,12 @@ def _gate(
     # The user's .bbl (or -bibtex-) is never deleted, whatever the verdict: LaTeX reads a copy.
     code, env, why = _noted_copies(build, current, settings.template, (cmd, env, code), keeps_bbl)
     if why is not None:  # the notes cannot reach the PDF: the build fails under every policy
-        print(f"{PROG}: error: {cannot_note(tex, why)}", file=sys.stderr)
+        _say(f"error: {cannot_note(tex, why)}")
         return _set_aside(build)
     if not keeps_bbl and code == 0 and stale:
-        print(
-            f"{PROG}: the integrity verdict changed since {', '.join(map(str, stale))}"
-            " was written; rerunning the bibliography",
-            file=sys.stderr,
+        _say(
+            f"the integrity verdict changed since {', '.join(map(str, stale))}"
+            " was written; rerunning the bibliography"
         )
         invalidate(stale)
         code = run_latexmk(cmd, env)
@@ -142,11 +142,8 @@ def _gate(
     if current.unjudged:  # DESIGN.md rule 2: printed, not judged; stops under every policy
         memo.forget(remembered)
         for line in current.unjudged:
-            print(f"{PROG}: error: {line}", file=sys.stderr)
-        print(
-            f"{PROG}: gate FAILED for {tex}: the bibliography printed what was not judged",
-            file=sys.stderr,
-        )
+            _say(f"error: {line}")
+        _say(f"gate FAILED for {tex}: the bibliography printed what was not judged")
         return _set_aside(build)
     record_lock(result, settings)  # after the build's last gate: the hooks never write it
     _remember(remembered, build, current, settings, code, reported)
@@ -155,9 +152,7 @@ def _gate(
         if code == 0 and build.success_cmd:
             code = release_success(cmd, env)
         if code != 0:  # "gate passed" is about the citations, not about the build
-            print(
-                f"{PROG}: latexmk failed (exit {code}); the build did not finish", file=sys.stderr
-            )
+            _say(f"latexmk failed (exit {code}); the build did not finish")
         return code
     return _reject(tex, build, result)
 
@@ -215,9 +210,9 @@ def _set_aside(build: Build) -> int:
 
     for original, kept in reject_outputs(build):
         if isinstance(kept, Path):
-            print(f"{PROG}: output kept as {kept}; no {original} is left", file=sys.stderr)
+            _say(f"output kept as {kept}; no {original} is left")
         else:
-            print(f"{PROG}: error: cannot rename {original}: {kept}", file=sys.stderr)
+            _say(f"error: cannot rename {original}: {kept}")
     return EXIT_GATE
 
 
@@ -233,7 +228,6 @@ def _remember(
     (:func:`rwgate.verdicts.remembered.refusal`)."""
     if entry is None:
         return
-    from rwgate.frontends.latex.gate import REJECTED
     from rwgate.render.report import render_text
     from rwgate.verdicts.remembered import refusal
 
@@ -252,7 +246,7 @@ def _remember(
     # The readers noted each .bib; the .bbl and secondary .aux files judged are noted here.
     files = list(current.fingerprints) + [Path(part.path) for part in doc.parts]
     memo.note_build(build.aux_dir / f"{build.job}.aux", reported, files)
-    rejected = [str(out.with_name(out.name + REJECTED)) for out in build.outputs()]
+    rejected = [str(target) for _, target in build.outputs()]
     plain, coloured = (render_text(result, c, False, settings.template) for c in (False, True))
     entry.keep(run, asdict(memo.Entry(plain, coloured, rejected)))
 
@@ -262,13 +256,9 @@ def _reject(tex: Path, build: Build, result: CheckResult) -> int:
     from rwgate.frontends.kit import failure_lines
 
     if build.success_cmd:
-        print(f"{PROG}: the project's $success_cmd was not run: the gate failed", file=sys.stderr)
+        _say("the project's $success_cmd was not run: the gate failed")
     failing = failure_lines(result, detail=True)  # key, status, notice, year, .bib file:line
-    print(
-        f"{PROG}: gate FAILED for {tex}: {len(failing)} citation(s) fail policy"
-        f" {result.policy.preset}:",
-        file=sys.stderr,
-    )
+    _say(f"gate FAILED for {tex}: {len(failing)} citation(s) fail policy {result.policy.preset}:")
     for line in failing:
         print(f"  {line}", file=sys.stderr)
     return _set_aside(build)
@@ -279,7 +269,7 @@ def _gate_all(files: list[Path], inv: Invocation, overrides: dict[str, object]) 
     worst = 0
     for tex in files:
         if not tex.is_file():
-            print(f"{PROG}: error: {tex}: no such file", file=sys.stderr)
+            _say(f"error: {tex}: no such file")
             return EXIT_USAGE
         code = build_one(tex, inv, overrides)
         if code == EXIT_GATE or worst == 0:
@@ -299,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts, _ = split_hook_args([*inv.own, "--"])
     except HookError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return EXIT_USAGE
     overrides = flag_overrides(opts)
     files = [tex_path(name) for name in inv.files]
@@ -308,14 +298,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_latexmk(latexmk_cmd(inv.latexmk, inv.files), env)
     files = files or default_files(inv.latexmk)
     if not files:
-        print(
-            f"{PROG}: error: give the .tex file to build, or set @default_files in a latexmkrc"
-            f" (see {PROG} -help)",
-            file=sys.stderr,
+        _say(
+            "error: give the .tex file to build, or set @default_files in a latexmkrc"
+            f" (see {PROG} -help)"
         )
         return EXIT_USAGE
     try:
         return _gate_all(files, inv, overrides)
     except (ConfigError, InputError, UsageError) as exc:  # a template, a .aux, a hook option
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return EXIT_USAGE

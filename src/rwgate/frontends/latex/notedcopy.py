@@ -116,10 +116,7 @@ def _names_asked(tex: Path, path: Path) -> list[str]:
         relative = path.resolve().relative_to(tex.resolve().parent).as_posix()
     except ValueError:
         relative = str(path.resolve())
-    names = [relative]
-    if relative.endswith(".tex"):
-        names.append(relative[: -len(".tex")])
-    return names
+    return [relative, relative.removesuffix(".tex")] if relative.endswith(".tex") else [relative]
 
 
 def read_by_latex(fls: Path, copies: list[Path]) -> list[Path]:

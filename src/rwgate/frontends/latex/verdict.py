@@ -111,8 +111,7 @@ def annotate_build(
         raise HookError(f"{bbl}: {tool} wrote no .bbl file")
     stops: list[str] = []
     if os.environ.get(ENV_GATE) != "0":  # under rw-latexmk, its gate says it after latexmk
-        strict = result.policy.action("unverified") == "fail"
-        stops, warns = unjudged(bbl, refs, result.citations, doc.bibtex_keys, None, strict)
+        stops, warns = unjudged(bbl, result, refs, doc.bibtex_keys)
         result.warnings += warns
     text = render_text(result, False, False, settings.template)
     # The verdict, not its wording: a later pass answers from the cache, and says so.

@@ -76,7 +76,7 @@ def entries(text: str) -> Iterator[Entry]:
 
 
 def parse_bbl(text: str, file: str) -> BibResult:
-    """The entries of a ``.bbl`` (thebibliography or biblatex), in the order LaTeX prints them."""
+    """A ``.bbl`` as a bibliography: each of its :func:`entries` a reference, at its line."""
     starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
     result = BibResult()
     for entry in entries(text):

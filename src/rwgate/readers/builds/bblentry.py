@@ -47,12 +47,8 @@ def without_notes(block: str) -> str:
 
 def all_dois(flat: str) -> list[str]:
     """Every distinct DOI in running text, in order (a ``\\href`` names one twice: kept once)."""
-    found: dict[str, None] = {}
-    for start in _DOI_START.finditer(flat):
-        doi = find_in_text(flat[start.start() :])
-        if doi:
-            found.setdefault(doi)
-    return list(found)
+    found = (find_in_text(flat[start.start() :]) for start in _DOI_START.finditer(flat))
+    return list(dict.fromkeys(doi for doi in found if doi))
 
 
 def read_entry(block: str, biblatex: bool, label: str = "") -> Printed:

@@ -11,6 +11,7 @@ BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])")
 END_BIB = re.compile(r"\\end\{thebibliography\}")
 _STRAY = {0xDC00 + b: b for b in range(0x80, 0x100)}  # a surrogateescape byte -> Latin-1
 _COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%")
+_SKIPPED = re.compile(r"(?:\s|%[^\n]*\n?)*")
 
 
 def bibitems(text: str) -> list[re.Match[str]]:
@@ -66,15 +67,8 @@ def group(text: str, at: int) -> tuple[str, int] | None:
 
 def _skip_space(text: str, i: int) -> int:
     """Past white space and ``%`` comments (TeX skips both between a macro's arguments)."""
-    while i < len(text):
-        if text[i].isspace():
-            i += 1
-        elif text[i] == "%":
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end + 1
-        else:
-            break
-    return i
+    skipped = _SKIPPED.match(text, i)
+    return skipped.end() if skipped else i
 
 
 def bibitem_key(text: str, pos: int) -> tuple[str, int] | None:

@@ -9,13 +9,15 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 from pathlib import Path
 
 from rwgate.contract.models import Location, Problem
-from rwgate.readers.builds.latexread import Allowed, add_once
+from rwgate.readers.builds.latexread import Allowed
 from rwgate.readers.locate import OUTSIDE, OutsideRoots
 
 KPSEWHICH_TIMEOUT = 5.0
+_WILDCARD = re.compile(r"[*?[]")
 
 
 def _run_kpsewhich(
@@ -46,8 +48,7 @@ def _kpsewhich(name: str, cwd: Path) -> Path | None:
     found = proc.stdout.strip().splitlines() if proc is not None else []
     if proc is None or proc.returncode != 0 or not found:
         return None
-    result = Path(found[0])
-    return (result if result.is_absolute() else cwd / result).resolve()
+    return (cwd / found[0]).resolve()  # an absolute path is kept as it is
 
 
 def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
@@ -60,10 +61,9 @@ def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     left = list(names)
     for line in proc.stdout.splitlines():
-        path = Path(line.strip())
         for name in left:
             if line.strip() == name or line.strip().endswith("/" + name.lstrip("./")):
-                full = path if path.is_absolute() else cwd / path
+                full = cwd / line.strip()
                 if full.is_file():
                     found[name] = full
                 left.remove(name)
@@ -73,11 +73,7 @@ def kpsewhich_all(names: Sequence[str], cwd: Path) -> dict[str, Path]:
 
 def _glob_folder(pattern: Path) -> Path:
     """The part of a glob pattern before its first wildcard (what it can reach at most)."""
-    parts: list[str] = []
-    for part in pattern.parts:
-        if any(char in part for char in "*?["):
-            break
-        parts.append(part)
+    parts = list(takewhile(lambda part: not _WILDCARD.search(part), pattern.parts))
     return Path(*parts) if parts else Path(".")
 
 
@@ -87,9 +83,8 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
     With ``allowed``, a name that reaches outside it raises :class:`OutsideRoots` before anything
     is looked at; so does a glob whose fixed part does.
     """
-    if any(char in name for char in "*?["):
-        pattern = Path(name).expanduser()
-        pattern = pattern if pattern.is_absolute() else base / pattern
+    if _WILDCARD.search(name):
+        pattern = base / Path(name).expanduser()
         if allowed is not None and not allowed(_glob_folder(pattern)):
             raise OutsideRoots(name)
         matches = glob.glob(str(pattern), recursive=False)  # absolute patterns too
@@ -97,8 +92,7 @@ def resolve_bib_name(name: str, base: Path, allowed: Allowed | None = None) -> l
         return [p for p in found if allowed is None or allowed(p)]
     names = [name] if name.endswith(".bib") else [name + ".bib", name]
     for candidate in names:
-        written = Path(candidate).expanduser()
-        path = written if written.is_absolute() else base / written
+        path = base / Path(candidate).expanduser()
         if allowed is not None and not allowed(path):
             raise OutsideRoots(name)
         if path.is_file():
@@ -146,6 +140,5 @@ def resolve_bibliographies(
             continue
         if not found:
             problems.append(unreadable(f"bibliography file not found: {name}", where))
-        for item in found:
-            add_once(bibliographies, str(item))
+        bibliographies += [str(item) for item in found if str(item) not in bibliographies]
     return bibliographies, problems

@@ -1,10 +1,14 @@
-"""Which keys LaTeX wrote down for the bibliography tool, and which bibliography files it names:
-``\\citation`` lines of the ``.aux`` (BibTeX, natbib), ``bcf:citekey`` elements of the ``.bcf``
-(biblatex/biber). Those are what bibtex and biber read, so the latexmk hooks use them directly;
-before the first LaTeX run the sources are scanned instead (:mod:`.texscan`), and which one a
-manuscript is read from is :mod:`.latexdoc`'s choice. Each file is checked against ``allowed``
-(the MCP server's roots) before it is opened, and read as BibTeX reads bytes
-(:func:`~rwgate.readers.builds.latexread.read_tex`).
+"""What LaTeX wrote down for the bibliography tool: the keys and bibliography files of the ``.aux``
+(``\\citation``, ``\\bibdata``: BibTeX, natbib) and of the ``.bcf`` (``bcf:citekey``: biber). The
+latexmk hooks read these directly; before the first LaTeX run the sources are scanned instead
+(:mod:`.texscan`; :mod:`.latexdoc` chooses). Each file is checked against ``allowed`` (the MCP
+server's roots) before it is opened, and read as BibTeX reads bytes (:func:`.latexread.read_tex`).
+
+A BibTeX build may have other bibliographies (:func:`bibliography_parts`): multibib's ``Meth.aux``
+(``\\newcites{Meth}``), bibunits' ``bu1.aux``..., chapterbib's chapters with their own
+``\\bibdata``. latexmk runs BibTeX on each, so a work cited only there is printed too. Which
+``.aux`` files belong to the build is what LaTeX recorded: the ``.fls`` ``OUTPUT`` lines and the
+``.log``'s ``\\openout``s.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from rwgate.readers.builds.latexread import (
     Allowed,
     LatexError,
     Walk,
-    add_once,
     check_allowed,
     read_tex,
     split_keys,
@@ -35,7 +38,6 @@ class AuxInfo:
     bibstyle: str | None = None
     biblatex: bool = False  # written by biblatex (\abx@aux@...): the .bcf is the real record
     files: list[Path] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set, repr=False, compare=False)
 
 
 @dataclass
@@ -45,7 +47,6 @@ class BcfInfo:
     keys: list[str] = field(default_factory=list)
     cite_all: bool = False
     datasources: list[str] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set, repr=False, compare=False)
 
 
 _AUX_RE = re.compile(
@@ -67,12 +68,12 @@ def parse_aux(path: Path | str, allowed: Allowed | None = None) -> AuxInfo:
     main = Path(path)
     info = AuxInfo()
     _parse_aux_file(main, info, Walk(allowed, root=main.parent), required=True)
+    info.keys, info.bibdata = list(dict.fromkeys(info.keys)), list(dict.fromkeys(info.bibdata))
     # Written by biblatex with backend=bibtex: its \abx@aux@ lines, or the JOB-blx control .bib.
-    if BIBLATEX_CONTROL in info.seen and (
+    if BIBLATEX_CONTROL in info.keys and (
         info.biblatex or any(name.endswith("-blx") for name in info.bibdata)
     ):
         info.keys.remove(BIBLATEX_CONTROL)
-        info.seen.discard(BIBLATEX_CONTROL)
     return info
 
 
@@ -97,18 +98,15 @@ def _parse_aux_file(path: Path, info: AuxInfo, walk: Walk, required: bool, depth
         kind = match.lastgroup
         value = match.group(kind) if kind else ""
         if kind in ("citation", "abxcite"):
-            for key in split_keys(value):
-                if key == "*":
-                    info.cite_all = True
-                else:
-                    add_once(info.keys, key, info.seen)
+            keys = split_keys(value)
+            info.keys += [key for key in keys if key != "*"]
+            info.cite_all = info.cite_all or "*" in keys
             info.biblatex = info.biblatex or kind == "abxcite"
         elif kind in ("abxall", "abx"):
             info.biblatex = True
             info.cite_all = info.cite_all or kind == "abxall"
         elif kind == "bibdata":
-            for name in split_keys(value):
-                add_once(info.bibdata, name)
+            info.bibdata += split_keys(value)
         elif kind == "bibstyle":
             info.bibstyle = value.strip() or None
         elif kind == "input":
@@ -139,10 +137,72 @@ def parse_bcf(path: Path | str, allowed: Allowed | None = None) -> BcfInfo:
         name = _local(element.tag)
         text = (element.text or "").strip()
         if name == "citekey":
-            if text == "*":
-                info.cite_all = True
-            else:
-                add_once(info.keys, text, info.seen)
-        elif name == "datasource" and element.get("type", "file") == "file":
-            add_once(info.datasources, text)
+            info.cite_all = info.cite_all or text == "*"
+            info.keys += [text] if text not in ("", "*") else []
+        elif name == "datasource" and text and element.get("type", "file") == "file":
+            info.datasources.append(text)
+    info.keys, info.datasources = (
+        list(dict.fromkeys(info.keys)),
+        list(dict.fromkeys(info.datasources)),
+    )
     return info
+
+
+_OPENOUT = re.compile(r"^\\openout\d+ = `(?P<name>[^']+\.aux)'\.?$", re.M)
+
+
+def _read(path: Path, allowed: Allowed | None) -> str:
+    check_allowed(path, allowed)
+    try:
+        return read_tex(path)  # file names as the .aux keys: each stray byte one character
+    except LatexError:
+        return ""
+
+
+def written_aux(aux_dir: Path, job: str, allowed: Allowed | None = None) -> list[Path]:
+    """Every ``.aux`` file the last LaTeX run of ``job`` wrote, in the order it opened them: the
+    ``.fls`` record's and the ``.log``'s together (a ``.fls`` left from a build with ``-recorder``
+    on would miss a list added since; the ``.log`` is always the last run's)."""
+    found: list[Path] = []
+    fls_path = aux_dir / f"{job}.fls"
+    if fls_path.is_file():
+        pwd = Path(".")
+        for line in _read(fls_path, allowed).splitlines():
+            if line.startswith("PWD "):
+                pwd = Path(line[4:])
+            elif line.startswith("OUTPUT ") and line.endswith(".aux"):
+                found.append(pwd / line[7:])
+    log = aux_dir / f"{job}.log"
+    if log.is_file():
+        found += [aux_dir / m.group("name") for m in _OPENOUT.finditer(_read(log, allowed))]
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def bibliography_parts(
+    aux_dir: Path, job: str, main: AuxInfo, allowed: Allowed | None = None
+) -> list[tuple[Path, AuxInfo]]:
+    """The ``.aux`` files BibTeX reads on their own besides the main one: those the main ``.aux``
+    does not include (multibib, bibunits) that cite or name a bibliography, and included ones
+    (chapterbib) that name their own, each with what it says. A biblatex build has one ``.bcf``
+    and none of these."""
+    if main.biblatex:
+        return []
+    included = {path.resolve() for path in main.files}
+    main_aux = (aux_dir / f"{job}.aux").resolve()
+    parts: list[tuple[Path, AuxInfo]] = []
+    for path in written_aux(aux_dir, job, allowed):
+        resolved = path.resolve()
+        if resolved == main_aux or path.suffix != ".aux":
+            continue
+        check_allowed(path, allowed)
+        if not path.is_file():
+            continue
+        own = parse_aux(path, allowed)
+        if own.biblatex:
+            continue
+        if own.bibdata or (resolved not in included and (own.keys or own.cite_all)):
+            parts.append((path, own))
+    return parts

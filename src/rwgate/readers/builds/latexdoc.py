@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rwgate.contract.models import CitedDocument, Location, Problem
-from rwgate.readers.builds.auxunits import bibliography_parts
 from rwgate.readers.builds.bibfind import resolve_bibliographies
-from rwgate.readers.builds.latexaux import AuxInfo, parse_aux, parse_bcf
+from rwgate.readers.builds.latexaux import AuxInfo, bibliography_parts, parse_aux, parse_bcf
 from rwgate.readers.builds.latexread import Allowed, LatexError, read_tex
 from rwgate.readers.builds.texscan import scan_tex
 from rwgate.readers.reach import CANNOT_JUDGE as UNJUDGED

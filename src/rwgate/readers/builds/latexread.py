@@ -38,19 +38,6 @@ def read_tex(path: Path, allowed: Allowed | None = None) -> str:
     return decode_bytes(data.removeprefix(b"\xef\xbb\xbf"))[0]
 
 
-def add_once(items: list[str], new: str, seen: set[str] | None = None) -> None:
-    """Append ``new`` once. With ``seen`` (the items as a set, kept by the caller) each call is
-    constant time: 100,000 ``\\citation`` lines read in milliseconds, not minutes."""
-    if not new:
-        return
-    if seen is None:
-        if new not in items:
-            items.append(new)
-    elif new not in seen:
-        seen.add(new)
-        items.append(new)
-
-
 def split_keys(text: str) -> list[str]:
     return [key.strip() for key in text.split(",") if key.strip()]
 

@@ -29,11 +29,10 @@ THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
 
 @dataclass
 class TexScan:
-    """What the ``.tex`` sources say, with the file and line of each first mention."""
+    """What the ``.tex`` sources say: each cited key and bibliography name (in order) with the file
+    and line of its first mention."""
 
-    keys: list[str] = field(default_factory=list)
     cite_all: bool = False
-    bib_names: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     key_locations: dict[str, Location] = field(default_factory=dict)
     bib_locations: dict[str, Location] = field(default_factory=dict)
@@ -42,26 +41,31 @@ class TexScan:
     texts: list[tuple[Path, str]] = field(default_factory=list, repr=False)  # comments stripped
     embedded: list[Path] = field(default_factory=list)  # with a thebibliography of their own
 
+    @property
+    def keys(self) -> list[str]:
+        return list(self.key_locations)
 
-_NATBIB = "cite citep citet citealp citealt citeauthor citefullauthor citeyear citeyearpar citenum"
-_NATBIB_CAPS = "Citep Citet Citealp Citealt Citeauthor citetalias citepalias nocite"
-_BIBLATEX = (
-    "Cite parencite Parencite footcite footcitetext textcite Textcite smartcite Smartcite "
-    "autocite Autocite supercite fullcite footfullcite citetitle Citetitle citedate citeurl"
+    @property
+    def bib_names(self) -> list[str]:
+        return list(self.bib_locations)
+
+
+_CITE_COMMANDS = (  # natbib's, biblatex's (from Cite), apacite's (from citeA)
+    "cite citep citet citealp citealt citeauthor citefullauthor citeyear citeyearpar citenum"
+    " Citep Citet Citealp Citealt Citeauthor citetalias citepalias nocite"
+    " Cite parencite Parencite footcite footcitetext textcite Textcite smartcite Smartcite"
+    " autocite Autocite supercite fullcite footfullcite citetitle Citetitle citedate citeurl"
+    " citeA citeNP citeyearNP citeauthorNP"
 )
-_APACITE = "citeA citeNP citeyearNP citeauthorNP"
-_CITE_COMMANDS = " ".join((_NATBIB, _NATBIB_CAPS, _BIBLATEX, _APACITE)).split()
-_MULTICITE_COMMANDS = " ".join(
-    (
-        "cites Cites parencites Parencites footcites footcitetexts smartcites Smartcites",
-        "textcites Textcites supercites autocites Autocites",
-    )
-).split()
+_MULTICITE_COMMANDS = (
+    "cites Cites parencites Parencites footcites footcitetexts smartcites Smartcites"
+    " textcites Textcites supercites autocites Autocites"
+)
 _OPT = r"(?:\s*\[(?:[^\[\]{}]|\{[^{}]*\})*\])"
 _TEX_RE = re.compile(
-    rf"\\(?P<multi>{'|'.join(_MULTICITE_COMMANDS)})(?![A-Za-z])(?:\s*\([^()]*\)){{0,2}}"
+    rf"\\(?P<multi>{'|'.join(_MULTICITE_COMMANDS.split())})(?![A-Za-z])(?:\s*\([^()]*\)){{0,2}}"
     rf"(?P<margs>(?:{_OPT}{{0,2}}\s*\{{[^{{}}]*\}})+)"
-    rf"|\\(?P<cite>{'|'.join(_CITE_COMMANDS)})(?![A-Za-z])\*?{_OPT}{{0,2}}\s*\{{(?P<keys>[^{{}}]*)\}}"
+    rf"|\\(?P<cite>{'|'.join(_CITE_COMMANDS.split())})(?![A-Za-z])\*?{_OPT}{{0,2}}\s*\{{(?P<keys>[^{{}}]*)\}}"
     r"|\\(?P<inc>input|include|subfile)(?![A-Za-z])\s*"
     r"(?:\{(?P<incarg>[^{}]*)\}|(?P<incbare>[^\s{}\\%]+))"
     r"|\\(?P<imp>import|subimport|inputfrom|subinputfrom|includefrom|subincludefrom)\*?"
@@ -98,8 +102,7 @@ def strip_comments(text: str) -> str:
 
 
 def _tex_candidates(name: str, base: Path) -> list[Path]:
-    written = Path(name).expanduser()
-    path = written if written.is_absolute() else base / written
+    path = base / Path(name).expanduser()
     if path.suffix == ".tex":
         return [path]
     return [path.with_name(path.name + ".tex"), path]
@@ -163,12 +166,8 @@ def _cite(scan: TexScan, args: str, command: str, here: Location) -> None:
         for key in split_keys(group):
             if key == "*":
                 scan.cite_all = scan.cite_all or command == "nocite"
-                continue
-            if "#" in key:  # \cite{#1} in a macro definition: a parameter, not a key
-                continue
-            if key not in scan.key_locations:
-                scan.keys.append(key)
-                scan.key_locations[key] = here
+            elif "#" not in key:  # \cite{#1} in a macro definition: a parameter, not a key
+                scan.key_locations.setdefault(key, here)
 
 
 def _multibib(scan: TexScan, match: re.Match[str], here: Location) -> None:
@@ -185,32 +184,27 @@ def _multibib(scan: TexScan, match: re.Match[str], here: Location) -> None:
 def _bibliography(scan: TexScan, names: str, here: Location) -> None:
     # Options (location=remote, label=...) do not change the name; URLs are handled by the caller.
     for name in split_keys(names):
-        if "#" in name:  # \bibliography{#1} in a macro definition: a parameter, not a file
-            continue
-        if name not in scan.bib_locations:
-            scan.bib_names.append(name)
-            scan.bib_locations[name] = here
+        if "#" not in name:  # \bibliography{#1} in a macro definition: a parameter, not a file
+            scan.bib_locations.setdefault(name, here)
 
 
 def _include(
     scan: TexScan, match: re.Match[str], current: Path, here: Location, walk: Walk, depth: int
 ) -> None:
     if match.group("imp"):
-        command = match.group("imp")
-        base = current.parent if command.startswith("sub") else walk.root
+        base = current.parent if match.group("imp").startswith("sub") else walk.root
         name = match.group("impdir").strip() + match.group("impfile").strip()
     else:
         base, name = walk.root, (match.group("incarg") or match.group("incbare") or "").strip()
     if not name:
         return
-    for candidate in _tex_candidates(name, base):
+    candidates = _tex_candidates(name, base)
+    for candidate in candidates:
         check_allowed(candidate, walk.allowed, f"{here}: an included file")
-    for candidate in _tex_candidates(name, base):
-        if candidate.is_file():
-            _scan_file(candidate, scan, walk, depth + 1)
-            return
-    found = next((walk.kpathsea[c] for c in _kpse_names(name) if c in walk.kpathsea), None)
-    if found is not None and not match.group("imp"):
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None and not match.group("imp"):
+        found = next((walk.kpathsea[c] for c in _kpse_names(name) if c in walk.kpathsea), None)
+    if found is not None:
         _scan_file(found, scan, walk, depth + 1)
         return
     scan.problems.append(
