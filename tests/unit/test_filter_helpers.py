@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rwgate.frontends.pandoc.shadowbib import latex_escape, shadow_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pandoc"
@@ -52,3 +54,23 @@ def test_an_entry_already_printing_the_notice_is_not_annotated_again() -> None:
     assert text == bbl and done == []
     other, done = annotate_bibtex(bbl.replace("2010;", "2011;"), {"w": note})
     assert done == ["w"] and "\\textbf{Retracted 2010" in other
+
+
+def test_an_allowed_entry_without_a_doi_is_said_beside_the_summary_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # rwgate check lists an allowed entry without a DOI on its own line, with its reason; the
+    # summary line counts only the entries nothing allows. rw-filter said the allowed one nowhere.
+    from rwgate.contract.models import Citation
+    from rwgate.core import CheckResult
+    from rwgate.frontends.pandoc.filter import report_messages
+    from rwgate.settings.policy import Policy
+
+    citations = [
+        Citation(key="plain", status="no_doi", action="warn"),
+        Citation(key="kept", status="no_doi", action="warn", allowed=True, reason="allowed: x"),
+    ]
+    report_messages(CheckResult(citations=citations, policy=Policy(), sources=[]))
+    err = capsys.readouterr().err
+    assert "1 entry has no DOI and could not be checked (plain)" in err
+    assert "kept" in err

@@ -252,14 +252,16 @@ def _citation_lines(c: Citation, colour: bool, template: str | None) -> list[str
     return lines
 
 
-def _unlisted_no_doi(c: Citation) -> bool:
+def unlisted_no_doi(c: Citation) -> bool:
+    """An entry without a DOI the policy only warns about and no allow-list entry covers: the
+    summary line counts it; an allowed one is said on its own line, with its reason."""
     return c.status == "no_doi" and c.action == "warn" and not c.allowed
 
 
 def no_doi_summary(citations: Sequence[Citation], hint: str = "rwgate check -v") -> str | None:
     """One line for every entry without a DOI the policy only warns about (a bibliography of 256
     entries printed 89 such lines on every build, and users learn to ignore stderr)."""
-    keys = [c.key for c in citations if _unlisted_no_doi(c)]
+    keys = [c.key for c in citations if unlisted_no_doi(c)]
     if not keys:
         return None
     named = ", ".join(term_safe(k) for k in keys[:5]) + (
@@ -293,7 +295,7 @@ def render_text(
         shown = [c for c in shown if c.change is not None]
     summary = None if verbose else no_doi_summary(shown)
     if summary is not None:
-        shown = [c for c in shown if not _unlisted_no_doi(c)]
+        shown = [c for c in shown if not unlisted_no_doi(c)]
     if shown:
         out.append("rwgate: citations:")
     for c in shown[:limit]:

@@ -96,7 +96,7 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
     without a DOI as one summary line unless ``verbose``); a work to annotate is said here only
     when the build stops, else once its notice is placed (:func:`announce`)."""
     from rwgate.frontends.kit import describe
-    from rwgate.render.report import no_doi_summary
+    from rwgate.render.report import no_doi_summary, unlisted_no_doi
 
     for problem in result.problems:
         say("WARNING", str(problem))
@@ -106,7 +106,7 @@ def report_messages(result: CheckResult, verbose: bool = False) -> None:
     if summary is not None:
         say("WARNING", summary)
     for citation in result.citations:
-        if summary is not None and citation.status == "no_doi" and citation.action == "warn":
+        if summary is not None and unlisted_no_doi(citation):
             continue
         if citation.action == "warn" or (citation.action == "annotate" and result.exit_code):
             say("WARNING", describe(citation))
