@@ -23,7 +23,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rwgate.errors import RwgateError
@@ -179,6 +179,9 @@ class InputGroup:
     an unterminated quote (:mod:`rwgate.frontends.screen.records`)."""
     numbers: list[int] | None = None
     """Each file's number when not its place among all inputs (a file's recovered rest)."""
+    compression: str = "auto"
+    """``gzip``: JSON files gzipped but named without ``.gz`` (DuckDB tells gzip by the name;
+    a CSV's is in its dialect)."""
 
     def paths(self) -> list[Path]:
         """The paths an engine reads, in the order of ``files``."""
@@ -255,6 +258,11 @@ def _container(path: Path, head: bytes) -> str:
     return "json" if text.startswith(("{", "[")) else "csv"
 
 
+def _compression(path: Path, gzipped: bool) -> str:
+    """DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one."""
+    return "gzip" if gzipped and not path.name.endswith(".gz") else "auto"
+
+
 def _csv_dialect(
     path: Path, head: bytes, gzipped: bool, opts: CsvOptions
 ) -> tuple[Dialect, Path | None]:
@@ -266,9 +274,7 @@ def _csv_dialect(
     copy = None
     if encoding in TRANSCODED.values():
         copy = transcode(path, encoding, opts.folder, gzipped)
-    # DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one.
-    unnamed_gzip = gzipped and copy is None and not path.name.endswith(".gz")
-    compression = "gzip" if unnamed_gzip else "auto"
+    compression = _compression(path, gzipped and copy is None)
     dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote, compression)
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
@@ -326,7 +332,9 @@ def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    return InputGroup(shape, container, [path], columns, dialect, {path: copy} if copy else {})
+    compression = _compression(path, gzipped) if container == "json" else "auto"
+    read_as = {path: copy} if copy else {}
+    return InputGroup(shape, container, [path], columns, dialect, read_as, compression=compression)
 
 
 def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]:
@@ -336,10 +344,9 @@ def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]
     groups: dict[tuple[object, ...], InputGroup] = {}
     for path in paths:
         c = classify(path, claimed, opts)
-        key = (c.shape, c.container, tuple(c.columns) if c.shape == "table" else (), c.dialect)
-        grp = groups.setdefault(
-            key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
-        )
+        columns = tuple(c.columns) if c.shape == "table" else ()
+        key = (c.shape, c.container, columns, c.dialect, c.compression)
+        grp = groups.setdefault(key, replace(c, files=[], read_as={}))
         grp.files.append(path)
         grp.read_as.update(c.read_as)
     return list(groups.values())
