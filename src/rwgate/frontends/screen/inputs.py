@@ -116,17 +116,16 @@ def sniff(
         args += f", delim = {lit(delimiter)}"
     if quote is not None:
         args += f", quote = {lit(quote)}"
-    con = duckdb.connect()
-    try:
-        row = con.execute(
-            f"SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv({lit(str(read_as))}, {args})"
-        ).fetchone()
-    except duckdb.Error as exc:
-        first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
-        hint = "" if encoding != "utf-8" else " (another encoding? name it with --encoding)"
-        raise InputError(f"{path}: not a CSV DuckDB can read: {first}{hint}") from None
-    finally:
-        con.close()
+    with duckdb.connect() as con:
+        try:
+            row = con.execute(
+                "SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv("
+                f"{lit(str(read_as))}, {args})"
+            ).fetchone()
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+            hint = "" if encoding != "utf-8" else " (another encoding? name it with --encoding)"
+            raise InputError(f"{path}: not a CSV DuckDB can read: {first}{hint}") from None
     assert row is not None
     found_delim, found_quote, found_escape, columns = row
     found_quote = "" if found_quote == "(empty)" else found_quote
