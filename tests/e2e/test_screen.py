@@ -19,6 +19,7 @@ from rwgate.contract.doi import try_normalize
 from rwgate.contract.models import Reference
 from rwgate.contract.vocab import FLAGGED_STATUSES
 from rwgate.core import check
+from rwgate.frontends.screen.inputs import InputError
 from rwgate.frontends.screen.run import ScreenOptions, screen
 from rwgate.settings.config import Settings
 from rwgate.sources.snapshot.source import import_files
@@ -246,6 +247,22 @@ def test_a_gzipped_json_file_named_without_gz_is_screened_as_it_reads(
         summaries[-1]["records"] = [f["records"] for f in summary["files"]]
     assert summaries[0] == summaries[1]
     assert summaries[0]["summary"]["references"] > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"),
+    [("cited.csv", "rw-cited-sample.csv"), ("works.jsonl", "crossref-works-sample.jsonl.gz")],
+)
+def test_spark_refuses_a_gzipped_file_named_without_gz(
+    snapshot: Path, tmp_path: Path, name: str, sample: str
+) -> None:
+    """Spark tells gzip by the name alone: it would read such a file's bytes as text."""
+    data = (SAMPLE / sample).read_bytes()
+    unnamed = tmp_path / name
+    unnamed.write_bytes(data if sample.endswith(".gz") else gzip.compress(data))
+    opts = ScreenOptions([str(unnamed)], tmp_path / "o", snapshot, engine="spark")
+    with pytest.raises(InputError, match="named"):
+        screen(opts)
 
 
 @pytest.mark.parametrize(

@@ -179,8 +179,8 @@ class InputGroup:
     numbers: list[int] | None = None
     """Each file's number when not its place among all inputs (a file's recovered rest)."""
     compression: str = "auto"
-    """``gzip``: JSON files gzipped but named without ``.gz`` (DuckDB tells gzip by the name;
-    a CSV's is in its dialect)."""
+    """``gzip``: files gzipped but named without ``.gz`` (DuckDB and Spark tell gzip by the
+    name; a CSV's is in its dialect too)."""
 
     def paths(self) -> list[Path]:
         """The paths an engine reads, in the order of ``files``."""
@@ -331,7 +331,7 @@ def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    compression = _compression(path, gzipped) if container == "json" else "auto"
+    compression = dialect.compression if dialect else _compression(path, gzipped)
     read_as = {path: copy} if copy else {}
     return InputGroup(shape, container, [path], columns, dialect, read_as, compression=compression)
 
