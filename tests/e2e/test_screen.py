@@ -19,6 +19,7 @@ from rwgate.contract.doi import try_normalize
 from rwgate.contract.models import Reference
 from rwgate.contract.vocab import FLAGGED_STATUSES
 from rwgate.core import check
+from rwgate.frontends.screen.inputs import InputError
 from rwgate.frontends.screen.run import ScreenOptions, screen
 from rwgate.settings.config import Settings
 from rwgate.sources.snapshot.source import import_files
@@ -215,6 +216,53 @@ def test_a_gzipped_csv_named_without_gz_is_screened_as_it_reads(
         assert [f["records"] for f in summary["files"]] == [60]
     assert summaries[0] == summaries[1]
     assert summaries[0]["summary"]["flagged"] > 0
+
+
+@pytest.mark.parametrize(
+    "name", ["crossref-works-sample.jsonl.gz", "crossref-items-sample.json.gz", "table.jsonl.gz"]
+)
+def test_a_gzipped_json_file_named_without_gz_is_screened_as_it_reads(
+    snapshot: Path, tmp_path: Path, name: str
+) -> None:
+    """As a CSV: a gzipped JSON lines (or ``items``) file saved without ``.gz`` is read as
+    gzip, its verdict the plain copy's, record for record."""
+    if name == "table.jsonl.gz":  # a table of cited DOIs, one object per line
+        table = tmp_path / "table.jsonl"
+        duckdb.sql(f"COPY (FROM '{SAMPLE / 'rw-cited-sample.csv'}') TO '{table}' (FORMAT json)")
+        packed = gzip.compress(table.read_bytes())
+    else:
+        packed = (SAMPLE / name).read_bytes()
+    plain = tmp_path / name.removesuffix(".gz")
+    plain.write_bytes(gzip.decompress(packed))
+    unnamed = tmp_path / "unnamed" / plain.name
+    unnamed.parent.mkdir()
+    unnamed.write_bytes(packed)
+    summaries = []
+    for i, path in enumerate([plain, unnamed]):
+        done = _cli(str(path), "--out", str(tmp_path / f"o{i}"), "--snapshot", str(snapshot))
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
+        same = ("summary", "bad_rows", "flagged_works", "most_cited", "flagged_by_citing_year")
+        summaries.append({k: summary[k] for k in same})
+        summaries[-1]["records"] = [f["records"] for f in summary["files"]]
+    assert summaries[0] == summaries[1]
+    assert summaries[0]["summary"]["references"] > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"),
+    [("cited.csv", "rw-cited-sample.csv"), ("works.jsonl", "crossref-works-sample.jsonl.gz")],
+)
+def test_spark_refuses_a_gzipped_file_named_without_gz(
+    snapshot: Path, tmp_path: Path, name: str, sample: str
+) -> None:
+    """Spark tells gzip by the name alone: it would read such a file's bytes as text."""
+    data = (SAMPLE / sample).read_bytes()
+    unnamed = tmp_path / name
+    unnamed.write_bytes(data if sample.endswith(".gz") else gzip.compress(data))
+    opts = ScreenOptions([str(unnamed)], tmp_path / "o", snapshot, engine="spark")
+    with pytest.raises(InputError, match="named"):
+        screen(opts)
 
 
 @pytest.mark.parametrize(

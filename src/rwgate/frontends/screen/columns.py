@@ -41,7 +41,6 @@ COMMON_NAMES: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 """Names each role is found under when the table does not use the role's own name."""
-FLAGS = {role: f"--{role}-column" for role in ROLES}
 WHAT = {
     "citing": "citing-work",
     "doi": "cited-DOI",
@@ -85,7 +84,7 @@ def _find(
     role: str, given: str | None, columns: list[str], grp: InputGroup
 ) -> tuple[str | None, str]:
     """The column of ``role`` and how it was found; InputError for a wrong or doubtful one."""
-    flag = FLAGS[role]
+    flag = f"--{role}-column"
     if given is not None:
         if given == "":
             return None, "none, as asked"

@@ -86,15 +86,6 @@ def _columns_lines(summary: dict[str, Any]) -> list[str]:
     return out
 
 
-def _files_lines(summary: dict[str, Any]) -> list[str]:
-    """Every record of every file accounted for: read, screened, unusable."""
-    return [
-        f"{f['file']}: {f['records']} records read, {f['screened']} screened,"
-        f" {f['unusable']} unusable"
-        for f in summary.get("files", [])
-    ]
-
-
 def _where(r: dict[str, Any]) -> str:
     if r.get("line") is not None:
         return f"{r['file']} line {r['line']}"
@@ -146,7 +137,10 @@ def cmd_screen(args: argparse.Namespace) -> int:
         return 2
     summary = result.summary
     print(_counts_line(summary["summary"]))
-    for line in _files_lines(summary) + _columns_lines(summary) + _bad_lines(summary["bad_rows"]):
+    for f in summary["files"]:  # every record of every file accounted for
+        counts = f"{f['records']} records read, {f['screened']} screened, {f['unusable']} unusable"
+        print(f"{f['file']}: {counts}")
+    for line in _columns_lines(summary) + _bad_lines(summary["bad_rows"]):
         print(line)
     for warning in summary["warnings"]:
         print(f"WARNING: {warning}")

@@ -15,7 +15,13 @@ from typing import Any
 from rwgate.frontends.screen import sql
 from rwgate.frontends.screen.doisql import ident, lit, lit_list
 from rwgate.frontends.screen.inputs import InputError, InputGroup
-from rwgate.frontends.screen.jsonlines import MAX_OBJECT, lines_json, objects_reader, pretty_json
+from rwgate.frontends.screen.jsonlines import (
+    MAX_OBJECT,
+    gzip_arg,
+    lines_json,
+    objects_reader,
+    pretty_json,
+)
 from rwgate.frontends.screen.records import REJECTS, SCANS
 from rwgate.frontends.screen.verdicts import COLUMNS
 
@@ -84,11 +90,11 @@ class DuckEngine:
             )
         if lines_json(grp):
             # Each line holding an object, as jsonlines counted it (a line screened is a row).
-            return objects_reader(grp.files, self._structure(grp))
+            return objects_reader(grp, self._structure(grp))
         # A classic ``items`` file is one object (tens of MB in the public data file).
         return (
             f"read_json({files}, {_PATH}, format = 'auto', ignore_errors = true,"
-            f" maximum_object_size = {1 << 28}, columns = {_CROSSREF_COLUMNS})"
+            f" maximum_object_size = {1 << 28}, columns = {_CROSSREF_COLUMNS}{gzip_arg(grp)})"
         )
 
     def _structure(self, grp: InputGroup) -> dict[str, str]:
@@ -99,7 +105,7 @@ class DuckEngine:
         got = self.con.execute(
             "SELECT json_group_structure(json) FROM (SELECT json FROM"
             f" read_json_objects({lit_list(grp.files)}, format = 'newline_delimited',"
-            f" ignore_errors = true, maximum_object_size = {MAX_OBJECT})"
+            f" ignore_errors = true, maximum_object_size = {MAX_OBJECT}{gzip_arg(grp)})"
             " WHERE json_type(json) = 'OBJECT' LIMIT 20480)"
         ).fetchone()
         shape = json.loads(got[0]) if got and got[0] else {}
@@ -233,7 +239,7 @@ class SparkEngine:
             # per line: Spark reads the two with different options, so each form on its own.
             frames = []
             for multi in (True, False):
-                chosen = [str(f) for f in grp.files if pretty_json(f) is multi]
+                chosen = [str(f) for f in grp.files if pretty_json(f, grp.compression) is multi]
                 if chosen:
                     frames.append(reader.schema(schema).option("multiLine", multi).json(chosen))
             frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])

@@ -23,7 +23,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rwgate.errors import RwgateError
@@ -116,17 +116,16 @@ def sniff(
         args += f", delim = {lit(delimiter)}"
     if quote is not None:
         args += f", quote = {lit(quote)}"
-    con = duckdb.connect()
-    try:
-        row = con.execute(
-            f"SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv({lit(str(read_as))}, {args})"
-        ).fetchone()
-    except duckdb.Error as exc:
-        first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
-        hint = "" if encoding != "utf-8" else " (another encoding? name it with --encoding)"
-        raise InputError(f"{path}: not a CSV DuckDB can read: {first}{hint}") from None
-    finally:
-        con.close()
+    with duckdb.connect() as con:
+        try:
+            row = con.execute(
+                "SELECT Delimiter, Quote, Escape, Columns FROM sniff_csv("
+                f"{lit(str(read_as))}, {args})"
+            ).fetchone()
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+            hint = "" if encoding != "utf-8" else " (another encoding? name it with --encoding)"
+            raise InputError(f"{path}: not a CSV DuckDB can read: {first}{hint}") from None
     assert row is not None
     found_delim, found_quote, found_escape, columns = row
     found_quote = "" if found_quote == "(empty)" else found_quote
@@ -179,6 +178,9 @@ class InputGroup:
     an unterminated quote (:mod:`rwgate.frontends.screen.records`)."""
     numbers: list[int] | None = None
     """Each file's number when not its place among all inputs (a file's recovered rest)."""
+    compression: str = "auto"
+    """``gzip``: files gzipped but named without ``.gz`` (DuckDB and Spark tell gzip by the
+    name; a CSV's is in its dialect too)."""
 
     def paths(self) -> list[Path]:
         """The paths an engine reads, in the order of ``files``."""
@@ -255,6 +257,11 @@ def _container(path: Path, head: bytes) -> str:
     return "json" if text.startswith(("{", "[")) else "csv"
 
 
+def _compression(path: Path, gzipped: bool) -> str:
+    """DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one."""
+    return "gzip" if gzipped and not path.name.endswith(".gz") else "auto"
+
+
 def _csv_dialect(
     path: Path, head: bytes, gzipped: bool, opts: CsvOptions
 ) -> tuple[Dialect, Path | None]:
@@ -266,9 +273,7 @@ def _csv_dialect(
     copy = None
     if encoding in TRANSCODED.values():
         copy = transcode(path, encoding, opts.folder, gzipped)
-    # DuckDB tells gzip by the name: a gzipped file named without ``.gz`` is said to be one.
-    unnamed_gzip = gzipped and copy is None and not path.name.endswith(".gz")
-    compression = "gzip" if unnamed_gzip else "auto"
+    compression = _compression(path, gzipped and copy is None)
     dialect = sniff(path, copy or path, encoding, opts.delimiter, opts.quote, compression)
     if not dialect.columns or not any(c.strip() for c in dialect.columns):
         raise InputError(f"{path}: not a CSV file (no header line)")
@@ -326,7 +331,9 @@ def classify(path: Path, claimed: str, opts: CsvOptions) -> InputGroup:
                 f"{path}: not an OpenCitations CSV (header lacks {', '.join(OC_COLUMNS)})"
             )
         shape = claimed
-    return InputGroup(shape, container, [path], columns, dialect, {path: copy} if copy else {})
+    compression = dialect.compression if dialect else _compression(path, gzipped)
+    read_as = {path: copy} if copy else {}
+    return InputGroup(shape, container, [path], columns, dialect, read_as, compression=compression)
 
 
 def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]:
@@ -336,10 +343,9 @@ def group(paths: list[Path], claimed: str, opts: CsvOptions) -> list[InputGroup]
     groups: dict[tuple[object, ...], InputGroup] = {}
     for path in paths:
         c = classify(path, claimed, opts)
-        key = (c.shape, c.container, tuple(c.columns) if c.shape == "table" else (), c.dialect)
-        grp = groups.setdefault(
-            key, InputGroup(c.shape, c.container, columns=c.columns, dialect=c.dialect)
-        )
+        columns = tuple(c.columns) if c.shape == "table" else ()
+        key = (c.shape, c.container, columns, c.dialect, c.compression)
+        grp = groups.setdefault(key, replace(c, files=[], read_as={}))
         grp.files.append(path)
         grp.read_as.update(c.read_as)
     return list(groups.values())

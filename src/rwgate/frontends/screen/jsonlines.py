@@ -44,30 +44,37 @@ def nonblank_lines(path: Path) -> int:
     return count + (1 if carry.strip() else 0)
 
 
-def _source(paths: list[Path]) -> str:
+def gzip_arg(grp: InputGroup) -> str:
+    """A JSON reader's argument for files gzipped but not named so (none for others)."""
+    return ", compression = 'gzip'" if grp.compression == "gzip" else ""
+
+
+def _source(paths: list[Path], grp: InputGroup) -> str:
     return (
         f"read_json_objects({lit_list(paths)}, format = 'newline_delimited', ignore_errors = true,"
-        f" filename = 'rwgate_path', maximum_object_size = {MAX_OBJECT})"
+        f" filename = 'rwgate_path', maximum_object_size = {MAX_OBJECT}{gzip_arg(grp)})"
     )
 
 
 _OBJECT = "json_type(json) = 'OBJECT'"
 
 
-def objects_reader(paths: list[Path], structure: dict[str, str]) -> str:
+def objects_reader(grp: InputGroup, structure: dict[str, str]) -> str:
     """The engine's read of JSON lines files: each line holding an object, as the columns of
     ``structure`` (name -> DuckDB type; a value of another type is NULL, its row kept), and
     ``rwgate_path``."""
     shape = lit(json.dumps(structure))
     return (
-        f"(SELECT unnest(json_transform(json, {shape})), rwgate_path FROM {_source(paths)}"
+        f"(SELECT unnest(json_transform(json, {shape})), rwgate_path"
+        f" FROM {_source(grp.files, grp)}"
         f" WHERE {_OBJECT})"
     )
 
 
-def pretty_json(path: Path) -> bool:
+def pretty_json(path: Path, compression: str) -> bool:
     """Whether a Crossref file is one object over many lines (the classic ``items`` files)."""
-    opener: Any = gzip.open if path.name.endswith(".gz") else open
+    gz = compression == "gzip" or path.name.endswith(".gz")
+    opener: Any = gzip.open if gz else open
     with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
         first = handle.readline()
     return first.strip() in ("{", "[")
@@ -78,7 +85,7 @@ def lines_json(grp: InputGroup) -> bool:
     ``items`` file, one object over many lines, is not)."""
     if grp.container != "json":
         return False
-    return grp.shape == "table" or not any(pretty_json(f) for f in grp.files)
+    return grp.shape == "table" or not any(pretty_json(f, grp.compression) for f in grp.files)
 
 
 def _why(text: str) -> str:
@@ -107,13 +114,14 @@ def _quoted(path: Path, ordinals: list[int]) -> list[tuple[int, str]]:
     return out
 
 
-def account_json(con: Any, error: type[Exception], paths: list[Path]) -> list[dict[str, Any]]:
+def account_json(con: Any, error: type[Exception], grp: InputGroup) -> list[dict[str, Any]]:
     """Per file of a JSON lines group: records, screened, unusable (each quoted: line, text,
     why), checked against its non-blank lines. ``con``: a DuckDB connection."""
+    paths = grp.files
     try:
         rows = con.execute(
             f"SELECT rwgate_path, count(*), count(*) FILTER (json_type(json) IS DISTINCT FROM"
-            f" 'OBJECT') FROM {_source(paths)} GROUP BY 1"
+            f" 'OBJECT') FROM {_source(paths, grp)} GROUP BY 1"
         ).fetchall()
     except error as exc:
         first = str(exc).splitlines()[0]
@@ -131,7 +139,7 @@ def account_json(con: Any, error: type[Exception], paths: list[Path]) -> list[di
         unusable = []
         if bad:
             ordinals = con.execute(
-                f"SELECT ordinality FROM {_source([path])} WITH ORDINALITY"
+                f"SELECT ordinality FROM {_source([path], grp)} WITH ORDINALITY"
                 f" WHERE json_type(json) IS DISTINCT FROM 'OBJECT' ORDER BY 1"
             ).fetchall()
             for line, text in _quoted(path, [int(o) for (o,) in ordinals]):

@@ -215,7 +215,7 @@ def _account_file(
 
 def _account_json(acc: Accounting, reader: _Reader, grp: InputGroup) -> None:
     for path, got in zip(
-        grp.files, jsonlines.account_json(reader.con, reader.error, grp.files), strict=True
+        grp.files, jsonlines.account_json(reader.con, reader.error, grp), strict=True
     ):
         name = str(path)
         acc.counts[name] = FileCount(

@@ -12,7 +12,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
 
-from rwgate.contract.vocab import notice_label, status_label
+from rwgate.contract.vocab import STATUSES, notice_label, severity, status_label
 from rwgate.fsutil import write_atomic
 
 _W, _H = 640, 240
@@ -21,11 +21,6 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 12, 14, 64  # room for the y ticks, the x lab
 
 def write_json(summary: dict[str, Any], path: Path) -> None:
     write_atomic(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-
-
-def _ticks(top: int) -> list[int]:
-    """0, the middle and the top of a count axis (whole numbers, each once)."""
-    return sorted({0, top // 2, top}) if top > 1 else [0, top]
 
 
 def bars(points: list[tuple[str, int]], title: str, x_label: str, y_label: str) -> dict[str, Any]:
@@ -49,7 +44,8 @@ def bars(points: list[tuple[str, int]], title: str, x_label: str, y_label: str) 
                 "n": n,
             }
         )
-    ticks = [{"n": t, "y": round(_TOP + plot_h - plot_h * t / top, 1)} for t in _ticks(top)]
+    axis = sorted({0, top // 2, top})  # whole numbers, each once
+    ticks = [{"n": t, "y": round(_TOP + plot_h - plot_h * t / top, 1)} for t in axis]
     return {
         "title": title, "bars": shown, "ticks": ticks, "w": _W, "h": _H, "left": _LEFT,
         "right": _W - _RIGHT, "top": _TOP, "base": _TOP + plot_h, "x_label": x_label,
@@ -111,14 +107,6 @@ report (``rwgate/render/templates/report.html.j2``, ``.badge.sev-*``), copied he
 rwgate writes colours a status alike; ``tests/e2e/test_screen_html.py`` compares the two."""
 
 
-def _badges() -> dict[str, str]:
-    """Each status's badge class, by severity as ``rwgate check``'s report has it: retracted
-    red, concern amber, correction blue, unverified dashed, clean green."""
-    from rwgate.contract.vocab import STATUSES, severity
-
-    return {str(s): f"sev-{severity(s)}" for s in STATUSES}
-
-
 @lru_cache(maxsize=1)
 def _template() -> Template:
     env = Environment(
@@ -135,7 +123,7 @@ def render_html(summary: dict[str, Any]) -> str:
         charts=charts(summary),
         label=status_label,
         notice_label=notice_label,
-        badge=_badges(),
+        badge={str(s): f"sev-{severity(s)}" for s in STATUSES},  # check's report's classes
         doi_parts=doi_parts,
         code_spans=code_spans,
         colours=SEVERITY_COLOURS,

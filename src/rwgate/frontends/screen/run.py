@@ -20,7 +20,14 @@ from rwgate.frontends.screen import sql, verdict_sql
 from rwgate.frontends.screen.columns import SAMPLE, Columns, check_values, resolve
 from rwgate.frontends.screen.doisql import ident
 from rwgate.frontends.screen.engine import DuckEngine, open_engine
-from rwgate.frontends.screen.inputs import CsvOptions, InputGroup, expand, group, split_by_columns
+from rwgate.frontends.screen.inputs import (
+    CsvOptions,
+    InputError,
+    InputGroup,
+    expand,
+    group,
+    split_by_columns,
+)
 from rwgate.frontends.screen.records import Accounting, account, from_pass, pass_rejects, scans
 from rwgate.frontends.screen.summary import build as build_summary
 from rwgate.frontends.screen.verdict_cache import verdicts
@@ -131,6 +138,11 @@ def screen(opts: ScreenOptions) -> ScreenResult:
     with tempfile.TemporaryDirectory(prefix="rwgate-screen-", dir=spill) as tmp:
         csv = CsvOptions(opts.encoding, opts.delimiter, opts.quote, Path(tmp))
         groups = group(files, opts.input_format, csv)
+        unnamed = [g.files[0] for g in groups if g.compression == "gzip"]
+        if opts.engine == "spark" and unnamed:  # Spark would read its bytes as text
+            raise InputError(
+                f"{unnamed[0]}: gzipped, but Spark reads gzip only in a file named *.gz"
+            )
         # DuckDB counts a CSV's records in the screen's own pass (the file read once); Spark's
         # reader keeps no rejects, so its CSV files are accounted for by DuckDB beforehand.
         one_pass = opts.engine == "duckdb"

@@ -32,11 +32,6 @@ def _text(expr: str) -> str:
 _FLOATS = ("DOUBLE", "FLOAT", "REAL", "DECIMAL", "double", "float")
 
 
-def is_list(kind: str) -> bool:
-    """Whether a column's type (DuckDB's ``typeof``, or Spark's) is a list."""
-    return kind.endswith("[]") or kind.lower().startswith("array<")
-
-
 def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
     """An identifier column as text, and whether it is a list of them: a Parquet LIST, or a cell
     of many split at ``separator`` (separators at its ends, repeated or spaced, split nothing:
@@ -49,7 +44,7 @@ def values(name: str, kind: str, separator: str | None) -> tuple[str, bool]:
             f" THEN json_extract_string({c}, '$[*]') ELSE [NULL] END"
             f" ELSE [json_extract_string({c}, '$')] END"
         ), True
-    if is_list(kind):
+    if kind.endswith("[]") or kind.lower().startswith("array<"):  # DuckDB's list, or Spark's
         return f"CASE WHEN len({c}) > 0 THEN CAST({c} AS VARCHAR[]) ELSE [NULL] END", True
     if separator:
         sep = "(?:" + re.escape(separator) + ")"

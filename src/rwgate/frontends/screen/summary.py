@@ -49,21 +49,6 @@ def columns_used(groups: list[InputGroup], found: list[Columns | None]) -> list[
     return out
 
 
-def _sources(table: Verdicts) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": "snapshot",
-            "path": str(table.snapshot),
-            "as_of": table.as_of.isoformat() if table.as_of else None,
-            "full_export": table.full_export,
-            "export_rows": table.export_rows,
-            "partial_registry": table.partial_registry,
-            "works": table.count,
-            "unlisted_work_is": table.default_status,
-        }
-    ]
-
-
 def _warnings(table: Verdicts, dated: bool) -> list[str]:
     out = []
     if not table.full_export:
@@ -102,16 +87,14 @@ def _parquet_rows(groups: list[InputGroup]) -> dict[str, int]:
     files = [f for g in groups if g.container == "parquet" for f in g.files]
     if not files:
         return {}
-    con = duckdb.connect()
-    try:
-        rows = con.execute(
-            f"SELECT file_name, sum(num_rows) FROM parquet_file_metadata({lit_list(files)})"
-            " GROUP BY 1"
-        ).fetchall()
-    except duckdb.Error:
-        return {}
-    finally:
-        con.close()
+    with duckdb.connect() as con:
+        try:
+            rows = con.execute(
+                f"SELECT file_name, sum(num_rows) FROM parquet_file_metadata({lit_list(files)})"
+                " GROUP BY 1"
+            ).fetchall()
+        except duckdb.Error:
+            return {}
     return {str(f): int(n) for f, n in rows}
 
 
@@ -212,30 +195,28 @@ def _number_rows(
     rejected: dict[str, list[int]] = {}
     for bad in records.unusable:
         rejected.setdefault(bad["file"], []).append(int(bad["line"]))
-    con = duckdb.connect()
-    try:
-        for reason in reasons:
-            for sample in reason["sample"]:
-                where = by_file.get(sample["file"])
-                if sample["row"] is not None or where is None:
-                    continue
-                grp, cols = where
-                path = grp.read_as.get(Path(sample["file"]), Path(sample["file"]))
-                test = _condition(reason["reason"], sample["value"], cols)
-                if test is None or not path.is_file() or path.stat().st_size > LIMIT:
-                    continue
-                assert grp.dialect is not None
-                found_row = con.execute(
-                    "SELECT n FROM (SELECT row_number() OVER () AS n, * FROM read_csv("
-                    f"{lit(str(path))}, {grp.dialect.options()}, ignore_errors = true,"
-                    f" parallel = false)) WHERE {test} LIMIT 1"
-                ).fetchone()
-                lines = sorted(rejected.get(sample["file"], []))
-                sample["row"] = _row(int(found_row[0]), lines) if found_row else None
-    except duckdb.Error:
-        pass  # numbering is a help, not the screen: a file it cannot re-read stays unnumbered
-    finally:
-        con.close()
+    with duckdb.connect() as con:
+        try:
+            for reason in reasons:
+                for sample in reason["sample"]:
+                    where = by_file.get(sample["file"])
+                    if sample["row"] is not None or where is None:
+                        continue
+                    grp, cols = where
+                    path = grp.read_as.get(Path(sample["file"]), Path(sample["file"]))
+                    test = _condition(reason["reason"], sample["value"], cols)
+                    if test is None or not path.is_file() or path.stat().st_size > LIMIT:
+                        continue
+                    assert grp.dialect is not None
+                    found_row = con.execute(
+                        "SELECT n FROM (SELECT row_number() OVER () AS n, * FROM read_csv("
+                        f"{lit(str(path))}, {grp.dialect.options()}, ignore_errors = true,"
+                        f" parallel = false)) WHERE {test} LIMIT 1"
+                    ).fetchone()
+                    lines = sorted(rejected.get(sample["file"], []))
+                    sample["row"] = _row(int(found_row[0]), lines) if found_row else None
+        except duckdb.Error:
+            pass  # numbering is a help, not the screen: a file it cannot re-read stays unnumbered
 
 
 def build(
@@ -259,7 +240,18 @@ def build(
         "schema": SCHEMA,
         "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "tool": {"name": "rwgate", "engine": engine.name, "engine_version": engine.version},
-        "sources": _sources(table),
+        "sources": [
+            {
+                "name": "snapshot",
+                "path": str(table.snapshot),
+                "as_of": table.as_of.isoformat() if table.as_of else None,
+                "full_export": table.full_export,
+                "export_rows": table.export_rows,
+                "partial_registry": table.partial_registry,
+                "works": table.count,
+                "unlisted_work_is": table.default_status,
+            }
+        ],
         "inputs": [str(f) for f in files],
         "columns": columns_used(groups, found),
         "files": file_counts(groups, records),

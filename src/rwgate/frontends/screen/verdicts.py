@@ -89,14 +89,11 @@ class Verdicts(Registry):
 
         if not keys:
             return {}
-        con = duckdb.connect()
-        try:
+        with duckdb.connect() as con:
             rows = con.execute(
                 f"SELECT kind || ':' || id, title, journal, year FROM read_parquet("
                 f"{lit(str(self.file))}) WHERE list_contains({lit_list(keys)}, kind || ':' || id)"
             ).fetchall()
-        finally:
-            con.close()
         return {k: (t, j, y) for k, t, j, y in rows}
 
 
@@ -217,13 +214,10 @@ def write_parquet(table: VerdictTable, path: Path, names: bool = False) -> None:
                     title, journal, year = table.works.get(key, (None, None, None))
                     row = {**row, "title": title, "journal": journal, "year": year}
                 out.write(json.dumps(row, ensure_ascii=True) + "\n")
-        con = duckdb.connect()
-        try:
+        with duckdb.connect() as con:
             con.execute(
                 f"COPY (SELECT * FROM read_json({lit(str(lines))}, format = 'newline_delimited',"
                 f" columns = {columns}) ORDER BY kind, id) TO {lit(str(tmp))}"
                 " (FORMAT parquet, COMPRESSION zstd)"
             )
-        finally:
-            con.close()
     os.replace(tmp, path)
