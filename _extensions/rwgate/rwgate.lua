@@ -388,7 +388,7 @@ local function remembered(path)
   return memo
 end
 
--- The same placement as rw-filter's (rwgate.frontends.pandoc.placement): bold, after the entry's text.
+-- The same placement as rw-filter's (rwgate.frontends.pandoc.render): bold, after the entry's text.
 local function notice(annotation)
   local text, doi = annotation.text, annotation.notice_doi
   local inlines = pandoc.Inlines({})
