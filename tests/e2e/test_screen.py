@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -197,6 +198,19 @@ def test_the_bundled_sample_on_the_command_line(snapshot: Path, tmp_path: Path) 
     assert "flagged" in done.stdout and (tmp_path / "o" / "flagged.parquet").exists()
 
 
+def _summaries_of(snapshot: Path, tmp_path: Path, *paths: Path) -> list[dict[str, Any]]:
+    """Each file screened alone: what its summary.json says of the references, and its records."""
+    summaries = []
+    for i, path in enumerate(paths):
+        done = _cli(str(path), "--out", str(tmp_path / f"o{i}"), "--snapshot", str(snapshot))
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
+        same = ("summary", "bad_rows", "flagged_works", "most_cited", "flagged_by_citing_year")
+        summaries.append({k: summary[k] for k in same})
+        summaries[-1]["records"] = [f["records"] for f in summary["files"]]
+    return summaries
+
+
 def test_a_gzipped_csv_named_without_gz_is_screened_as_it_reads(
     snapshot: Path, tmp_path: Path
 ) -> None:
@@ -206,15 +220,9 @@ def test_a_gzipped_csv_named_without_gz_is_screened_as_it_reads(
     plain = SAMPLE / "rw-cited-sample.csv"
     unnamed = tmp_path / "cited.csv"
     unnamed.write_bytes(gzip.compress(plain.read_bytes()))
-    summaries = []
-    for i, path in enumerate([plain, unnamed]):
-        done = _cli(str(path), "--out", str(tmp_path / f"o{i}"), "--snapshot", str(snapshot))
-        assert done.returncode == 0, done.stderr
-        summary = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
-        same = ("summary", "bad_rows", "flagged_works", "most_cited", "flagged_by_citing_year")
-        summaries.append({k: summary[k] for k in same})
-        assert [f["records"] for f in summary["files"]] == [60]
+    summaries = _summaries_of(snapshot, tmp_path, plain, unnamed)
     assert summaries[0] == summaries[1]
+    assert summaries[0]["records"] == [60]
     assert summaries[0]["summary"]["flagged"] > 0
 
 
@@ -237,14 +245,7 @@ def test_a_gzipped_json_file_named_without_gz_is_screened_as_it_reads(
     unnamed = tmp_path / "unnamed" / plain.name
     unnamed.parent.mkdir()
     unnamed.write_bytes(packed)
-    summaries = []
-    for i, path in enumerate([plain, unnamed]):
-        done = _cli(str(path), "--out", str(tmp_path / f"o{i}"), "--snapshot", str(snapshot))
-        assert done.returncode == 0, done.stderr
-        summary = json.loads((tmp_path / f"o{i}" / "summary.json").read_text())
-        same = ("summary", "bad_rows", "flagged_works", "most_cited", "flagged_by_citing_year")
-        summaries.append({k: summary[k] for k in same})
-        summaries[-1]["records"] = [f["records"] for f in summary["files"]]
+    summaries = _summaries_of(snapshot, tmp_path, plain, unnamed)
     assert summaries[0] == summaries[1]
     assert summaries[0]["summary"]["references"] > 0
 
