@@ -166,19 +166,27 @@ def _harvested_snapshot(path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize("folder", ["", "data #2 ?v=1 %41"])
 def test_offline_the_harvested_withdrawals_answer(
     env: tuple[FakeArxiv, FakeBiorxiv],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    folder: str,
 ) -> None:
-    monkeypatch.setenv("RWGATE_SNAPSHOT", str(_harvested_snapshot(tmp_path / "snap.sqlite")))
+    """In any folder: a ``#``, ``?`` or ``%`` in its name once made SQLite open another file."""
+    (tmp_path / folder).mkdir(exist_ok=True)
+    snapshot = _harvested_snapshot(tmp_path / folder / "snap.sqlite")
+    monkeypatch.setenv("RWGATE_SNAPSHOT", str(snapshot))
     refs = _bib(tmp_path / "refs.bib", gone=f"arxiv:{WITHDRAWN}", live=f"arxiv:{LIVE}")
     _, cited, _ = _check(capsys, "--offline", str(refs))
     assert cited["gone"]["status"] == "withdrawn", cited["gone"]
     assert cited["gone"]["notices"][0]["label"] == "an error in the proof"
     assert cited["live"]["status"] == "unverified", cited["live"]
     assert not env[0].requests_to("/api/query")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {"refs.bib", folder or "snap.sqlite"}
+    )
 
 
 def test_offline_without_harvested_data_a_preprint_is_unverified(

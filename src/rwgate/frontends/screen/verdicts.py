@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,9 +100,9 @@ def _identifiers(path: Path) -> tuple[list[str], list[str], int | None]:
     """Every DOI and PubMed id the snapshot file holds (works, notices, Crossref records), and
     the rows of the newest full export imported."""
     from rwgate.sources.snapshot.rw_import import EXPORT_KIND
+    from rwgate.sources.snapshot.schema import connect_ro
 
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True)
+    conn = connect_ro(path)
     try:
         dois = conn.execute(
             "SELECT work_doi FROM notices WHERE work_doi IS NOT NULL"

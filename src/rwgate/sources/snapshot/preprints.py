@@ -41,7 +41,7 @@ from rwgate.sources.interface import IdKind, IntegritySource, Progress
 from rwgate.sources.net.http import GaveUp
 from rwgate.sources.paced import PacedSource
 from rwgate.sources.preprint_ids import arxiv_of_doi, biorxiv_doi
-from rwgate.sources.snapshot.schema import check_schema
+from rwgate.sources.snapshot.schema import check_schema, connect_ro
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS preprint_withdrawals (
@@ -205,7 +205,7 @@ def last_harvest(path: Path) -> tuple[dict[str, dt.date | None], dict[str, set[s
     known: dict[str, set[str]] = {part: set() for part in PARTS}
     if not path.exists():
         return since, known
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn = connect_ro(path)
     try:
         check_schema(conn, path)
         if has_tables(conn):
@@ -302,7 +302,7 @@ class HarvestedWithdrawals(IntegritySource):
         self.path = path
         days = [p.through for p in parts if p.through]
         self.as_of = dt.datetime.combine(min(days), dt.time(), dt.UTC) if days else None
-        self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.conn = connect_ro(path, threads=True)
 
     @classmethod
     def open(cls, settings: Settings, cache: Cache) -> IntegritySource | None:
@@ -312,7 +312,7 @@ class HarvestedWithdrawals(IntegritySource):
         path = Path(settings.snapshot or default_snapshot_path())
         if not path.is_file():
             return None
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = connect_ro(path)
         try:
             harvested = parts(conn)
         finally:

@@ -72,6 +72,15 @@ class SnapshotError(DataError):
     """The snapshot cannot be used (missing, not a snapshot, newer schema); one-line message."""
 
 
+def connect_ro(path: Path, threads: bool = False) -> sqlite3.Connection:
+    """A read-only connection (a look-up never writes the file), ``threads``: usable from another
+    thread than this one. The path goes in as :meth:`Path.as_uri` writes it, so a ``#``, ``?`` or
+    ``%`` in a folder's name is part of the name (in ``f"file:{path}"`` it starts a fragment or
+    a query: SQLite opened another file, read-write)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    return sqlite3.connect(uri, uri=True, check_same_thread=not threads)
+
+
 def connect_rw(path: Path) -> sqlite3.Connection:
     """A writable connection with the schema in place (for the temporary import file)."""
     conn = sqlite3.connect(path, isolation_level=None)

@@ -37,7 +37,12 @@ from rwgate.sources.snapshot.info import (
     read_status,
 )
 from rwgate.sources.snapshot.rows import NOTICE_COLUMNS, doi_key, export_spelling, iso_date
-from rwgate.sources.snapshot.schema import SnapshotError, check_schema, read_import_id
+from rwgate.sources.snapshot.schema import (
+    SnapshotError,
+    check_schema,
+    connect_ro,
+    read_import_id,
+)
 from rwgate.sources.snapshot.store import ImportResult, ImportSource, import_files
 from rwgate.titles import TitleRow
 
@@ -76,8 +81,7 @@ class Snapshot(IntegritySource):
             raise SnapshotError(
                 f"no snapshot at {self.path}; run `rwgate data import FILE` or `rwgate data update`"
             )
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self._conn = connect_ro(self.path, threads=True)
         self._lock = threading.Lock()
         try:
             self.schema_version = check_schema(self._conn, self.path)

@@ -28,7 +28,13 @@ from rwgate.contract.models import Problem
 from rwgate.sources.snapshot import crossref_bodies as snapshot_crossref
 from rwgate.sources.snapshot import rw_import as snapshot_rwcsv
 from rwgate.sources.snapshot import rwcsv, title_index
-from rwgate.sources.snapshot.schema import SCHEMA_VERSION, check_schema, connect_rw, write_meta
+from rwgate.sources.snapshot.schema import (
+    SCHEMA_VERSION,
+    check_schema,
+    connect_ro,
+    connect_rw,
+    write_meta,
+)
 
 
 @dataclass(frozen=True)
@@ -180,7 +186,7 @@ def _files_to_import(
     """Hash every file; drop unreadable ones (reported) and ones already imported (no-ops)."""
     known: set[str] = set()
     if db_path.exists():
-        conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = connect_ro(db_path)
         try:
             # A file imported into an older schema is read again, to fill what that one lacked.
             if check_schema(conn, db_path) == SCHEMA_VERSION:
