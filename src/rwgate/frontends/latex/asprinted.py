@@ -57,10 +57,14 @@ def _prints_title(entry: Entry, printed: str, judged: Iterable[str]) -> bool:
     """Whether the entry prints one of the judged titles: its words inside the entry's text (as
     written, or TeX-decoded), or the title read from it close to one."""
     block = without_notes(entry.block)
-    texts = (_words(block), _words(text(block) or ""))
+    written, decoded = _words(block), None  # decoded only when the text as written falls short
     for title in judged:
         wanted = _words(title)
-        if wanted.strip() and any(wanted in said for said in texts):
+        if wanted.strip() and wanted in written:
+            return True
+        if decoded is None:
+            decoded = _words(text(block) or "")
+        if wanted.strip() and wanted in decoded:
             return True
         if (title_similarity(printed, title) or 0.0) >= SAME_TITLE:
             return True
